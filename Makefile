@@ -1,0 +1,110 @@
+# skdcci: build, test, sanitizer and benchmark targets.
+#   make                 release binaries in build/bin
+#   make check           test build (with test hooks) + whole suite
+#   make check-asan      the same suite under ASan+UBSan
+#   make check-valgrind  the CLI suite under valgrind memcheck
+#   make demo            seal the shipped demo collection and analyse it
+#   make bench           benchmarks (docs/benchmarks.md)
+#   make deps            install the Debian packages (root) or say which
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libpcre2-8 libcjson libzstd libcrypto yaml-0.1
+DEB_PKGS := build-essential pkg-config libpcre2-dev libcjson-dev libzstd-dev libssl-dev \
+            libyaml-dev python3 zstd
+B ?= build
+OPT ?= -O2 -g
+EXTRA_CFLAGS ?=
+EXTRA_LDFLAGS ?=
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+        -Wvla -Wpointer-arith -Wundef
+PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED $(OPT) $(WARN) $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(EXTRA_LDFLAGS) $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lpthread -lm
+
+AC_LIB_SRC := $(wildcard artifact_contract/*.c)
+AC_CLI_SRC := $(wildcard artifact_contract/cli/*.c)
+SK_LIB_SRC := $(wildcard analyzer/*.c)
+SK_CLI_SRC := $(wildcard analyzer/cli/*.c) artifact_contract/cli/cli_util.c
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+TOOL_SRC := $(wildcard tests/tools/*.c)
+TEST_SUPPORT_SRC := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+AC_LIB := $(B)/lib/libartifact_contract.a
+SK_LIB := $(B)/lib/libskdcci.a
+BINS := $(B)/bin/artifact_contract $(B)/bin/skdcci
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/tools/%,$(TOOL_SRC))
+
+.SECONDARY:
+.PHONY: all bins test-bins check check-asan check-valgrind demo bench deps clean lint fuzz \
+        fuzz-replay
+all: bins
+bins: $(BINS)
+test-bins: $(BINS) $(UNIT_BINS) $(TOOL_BINS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(AC_LIB): $(call obj,$(AC_LIB_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(SK_LIB): $(call obj,$(SK_LIB_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/artifact_contract: $(call obj,$(AC_CLI_SRC)) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(call obj,$(AC_CLI_SRC)) $(AC_LIB) $(LIBS)
+
+$(B)/bin/skdcci: $(call obj,$(SK_CLI_SRC)) $(SK_LIB) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(call obj,$(SK_CLI_SRC)) $(SK_LIB) $(AC_LIB) $(LIBS)
+
+$(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(call obj,$(TEST_SUPPORT_SRC)) $(SK_LIB) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call obj,$(TEST_SUPPORT_SRC)) $(SK_LIB) $(AC_LIB) $(LIBS)
+
+$(B)/tests/tools/%: $(B)/obj/tests/tools/%.o $(SK_LIB) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SK_LIB) $(AC_LIB) $(LIBS)
+
+TEST_FLAGS := OPT="-O1 -g" EXTRA_CFLAGS="-DSK_TEST_HOOKS"
+ASAN_FLAGS := OPT="-O1 -g -fno-omit-frame-pointer" \
+  EXTRA_CFLAGS="-DSK_TEST_HOOKS -fsanitize=address,undefined -fno-sanitize-recover=all" \
+  EXTRA_LDFLAGS="-fsanitize=address,undefined"
+
+check:
+	$(MAKE) --no-print-directory B=build/t $(TEST_FLAGS) test-bins
+	tests/run.sh build/t
+
+check-asan:
+	$(MAKE) --no-print-directory B=build/asan $(ASAN_FLAGS) test-bins
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 tests/run.sh build/asan
+
+check-valgrind:
+	$(MAKE) --no-print-directory B=build/t $(TEST_FLAGS) test-bins
+	SK_VALGRIND=1 tests/run.sh build/t
+
+demo: bins
+	tools/demo.sh
+
+bench: bins
+	bench/run.sh
+
+deps:
+	@tools/deps.sh $(DEB_PKGS)
+
+lint:
+	tools/lint.sh
+
+clean:
+	rm -rf build
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

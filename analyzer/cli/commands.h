@@ -1,0 +1,4 @@
+/* One cmd_<name>() per subcommand, each in its own cmd_<name>.c. */
+#ifndef SKDCCI_COMMANDS_H
+#define SKDCCI_COMMANDS_H
+#endif

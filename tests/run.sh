@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Runs the whole suite against one build directory and ends with
+# "N passed, N failed".  Usage: tests/run.sh BUILD_DIR [FILTER]
+#   unit tests:   BUILD/tests/unit/test_*      (TAP lines from each binary)
+#   CLI cases:    tests/cases/**/cmd           (data-driven, see tests/README.md)
+#   scripts:      tests/scripts/*.sh           (TAP lines)
+set -u
+B=${1:?usage: tests/run.sh BUILD_DIR [FILTER]}
+FILTER=${2:-}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+case "$B" in /*) ;; *) B="$REPO/$B" ;; esac
+export SK_BUILD="$B" SK_REPO="$REPO" LC_ALL=C TZ=UTC
+TIMEOUT=${SK_TEST_TIMEOUT:-300}
+[ "${SK_VALGRIND:-0}" = 1 ] && TIMEOUT=$((TIMEOUT * 4))
+pass=0 fail=0
+failed_names=()
+
+count_tap() { # FILE LABEL
+    local p f
+    p=$(grep -c '^ok ' "$1"); f=$(grep -c '^not ok ' "$1")
+    pass=$((pass + p)); fail=$((fail + f))
+    if [ "$f" -gt 0 ]; then
+        grep -A30 '^not ok ' "$1" | grep -E '^(not ok|#)' | head -60
+        while read -r l; do failed_names+=("$l"); done < <(grep '^not ok ' "$1")
+    fi
+}
+
+TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/skdcci-tests.XXXXXX")
+trap 'rm -rf "$TMPROOT"' EXIT
+
+# 1. unit tests
+if [ "${SK_VALGRIND:-0}" = 1 ]; then UWRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"; else UWRAP=""; fi
+for t in "$B"/tests/unit/test_*; do
+    [ -x "$t" ] || continue
+    [ -n "$FILTER" ] && [[ "$t" != *"$FILTER"* ]] && continue
+    out="$TMPROOT/unit.out"
+    (cd "$TMPROOT" && timeout "$TIMEOUT" $UWRAP "$t") >"$out" 2>&1
+    rc=$?
+    count_tap "$out" "$t"
+    if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; then
+        fail=$((fail + 1)); failed_names+=("not ok - $(basename "$t") exited $rc")
+        echo "not ok - $(basename "$t") exited $rc"; tail -20 "$out"
+    fi
+done
+
+# 2. data-driven CLI cases
+run_case() { # DIR
+    local dir=$1 name work rc want
+    name=${dir#"$REPO"/tests/cases/}
+    work="$TMPROOT/case"; rm -rf "$work"; mkdir -p "$work"
+    [ -d "$dir/in" ] && cp -a "$dir/in/." "$work/"
+    (cd "$work" && find . -mindepth 1 | LC_ALL=C sort) >"$TMPROOT/before"
+    (cd "$work" && timeout "$TIMEOUT" bash -c 'source "$SK_REPO/tests/lib.sh"; CASE="$1"; source "$1/cmd"' _ "$dir") \
+        >"$TMPROOT/stdout" 2>"$TMPROOT/stderr"
+    rc=$?
+    want=0; [ -f "$dir/rc" ] && want=$(tr -d ' \n' <"$dir/rc")
+    local why=()
+    [ "$rc" -ge 124 ] && why+=("exit $rc looks like a timeout or signal")
+    [ "$rc" -ne "$want" ] && why+=("exit $rc, want $want")
+    if [ -f "$dir/stderr" ]; then
+        while IFS= read -r l; do
+            [ -z "$l" ] && continue
+            grep -qF -- "$l" "$TMPROOT/stderr" || why+=("stderr lacks: $l")
+        done <"$dir/stderr"
+    fi
+    if [ -f "$dir/stdout" ] && ! cmp -s "$dir/stdout" "$TMPROOT/stdout"; then
+        why+=("stdout differs: $(diff "$dir/stdout" "$TMPROOT/stdout" | head -10)")
+    fi
+    if [ -f "$dir/stdout.contains" ]; then
+        while IFS= read -r l; do
+            [ -z "$l" ] && continue
+            grep -qF -- "$l" "$TMPROOT/stdout" || why+=("stdout lacks: $l")
+        done <"$dir/stdout.contains"
+    fi
+    if [ "$want" -ne 0 ] && [ ! -f "$dir/multiline" ]; then
+        local n; n=$(wc -l <"$TMPROOT/stderr")
+        [ "$n" -ne 1 ] && why+=("want exactly one stderr line, got $n")
+        [ -s "$TMPROOT/stdout" ] && [ ! -f "$dir/stdout" ] && [ ! -f "$dir/stdout.contains" ] && why+=("stdout not empty")
+        (cd "$work" && find . -mindepth 1 | LC_ALL=C sort) >"$TMPROOT/after"
+        if ! cmp -s "$TMPROOT/before" "$TMPROOT/after" && [ ! -f "$dir/files" ]; then
+            why+=("files left behind: $(comm -13 "$TMPROOT/before" "$TMPROOT/after" | head -5 | tr '\n' ' ')")
+        fi
+    fi
+    if [ -d "$dir/expect" ]; then
+        while IFS= read -r f; do
+            f=${f#./}
+            if [ ! -f "$work/$f" ]; then why+=("missing output $f")
+            elif ! cmp -s "$dir/expect/$f" "$work/$f"; then why+=("output $f differs: $(diff "$dir/expect/$f" "$work/$f" | head -6)"); fi
+        done < <(cd "$dir/expect" && find . -type f | LC_ALL=C sort)
+    fi
+    if [ ${#why[@]} -eq 0 ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1)); failed_names+=("not ok - case $name")
+        echo "not ok - case $name"
+        for w in "${why[@]}"; do echo "#   $w"; done
+        echo "#   stderr: $(head -c 600 "$TMPROOT/stderr")"
+    fi
+}
+while IFS= read -r c; do
+    d=$(dirname "$c")
+    [ -n "$FILTER" ] && [[ "$d" != *"$FILTER"* ]] && continue
+    run_case "$d"
+done < <(find "$REPO/tests/cases" -name cmd -type f 2>/dev/null | LC_ALL=C sort)
+
+# 3. scripted tests
+for s in "$REPO"/tests/scripts/*.sh; do
+    [ -f "$s" ] || continue
+    [ -n "$FILTER" ] && [[ "$s" != *"$FILTER"* ]] && continue
+    out="$TMPROOT/script.out"; work="$TMPROOT/script"; rm -rf "$work"; mkdir -p "$work"
+    (cd "$work" && SK_SCRIPT=$(basename "$s" .sh) timeout "$TIMEOUT" bash "$s") >"$out" 2>&1
+    rc=$?
+    count_tap "$out" "$s"
+    if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; then
+        fail=$((fail + 1)); failed_names+=("not ok - $(basename "$s") exited $rc")
+        echo "not ok - $(basename "$s") exited $rc"; tail -20 "$out"
+    fi
+done
+
+if [ "$fail" -gt 0 ]; then
+    echo "# failures:"; printf '#   %s\n' "${failed_names[@]}"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
