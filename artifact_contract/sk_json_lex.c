@@ -227,6 +227,21 @@ uint64_t sk_json_lex_offset(const sk_json_lex *lx)
     return lx->base + lx->pos;
 }
 
+const char *sk_json_lex_label(const sk_json_lex *lx)
+{
+    return lx->label;
+}
+
+const char *sk_json_lex_path(const sk_json_lex *lx)
+{
+    return lx->path;
+}
+
+size_t sk_json_lex_max_depth(const sk_json_lex *lx)
+{
+    return lx->max_depth;
+}
+
 /* ---------------------------------------------------------------- keys */
 
 static uint32_t hash_bytes(const char *p, size_t n)
