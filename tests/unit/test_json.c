@@ -438,7 +438,45 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+static void read_value_from_stream(void)
+{
+    const char *doc = "{\"version\":1,\"streams\":[{\"nodes\":[1,2,3]}],"
+                      "\"options\":{\"dcci_disable_on_kernel\":{\"name\":\"d\",\"value\":[\".*\"]},"
+                      "\"n\":12345678901234567890},\"tail\":null}";
+    sk_mem_reader r = {doc, strlen(doc), 0, 5};
+    sk_json_lex *lx = NULL;
+    sk_json_lex_opts o = {.label = "graph"};
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+    sk_jtok tok;
+    cJSON *opts = NULL;
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    while (!sk_json_lex_next(lx, &tok, NULL) && tok.type == SK_JT_KEY) {
+        if (strcmp(tok.text, "options") == 0)
+            T_EQ_INT(sk_json_lex_read_value(lx, &opts, NULL), SK_OK);
+        else
+            T_EQ_INT(sk_json_lex_skip_value(lx, NULL), SK_OK);
+    }
+    T_EQ_INT(tok.type, SK_JT_OBJ_END);
+    sk_buf b = SK_BUF_INIT;
+    T_EQ_INT(sk_json_write(opts, SK_JSON_CANONICAL, &b, NULL), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&b), "{\"dcci_disable_on_kernel\":{\"name\":\"d\",\"value\":[\".*\"]},"
+                              "\"n\":12345678901234567890}");
+    sk_buf_free(&b);
+    cJSON_Delete(opts);
+    sk_json_lex_free(lx);
+    /* a scalar value and an error inside the value */
+    const char *bad = "[1e999]";
+    sk_mem_reader r2 = {bad, strlen(bad), 0, 0};
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r2, &o, &lx), SK_OK);
+    sk_diag d;
+    T_EQ_INT(sk_json_lex_read_value(lx, &opts, &d), SK_E_JSON);
+    T_CONTAINS(d.msg, "graph[0] must contain only standard JSON values");
+    T_CHECK(opts == NULL);
+    sk_json_lex_free(lx);
+}
+
 static const t_case cases[] = {
+    T(read_value_from_stream),
     T(fingerprint_vectors),
     T(float_repr_vectors),
     T(integers_stay_exact),
