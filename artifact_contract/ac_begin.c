@@ -118,7 +118,7 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
         /* not created yet: resolve what exists, keep the rest lexically */
         root = sk_path_publication(root_in, d);
         if (!root)
-            e = ac_diag_adopt(d, AC_E_ROOT_NOT_DIRECTORY);
+            e = ac_diag_adopt(d, d->code, AC_E_ROOT_NOT_DIRECTORY);
     } else {
         e = ac_fail(d, SK_E_PATH, errno == ELOOP ? AC_E_ROOT_SYMLINK : AC_E_ROOT_NOT_DIRECTORY,
                     root_in, "capture root cannot be examined: %s", strerror(errno));
@@ -128,7 +128,7 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
 
     session_path = sk_path_publication(session_out, d);
     if (!session_path) {
-        e = ac_diag_adopt(d, AC_E_OUTPUT_LOCATION);
+        e = ac_diag_adopt(d, d->code, AC_E_OUTPUT_LOCATION);
         goto out;
     }
     if (sk_path_is_within(session_path, root)) {
@@ -139,7 +139,7 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
     if (root_exists) {
         e = sk_dir_open(root, SK_PATH_NOFOLLOW_LEAF, "capture root", &rootfd, d);
         if (e) {
-            ac_diag_adopt(d, AC_E_ROOT_NOT_DIRECTORY);
+            ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
             goto out;
         }
         e = root_entries(rootfd, root, &has_marker, &ok_entries, d);
@@ -178,7 +178,7 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
     if (!root_exists) {
         e = sk_mkdir_p(root, 0777, d);
         if (e) {
-            ac_diag_adopt(d, AC_E_ROOT_NOT_DIRECTORY);
+            ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
             goto out;
         }
         char *created = NULL;
@@ -194,7 +194,7 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
         }
         e = sk_dir_open(root, SK_PATH_NOFOLLOW_LEAF, "capture root", &rootfd, d);
         if (e) {
-            ac_diag_adopt(d, AC_E_ROOT_NOT_DIRECTORY);
+            ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
             goto out;
         }
         e = root_entries(rootfd, root, &has_marker, &ok_entries, d);
@@ -225,13 +225,13 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
             goto nomem;
         e = sk_mkdir_p(session_dir, 0777, d);
         if (e) {
-            ac_diag_adopt(d, AC_E_OUTPUT_LOCATION);
+            ac_diag_adopt(d, e, AC_E_OUTPUT_LOCATION);
             goto out;
         }
         sk_test_hook("before_session_publish", session_path);
         e = sk_publish(session_path, s.text.data, s.text.len, 0600, d);
         if (e) {
-            ac_diag_adopt(d, AC_E_IO);
+            ac_diag_adopt(d, e, AC_E_IO);
             goto out;
         }
         ac_session published = {0};

@@ -108,9 +108,11 @@ sk_err ac_fail(sk_diag *d, sk_err err, ac_code code, const char *label, const ch
     __attribute__((format(printf, 5, 6)));
 
 /* Gives a diagnostic filled by a lower layer (sk_fs, sk_json, allocation)
- * a contract code: keeps an existing contract code, otherwise derives one
- * from the sk_err class and the sk_fs_sub value.  fallback is used when
- * nothing more specific applies.  Returns d->code. */
-sk_err ac_diag_adopt(sk_diag *d, ac_code fallback);
+ * that failed with e a contract code: keeps an existing contract code,
+ * otherwise derives one from the sk_err class and the sk_fs_sub value;
+ * fallback is used when nothing more specific applies.  When the layer
+ * returned e without filling d, d is filled from e ("out of memory").
+ * Returns e. */
+sk_err ac_diag_adopt(sk_diag *d, sk_err e, ac_code fallback);
 
 #endif

@@ -5,12 +5,21 @@
 #include "ac_codes.h"
 #include "sk_fs.h"
 
-sk_err ac_diag_adopt(sk_diag *d, ac_code fallback)
+sk_err ac_diag_adopt(sk_diag *d, sk_err e, ac_code fallback)
 {
+    if (e == SK_OK)
+        e = SK_E_INTERNAL; /* a failure without its code: treat as a bug */
     if (!d)
-        return SK_E_INTERNAL;
+        return e;
+    if (d->code != e) {
+        /* the failing layer returned e without describing it (e.g. a buffer
+         * that could not grow): describe it from the code alone */
+        char file[SK_DIAG_FILE_MAX];
+        memcpy(file, d->file, sizeof file);
+        sk_diag_set(d, e, file, 0, "%s", sk_err_text(e));
+    }
     if (d->sub >= 100)
-        return d->code; /* already a contract code */
+        return e; /* already a contract code */
     ac_code code = fallback;
     switch (d->code) {
     case SK_E_NOMEM: code = AC_E_NOMEM; break;
@@ -48,5 +57,5 @@ sk_err ac_diag_adopt(sk_diag *d, ac_code fallback)
         }
     }
     d->sub = (int)code;
-    return d->code;
+    return e;
 }

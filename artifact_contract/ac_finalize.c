@@ -208,7 +208,7 @@ static sk_err check_locations(finalize_state *s, sk_diag *d)
     const char *root = s->session.root;
     s->out_path = sk_path_publication(s->a->out, d);
     if (!s->out_path)
-        return ac_diag_adopt(d, AC_E_OUTPUT_LOCATION);
+        return ac_diag_adopt(d, d->code, AC_E_OUTPUT_LOCATION);
     for (int i = 0; i < IN_COUNT; i++)
         for (int j = i + 1; j < IN_COUNT; j++)
             if (strcmp(s->ev[i].path, s->ev[j].path) == 0 ||
@@ -408,7 +408,7 @@ static sk_err build_manifest(finalize_state *s, cJSON **out, sk_diag *d)
         const cJSON *v = s->json[embedded[i].input];
         e = sk_json_fingerprint(v, fp, d);
         if (e) {
-            ac_diag_adopt(d, AC_E_INTERNAL);
+            ac_diag_adopt(d, e, AC_E_INTERNAL);
             goto out;
         }
         cJSON *copy = cJSON_Duplicate(v, 1);
@@ -421,7 +421,7 @@ static sk_err build_manifest(finalize_state *s, cJSON **out, sk_diag *d)
         goto nomem;
     e = sk_json_fingerprint(s->workload, fp, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_INTERNAL);
+        ac_diag_adopt(d, e, AC_E_INTERNAL);
         goto out;
     }
     if (sk_json_add_str(m, "workload_fingerprint", fp))
@@ -525,7 +525,7 @@ sk_err ac_finalize(const ac_finalize_args *a, cJSON **manifest, sk_diag *d)
         goto out;
     e = sk_publish_at(s.rootfd, ac_basename(s.out_path), text.data, text.len, 0600, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_IO);
+        ac_diag_adopt(d, e, AC_E_IO);
         sk_diag_set_file(d, s.out_path);
         goto out;
     }

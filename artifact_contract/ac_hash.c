@@ -29,7 +29,7 @@ static void run_job(ac_hash_job *j)
         sk_rfile_free(f);
     }
     if (j->err)
-        ac_diag_adopt(&j->diag, AC_E_ARTIFACT_UNSAFE);
+        ac_diag_adopt(&j->diag, j->err, AC_E_ARTIFACT_UNSAFE);
 }
 
 static void *worker(void *arg)

@@ -29,7 +29,7 @@ sk_err ac_input_load_json(const char *path, const char *label, size_t max_bytes,
     e = sk_read_file(path, SK_PATH_NOFOLLOW_ALL, label, max_bytes ? max_bytes : AC_JSON_MAX_BYTES,
                      &data, &len, &got.st, got.sha256, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_INPUT_MISSING);
+        ac_diag_adopt(d, e, AC_E_INPUT_MISSING);
         goto out;
     }
     got.path = sk_path_abspath(path);
@@ -43,7 +43,7 @@ sk_err ac_input_load_json(const char *path, const char *label, size_t max_bytes,
     sk_json_lex_opts opts = {.label = label, .path = got.path};
     e = sk_json_parse(data, len, &opts, &v, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_JSON_INVALID);
+        ac_diag_adopt(d, e, AC_E_JSON_INVALID);
         goto out;
     }
     *value = v;
@@ -67,7 +67,7 @@ sk_err ac_input_revalidate(const ac_evidence *ev, const char *label, size_t max_
                             max_bytes ? max_bytes : AC_JSON_MAX_BYTES, &data, &len, &st, sha, d);
     sk_free(data);
     if (e == SK_E_NOMEM)
-        return ac_diag_adopt(d, AC_E_NOMEM);
+        return ac_diag_adopt(d, e, AC_E_NOMEM);
     if (e) {
         char inner[SK_DIAG_MSG_MAX];
         memcpy(inner, d->msg, sizeof inner);

@@ -57,7 +57,7 @@ sk_err ac_manifest_fingerprint(const cJSON *tree, char fp[65], sk_diag *d)
     cJSON_DeleteItemFromObjectCaseSensitive(copy, "manifest_fingerprint");
     sk_err e = sk_json_fingerprint(copy, fp, d);
     cJSON_Delete(copy);
-    return e ? ac_diag_adopt(d, AC_E_INTERNAL) : SK_OK;
+    return e ? ac_diag_adopt(d, e, AC_E_INTERNAL) : SK_OK;
 }
 
 sk_err ac_check_round_id(const char *round_id, const char *label, sk_diag *d)
@@ -202,7 +202,7 @@ static sk_err check_files(ac_manifest *m, const cJSON *files, const char *label,
             snprintf(what, sizeof what, "files.%s[%d]", names[r], index);
             e = sk_json_check_keys(rec, what, record_keys, NULL, d);
             if (e) {
-                d->sub = AC_E_FILES_SHAPE;
+                d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_FILES_SHAPE;
                 sk_diag_set_file(d, label);
                 goto out;
             }
@@ -288,7 +288,7 @@ static sk_err check_value_fingerprint(const cJSON *tree, const char *what, char 
     char actual[65];
     e = sk_json_fingerprint(v, actual, d);
     if (e)
-        return ac_diag_adopt(d, AC_E_INTERNAL);
+        return ac_diag_adopt(d, e, AC_E_INTERNAL);
     if (!get_sha(tree, fp_key, fp_out) || strcmp(fp_out, actual) != 0)
         return ac_fail(d, SK_E_CONTRACT, AC_E_VALUE_FINGERPRINT, label, "%s fingerprint mismatch",
                        what);
@@ -300,7 +300,7 @@ static sk_err check_capture(ac_manifest *m, const char *label, sk_diag *d)
     const cJSON *cap = sk_json_get(m->tree, "capture");
     sk_err e = sk_json_check_keys(cap, "capture", capture_keys, NULL, d);
     if (e) {
-        d->sub = AC_E_MANIFEST_SHAPE;
+        d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_MANIFEST_SHAPE;
         sk_diag_set_file(d, label);
         return e;
     }
@@ -331,7 +331,7 @@ static sk_err check_producer(ac_manifest *m, const char *label, sk_diag *d)
     const cJSON *p = sk_json_get(m->tree, "producer");
     sk_err e = sk_json_check_keys(p, "producer", producer_keys, NULL, d);
     if (e) {
-        d->sub = AC_E_MANIFEST_SHAPE;
+        d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_MANIFEST_SHAPE;
         sk_diag_set_file(d, label);
         return e;
     }
@@ -361,7 +361,7 @@ static sk_err check_producer(ac_manifest *m, const char *label, sk_diag *d)
         return SK_OK;
     e = sk_json_check_keys(ev, "producer_evidence", evidence_keys, NULL, d);
     if (e) {
-        d->sub = AC_E_MANIFEST_SHAPE;
+        d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_MANIFEST_SHAPE;
         sk_diag_set_file(d, label);
         return e;
     }
@@ -406,7 +406,7 @@ sk_err ac_manifest_check(ac_manifest *m, const char *label, sk_diag *d)
     snprintf(what, sizeof what, "%s manifest", rn);
     e = sk_json_check_keys(m->tree, what, ac_manifest_keys(m->role->schema), NULL, d);
     if (e) {
-        d->sub = AC_E_MANIFEST_SHAPE;
+        d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_MANIFEST_SHAPE;
         sk_diag_set_file(d, label);
         return e;
     }

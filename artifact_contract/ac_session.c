@@ -48,7 +48,7 @@ sk_err ac_session_fingerprint(const ac_role *role, const char *root, int64_t sta
         return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, root, "out of memory");
     sk_err e = sk_json_fingerprint(p, fp, d);
     cJSON_Delete(p);
-    return e ? ac_diag_adopt(d, AC_E_INTERNAL) : SK_OK;
+    return e ? ac_diag_adopt(d, e, AC_E_INTERNAL) : SK_OK;
 }
 
 sk_err ac_session_build(const ac_role *role, const char *root, int64_t started_ns,
@@ -64,7 +64,7 @@ sk_err ac_session_build(const ac_role *role, const char *root, int64_t started_n
         goto nomem;
     e = sk_json_fingerprint(out->record, out->fingerprint, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_INTERNAL);
+        ac_diag_adopt(d, e, AC_E_INTERNAL);
         goto out;
     }
     if (sk_json_add_str(out->record, "session_fingerprint", out->fingerprint))
@@ -105,7 +105,7 @@ sk_err ac_session_validate(const cJSON *rec, const char *label, ac_session *out,
     memset(out, 0, sizeof *out);
     e = sk_json_check_keys(rec, "session record", session_keys, NULL, d);
     if (e) {
-        d->sub = AC_E_SESSION_INVALID;
+        d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_SESSION_INVALID;
         sk_diag_set_file(d, label);
         return e;
     }
@@ -163,7 +163,7 @@ sk_err ac_marker_check(int rootfd, const char *root_label, const ac_session *s, 
             e = ac_fail(d, SK_E_LIMIT, AC_E_MARKER_INVALID, root_label,
                         "collection marker is unexpectedly large");
         else
-            ac_diag_adopt(d, AC_E_MARKER_INVALID);
+            ac_diag_adopt(d, e, AC_E_MARKER_INVALID);
         if (d->sub == AC_E_INPUT_MISSING || d->sub == AC_E_INPUT_NOT_REGULAR ||
             d->sub == AC_E_INPUT_SYMLINK)
             d->sub = AC_E_MARKER_INVALID;
@@ -186,7 +186,7 @@ sk_err ac_marker_establish(int rootfd, const char *root_label, const ac_session 
                        "collection marker cannot be published: %s", strerror(fault));
     sk_err e = sk_publish_at(rootfd, AC_MARKER_NAME, s->text.data, s->text.len, 0600, d);
     if (e && e != SK_E_EXISTS)
-        return ac_diag_adopt(d, AC_E_IO);
+        return ac_diag_adopt(d, e, AC_E_IO);
     /* an existing marker is never replaced, only validated */
     sk_test_hook("after_marker_publish", root_label);
     return ac_marker_check(rootfd, root_label, s, d);

@@ -284,7 +284,7 @@ static sk_err dcci_config_rule(ac_set *s, const ac_manifest *o0, const ac_manife
     const char *label = da->ev.path;
     sk_err e = sk_json_diff_compute(o0->config, da->config, AC_DIFF_SHOWN, &diff, d);
     if (e)
-        return ac_diag_adopt(d, AC_E_INTERNAL);
+        return ac_diag_adopt(d, e, AC_E_INTERNAL);
     sk_buf list = SK_BUF_INIT;
     for (size_t i = 0; i < diff.count; i++)
         (void)sk_buf_printf(&list, "%s%s", i ? ", " : "", diff.pointers[i][0] ? diff.pointers[i] : "\"\"");
@@ -313,9 +313,11 @@ static sk_err dcci_config_rule(ac_set *s, const ac_manifest *o0, const ac_manife
         goto out;
     }
     const cJSON *in_o0 = NULL, *in_da = NULL;
-    if (sk_json_pointer_resolve(o0->config, ptr, &in_o0, d) ||
-        sk_json_pointer_resolve(da->config, ptr, &in_da, d)) {
-        e = ac_diag_adopt(d, AC_E_INTERNAL);
+    sk_err r = sk_json_pointer_resolve(o0->config, ptr, &in_o0, d);
+    if (!r)
+        r = sk_json_pointer_resolve(da->config, ptr, &in_da, d);
+    if (r) {
+        e = ac_diag_adopt(d, r, AC_E_INTERNAL);
         goto out;
     }
     if (in_o0) {
@@ -394,7 +396,7 @@ static sk_err check_root(ac_set *s, size_t i, int strict, sk_diag *d)
     const char **listed = NULL;
     sk_err e = sk_dir_open(m->root, SK_PATH_NOFOLLOW_ALL, "capture root", &s->rootfd[i], d);
     if (e) {
-        ac_diag_adopt(d, AC_E_ROOT_MISSING);
+        ac_diag_adopt(d, e, AC_E_ROOT_MISSING);
         return e;
     }
     struct stat st;
@@ -585,7 +587,7 @@ sk_err ac_set_open(const ac_set_entry *entries, size_t n, const ac_set_opts *opt
     if (opts && opts->json_out) {
         s->json_out = sk_path_publication(opts->json_out, d);
         if (!s->json_out) {
-            e = ac_diag_adopt(d, AC_E_OUTPUT_LOCATION);
+            e = ac_diag_adopt(d, d->code, AC_E_OUTPUT_LOCATION);
             goto out;
         }
         e = check_output_location(s, d);
@@ -684,7 +686,7 @@ sk_err ac_set_reader_open(ac_set *s, const ac_set_file *f, ac_set_reader **out, 
     }
     e = sk_rfile_openat(f->root_fd, f->relpath, "artifact", &r->rf, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_ARTIFACT_UNSAFE);
+        ac_diag_adopt(d, e, AC_E_ARTIFACT_UNSAFE);
         ac_set_reader_free(r);
         return e;
     }
@@ -702,7 +704,7 @@ sk_err ac_set_reader_read(void *reader, void *buf, size_t cap, size_t *got, sk_d
     ac_set_reader *r = reader;
     sk_err e = sk_rfile_read(r->rf, buf, cap, got, d);
     if (e)
-        return ac_diag_adopt(d, AC_E_ARTIFACT_CHANGED);
+        return ac_diag_adopt(d, e, AC_E_ARTIFACT_CHANGED);
     if (*got == 0) {
         r->at_eof = 1;
         return SK_OK;
@@ -721,7 +723,7 @@ sk_err ac_set_reader_close(ac_set_reader *r, sk_diag *d)
     sk_stat after;
     sk_err e = sk_rfile_finish(r->rf, &after, d);
     if (e)
-        return ac_diag_adopt(d, AC_E_ARTIFACT_CHANGED);
+        return ac_diag_adopt(d, e, AC_E_ARTIFACT_CHANGED);
     char hex[65];
     if (sk_sha256_final_hex(r->sha, hex) != SK_OK)
         return ac_fail(d, SK_E_INTERNAL, AC_E_INTERNAL, r->file->abspath,
@@ -787,9 +789,10 @@ static sk_err build_summary(const ac_set *s, cJSON **out, sk_diag *d)
         if (sk_json_add(sum, "config_change", change))
             goto nomem;
     }
-    if (sk_json_fingerprint(sum, fp, d)) {
+    sk_err fe = sk_json_fingerprint(sum, fp, d);
+    if (fe) {
         cJSON_Delete(sum);
-        return ac_diag_adopt(d, AC_E_INTERNAL);
+        return ac_diag_adopt(d, fe, AC_E_INTERNAL);
     }
     if (sk_json_add_str(sum, "set_fingerprint", fp))
         goto nomem;
@@ -849,7 +852,7 @@ sk_err ac_set_publish_summary(ac_set *s, const cJSON *summary, sk_diag *d)
     if (!e)
         e = sk_publish(s->json_out, text.data, text.len, 0600, d);
     if (e)
-        ac_diag_adopt(d, AC_E_IO);
+        ac_diag_adopt(d, e, AC_E_IO);
 out:
     sk_free(parent);
     sk_buf_free(&text);

@@ -75,14 +75,14 @@ static sk_err read_marker(status_state *st, sk_diag *d)
     sk_err e = sk_read_file_at(st->rootfd, AC_MARKER_NAME, "collection marker", AC_MARKER_MAX_BYTES,
                                &data, &len, NULL, NULL, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_MARKER_INVALID);
+        ac_diag_adopt(d, e, AC_E_MARKER_INVALID);
         sk_diag_set_file(d, st->root);
         goto out;
     }
     sk_json_lex_opts lo = {.label = "collection marker"};
     e = sk_json_parse(data, len, &lo, &rec, d);
     if (e) {
-        ac_diag_adopt(d, AC_E_MARKER_INVALID);
+        ac_diag_adopt(d, e, AC_E_MARKER_INVALID);
         sk_diag_set_file(d, st->root);
         goto out;
     }
@@ -129,7 +129,7 @@ static sk_err classify(status_state *st, const char *root_arg, unsigned threads,
         return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, root_arg, "out of memory");
     e = sk_dir_open(st->root, SK_PATH_NOFOLLOW_LEAF, "capture root", &st->rootfd, d);
     if (e)
-        return ac_diag_adopt(d, AC_E_ROOT_NOT_DIRECTORY);
+        return ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
     e = ac_list_dir(st->rootfd, st->root, &st->names, d);
     if (e)
         return e;
