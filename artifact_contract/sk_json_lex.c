@@ -1,0 +1,882 @@
+#include "sk_json_lex.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sk_alloc.h"
+#include "sk_buf.h"
+
+#define READ_CHUNK (256u * 1024) /* streaming refill size; traces are read in these steps */
+#define SMALL_OBJECT_KEYS 8      /* up to this many keys, duplicates are found by a scan */
+
+enum expect {
+    EXP_VALUE,         /* a value must come next */
+    EXP_VALUE_OR_END,  /* after '[' */
+    EXP_KEY_OR_END,    /* after '{' */
+    EXP_KEY,           /* after ',' inside an object */
+    EXP_COLON,         /* after a key */
+    EXP_COMMA_OR_END,  /* after a value inside a container */
+    EXP_DONE           /* the top-level value is complete */
+};
+
+/* Keys seen in one open object, for duplicate detection. */
+typedef struct keyset {
+    sk_buf arena;    /* entries: uint32 length, bytes */
+    uint32_t *slots; /* open addressing over arena offsets + 1; NULL while small */
+    size_t nslots;
+    size_t count;
+} keyset;
+
+struct sk_json_lex {
+    sk_read_fn read;
+    void *ctx;
+    char label[64];
+    const char *path;
+    size_t max_depth;
+    size_t max_token;
+    int allow_dup;
+
+    char *own;       /* owned buffer (streaming mode) */
+    const char *buf; /* current bytes: own, or the caller's block */
+    size_t cap;
+    size_t len;
+    size_t pos;
+    uint64_t base; /* input offset of buf[0] */
+    uint64_t line;
+    uint64_t line_start; /* input offset where the current line starts */
+    int eof;
+    int started;
+
+    unsigned char *stack; /* 'o' or 'a' per open container */
+    size_t depth;
+    enum expect expect;
+    keyset *keys; /* one per depth, allocated as depth grows */
+    size_t nkeys;
+
+    sk_buf scratch; /* decoded strings and number literals */
+};
+
+/* ---------------------------------------------------------------- errors */
+
+static sk_err fail(sk_json_lex *lx, sk_diag *d, sk_err code, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static sk_err fail(sk_json_lex *lx, sk_diag *d, sk_err code, uint64_t off, const char *fmt, ...)
+{
+    if (!d)
+        return code;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    uint64_t line = lx->line;
+    uint64_t col = off >= lx->line_start ? off - lx->line_start + 1 : 1;
+    if (lx->path) {
+        sk_diag_set(d, code, lx->path, line, "%s", what);
+        d->has_offset = 1;
+        d->offset = off;
+    } else {
+        sk_diag_set(d, code, "", 0, "%s: line %llu column %llu (char %llu)", what,
+                    (unsigned long long)line, (unsigned long long)col, (unsigned long long)off);
+        d->line = line;
+        d->has_offset = 1;
+        d->offset = off;
+    }
+    return code;
+}
+
+static sk_err syntax(sk_json_lex *lx, sk_diag *d, uint64_t off, const char *reason)
+{
+    return fail(lx, d, SK_E_JSON, off, "invalid %s JSON: %s", lx->label, reason);
+}
+
+static sk_err not_utf8(sk_json_lex *lx, sk_diag *d, uint64_t off)
+{
+    return fail(lx, d, SK_E_JSON, off, "%s must be UTF-8 JSON", lx->label);
+}
+
+/* ---------------------------------------------------------------- buffer */
+
+/* Makes at least n bytes available at pos, unless the input ends first.
+ * May move the buffer contents: callers keep indices, never pointers. */
+static sk_err fill(sk_json_lex *lx, size_t n, sk_diag *d)
+{
+    if (lx->len - lx->pos >= n || lx->eof)
+        return SK_OK;
+    if (lx->pos > 0) {
+        memmove(lx->own, lx->own + lx->pos, lx->len - lx->pos);
+        lx->base += lx->pos;
+        lx->len -= lx->pos;
+        lx->pos = 0;
+    }
+    while (lx->len < n && !lx->eof) {
+        if (lx->cap - lx->len < READ_CHUNK / 2) {
+            if (lx->cap > lx->max_token + 2 * READ_CHUNK)
+                return fail(lx, d, SK_E_LIMIT, lx->base + lx->pos,
+                            "%s JSON token exceeds %zu bytes", lx->label, lx->max_token);
+            size_t ncap = lx->cap * 2;
+            char *p = sk_realloc(lx->own, ncap);
+            if (!p)
+                return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0,
+                                   "out of memory reading %s JSON", lx->label);
+            lx->own = p;
+            lx->buf = p;
+            lx->cap = ncap;
+        }
+        size_t got = 0;
+        sk_err e = lx->read(lx->ctx, lx->own + lx->len, lx->cap - lx->len, &got, d);
+        if (e)
+            return e;
+        if (got == 0)
+            lx->eof = 1;
+        lx->len += got;
+    }
+    return SK_OK;
+}
+
+static inline int avail(const sk_json_lex *lx, size_t n)
+{
+    return lx->len - lx->pos >= n;
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static sk_err lex_init(sk_json_lex *lx, const sk_json_lex_opts *o)
+{
+    snprintf(lx->label, sizeof lx->label, "%s", o && o->label ? o->label : "input");
+    lx->path = o ? o->path : NULL;
+    lx->max_depth = o && o->max_depth ? o->max_depth : SK_JSON_MAX_DEPTH;
+    lx->max_token = o && o->max_token ? o->max_token : SK_JSON_MAX_TOKEN;
+    lx->allow_dup = o ? o->allow_duplicate_keys : 0;
+    lx->line = 1;
+    lx->expect = EXP_VALUE;
+    lx->stack = sk_malloc(lx->max_depth + 1);
+    return lx->stack ? SK_OK : SK_E_NOMEM;
+}
+
+sk_err sk_json_lex_new(sk_read_fn read, void *ctx, const sk_json_lex_opts *opts, sk_json_lex **out)
+{
+    sk_err e = SK_E_NOMEM;
+    sk_json_lex *lx = sk_calloc(1, sizeof *lx);
+    *out = NULL;
+    if (!lx)
+        goto out;
+    lx->read = read;
+    lx->ctx = ctx;
+    lx->cap = READ_CHUNK;
+    lx->own = sk_malloc(lx->cap);
+    if (!lx->own)
+        goto out;
+    lx->buf = lx->own;
+    e = lex_init(lx, opts);
+    if (e)
+        goto out;
+    *out = lx;
+    lx = NULL;
+out:
+    sk_json_lex_free(lx);
+    return e;
+}
+
+sk_err sk_json_lex_new_mem(const char *data, size_t len, const sk_json_lex_opts *opts,
+                           sk_json_lex **out)
+{
+    sk_err e = SK_E_NOMEM;
+    sk_json_lex *lx = sk_calloc(1, sizeof *lx);
+    *out = NULL;
+    if (!lx)
+        goto out;
+    lx->buf = data;
+    lx->len = len;
+    lx->cap = len;
+    lx->eof = 1;
+    e = lex_init(lx, opts);
+    if (e)
+        goto out;
+    *out = lx;
+    lx = NULL;
+out:
+    sk_json_lex_free(lx);
+    return e;
+}
+
+static void keyset_release(keyset *k)
+{
+    sk_buf_free(&k->arena);
+    sk_free(k->slots);
+    memset(k, 0, sizeof *k);
+}
+
+void sk_json_lex_free(sk_json_lex *lx)
+{
+    if (!lx)
+        return;
+    for (size_t i = 0; i < lx->nkeys; i++)
+        keyset_release(&lx->keys[i]);
+    sk_free(lx->keys);
+    sk_free(lx->stack);
+    sk_free(lx->own);
+    sk_buf_free(&lx->scratch);
+    sk_free(lx);
+}
+
+uint64_t sk_json_lex_offset(const sk_json_lex *lx)
+{
+    return lx->base + lx->pos;
+}
+
+const char *sk_json_lex_label(const sk_json_lex *lx)
+{
+    return lx->label;
+}
+
+const char *sk_json_lex_path(const sk_json_lex *lx)
+{
+    return lx->path;
+}
+
+size_t sk_json_lex_max_depth(const sk_json_lex *lx)
+{
+    return lx->max_depth;
+}
+
+/* ---------------------------------------------------------------- keys */
+
+static uint32_t hash_bytes(const char *p, size_t n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+static int key_at(const keyset *k, uint32_t off, const char *s, size_t n)
+{
+    uint32_t klen;
+    memcpy(&klen, k->arena.data + off, sizeof klen);
+    return klen == n && memcmp(k->arena.data + off + sizeof klen, s, n) == 0;
+}
+
+static sk_err keyset_rehash(keyset *k, size_t nslots)
+{
+    uint32_t *slots = sk_calloc(nslots, sizeof *slots);
+    if (!slots)
+        return SK_E_NOMEM;
+    size_t off = 0;
+    while (off < k->arena.len) {
+        uint32_t klen;
+        memcpy(&klen, k->arena.data + off, sizeof klen);
+        size_t i = hash_bytes(k->arena.data + off + sizeof klen, klen) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = (uint32_t)off + 1;
+        off += sizeof klen + klen;
+    }
+    sk_free(k->slots);
+    k->slots = slots;
+    k->nslots = nslots;
+    return SK_OK;
+}
+
+/* Returns 1 in *dup when the key was already present; otherwise records it. */
+static sk_err keyset_add(keyset *k, const char *s, size_t n, int *dup)
+{
+    *dup = 0;
+    if (k->arena.len + n + 8 > UINT32_MAX)
+        return SK_E_LIMIT;
+    if (!k->slots) {
+        size_t off = 0;
+        while (off < k->arena.len) {
+            uint32_t klen;
+            memcpy(&klen, k->arena.data + off, sizeof klen);
+            if (key_at(k, (uint32_t)off, s, n)) {
+                *dup = 1;
+                return SK_OK;
+            }
+            off += sizeof klen + klen;
+        }
+    } else {
+        size_t i = hash_bytes(s, n) & (k->nslots - 1);
+        while (k->slots[i]) {
+            if (key_at(k, k->slots[i] - 1, s, n)) {
+                *dup = 1;
+                return SK_OK;
+            }
+            i = (i + 1) & (k->nslots - 1);
+        }
+    }
+    uint32_t off = (uint32_t)k->arena.len;
+    uint32_t klen = (uint32_t)n;
+    sk_err e = sk_buf_append(&k->arena, &klen, sizeof klen);
+    if (!e)
+        e = sk_buf_append(&k->arena, s, n);
+    if (e)
+        return e;
+    k->count++;
+    if (k->slots) {
+        if (k->count * 2 > k->nslots)
+            return keyset_rehash(k, k->nslots * 2);
+        size_t i = hash_bytes(s, n) & (k->nslots - 1);
+        while (k->slots[i])
+            i = (i + 1) & (k->nslots - 1);
+        k->slots[i] = off + 1;
+    } else if (k->count > SMALL_OBJECT_KEYS) {
+        return keyset_rehash(k, 64);
+    }
+    return SK_OK;
+}
+
+static sk_err keys_for_depth(sk_json_lex *lx, size_t depth, keyset **out)
+{
+    if (depth >= lx->nkeys) {
+        size_t n = lx->nkeys ? lx->nkeys * 2 : 8;
+        while (n <= depth)
+            n *= 2;
+        keyset *k = sk_realloc(lx->keys, n * sizeof *k);
+        if (!k)
+            return SK_E_NOMEM;
+        memset(k + lx->nkeys, 0, (n - lx->nkeys) * sizeof *k);
+        lx->keys = k;
+        lx->nkeys = n;
+    }
+    *out = &lx->keys[depth];
+    return SK_OK;
+}
+
+static void keys_clear(sk_json_lex *lx, size_t depth)
+{
+    if (depth < lx->nkeys) {
+        keyset *k = &lx->keys[depth];
+        sk_buf_reset(&k->arena);
+        if (k->slots)
+            memset(k->slots, 0, k->nslots * sizeof *k->slots);
+        k->count = 0;
+        if (k->nslots > 4096) { /* do not keep a huge table for the next object */
+            sk_free(k->slots);
+            k->slots = NULL;
+            k->nslots = 0;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- scanning */
+
+static sk_err skip_ws(sk_json_lex *lx, sk_diag *d)
+{
+    for (;;) {
+        while (lx->pos < lx->len) {
+            char c = lx->buf[lx->pos];
+            if (c == ' ' || c == '\t' || c == '\r') {
+                lx->pos++;
+            } else if (c == '\n') {
+                lx->pos++;
+                lx->line++;
+                lx->line_start = lx->base + lx->pos;
+            } else {
+                return SK_OK;
+            }
+        }
+        if (lx->eof)
+            return SK_OK;
+        sk_err e = fill(lx, 1, d);
+        if (e)
+            return e;
+    }
+}
+
+/* Length of a valid UTF-8 sequence starting at p (n bytes available), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return n >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xE0 && p[1] < 0xA0)
+            return 0; /* overlong */
+        if (c == 0xED && p[1] > 0x9F)
+            return 0; /* encoded surrogate */
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80)
+            return 0;
+        if (c == 0xF0 && p[1] < 0x90)
+            return 0;
+        if (c == 0xF4 && p[1] > 0x8F)
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(p[i]);
+        if (h < 0)
+            return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+static size_t put_utf8(char *out, unsigned long cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* Byte classes inside a string: 0 = plain, 1 = quote, 2 = backslash,
+ * 3 = control character, 4 = non-ASCII lead byte. */
+static inline int str_class(unsigned char c)
+{
+    if (c >= 0x80)
+        return 4;
+    if (c < 0x20)
+        return 3;
+    return c == '"' ? 1 : c == '\\' ? 2 : 0;
+}
+
+/* Scans the string whose opening quote is at pos; on success the decoded text
+ * is in tok (into the scratch buffer) and pos is past the closing quote. */
+static sk_err scan_string(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    uint64_t start = lx->base + lx->pos;
+    size_t i = lx->pos + 1; /* index into buf; rebased when fill() moves data */
+    sk_buf_reset(&lx->scratch);
+    for (;;) {
+        size_t run = i;
+        while (i < lx->len && str_class((unsigned char)lx->buf[i]) == 0)
+            i++;
+        if (i > run) {
+            if (sk_buf_append(&lx->scratch, lx->buf + run, i - run))
+                return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
+            if (lx->scratch.len > lx->max_token)
+                return fail(lx, d, SK_E_LIMIT, start, "%s JSON string exceeds %zu bytes",
+                            lx->label, lx->max_token);
+        }
+        if (i >= lx->len) {
+            if (lx->eof)
+                return syntax(lx, d, start, "Unterminated string starting at");
+            lx->pos = i; /* everything before i is already in the scratch buffer */
+            sk_err e = fill(lx, 1, d);
+            if (e)
+                return e;
+            i = lx->pos;
+            continue;
+        }
+        unsigned char c = (unsigned char)lx->buf[i];
+        switch (str_class(c)) {
+        case 1:
+            lx->pos = i + 1;
+            tok->text = lx->scratch.data ? lx->scratch.data : "";
+            tok->len = lx->scratch.len;
+            return SK_OK;
+        case 3:
+            return syntax(lx, d, lx->base + i, "Invalid control character in string");
+        case 4: {
+            lx->pos = i;
+            sk_err e = fill(lx, 4, d);
+            if (e)
+                return e;
+            i = lx->pos;
+            size_t n = utf8_seq((const unsigned char *)lx->buf + i, lx->len - i);
+            if (!n)
+                return not_utf8(lx, d, lx->base + i);
+            if (sk_buf_append(&lx->scratch, lx->buf + i, n))
+                return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
+            i += n;
+            break;
+        }
+        default: { /* backslash */
+            lx->pos = i;
+            sk_err e = fill(lx, 12, d);
+            if (e)
+                return e;
+            i = lx->pos;
+            if (lx->len - i < 2)
+                return syntax(lx, d, start, "Unterminated string starting at");
+            char esc = lx->buf[i + 1];
+            char out[4];
+            size_t n = 1;
+            switch (esc) {
+            case '"': out[0] = '"'; break;
+            case '\\': out[0] = '\\'; break;
+            case '/': out[0] = '/'; break;
+            case 'b': out[0] = '\b'; break;
+            case 'f': out[0] = '\f'; break;
+            case 'n': out[0] = '\n'; break;
+            case 'r': out[0] = '\r'; break;
+            case 't': out[0] = '\t'; break;
+            case 'u': {
+                long cp = lx->len - i >= 6 ? hex4(lx->buf + i + 2) : -1;
+                if (cp < 0)
+                    return syntax(lx, d, lx->base + i, "Invalid \\uXXXX escape");
+                size_t used = 6;
+                if (cp >= 0xD800 && cp <= 0xDBFF) {
+                    long lo = -1;
+                    if (lx->len - i >= 12 && lx->buf[i + 6] == '\\' && lx->buf[i + 7] == 'u')
+                        lo = hex4(lx->buf + i + 8);
+                    if (lo < 0xDC00 || lo > 0xDFFF)
+                        return fail(lx, d, SK_E_JSON, lx->base + i,
+                                    "invalid %s JSON: lone surrogate \\u%04lx is not supported",
+                                    lx->label, (unsigned long)cp);
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    used = 12;
+                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    return fail(lx, d, SK_E_JSON, lx->base + i,
+                                "invalid %s JSON: lone surrogate \\u%04lx is not supported",
+                                lx->label, (unsigned long)cp);
+                } else if (cp == 0) {
+                    return fail(lx, d, SK_E_JSON, lx->base + i,
+                                "invalid %s JSON: \\u0000 in strings is not supported", lx->label);
+                }
+                n = put_utf8(out, (unsigned long)cp);
+                i += used - 2;
+                break;
+            }
+            default:
+                return syntax(lx, d, lx->base + i, "Invalid \\escape");
+            }
+            if (sk_buf_append(&lx->scratch, out, n))
+                return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
+            i += 2;
+            break;
+        }
+        }
+    }
+}
+
+static int is_delim(char c)
+{
+    return c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    uint64_t start = lx->base + lx->pos;
+    size_t i = lx->pos;
+    /* find the end of the literal, refilling as needed */
+    for (;;) {
+        while (i < lx->len) {
+            char c = lx->buf[i];
+            if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')
+                i++;
+            else
+                break;
+        }
+        if (i < lx->len || lx->eof)
+            break;
+        size_t rel = i - lx->pos;
+        if (rel > lx->max_token)
+            return fail(lx, d, SK_E_LIMIT, start, "%s JSON number exceeds %zu bytes", lx->label,
+                        lx->max_token);
+        sk_err e = fill(lx, rel + 1, d);
+        if (e)
+            return e;
+        i = lx->pos + rel;
+    }
+    const char *s = lx->buf + lx->pos;
+    size_t n = i - lx->pos;
+    size_t k = 0;
+    int integer = 1;
+    if (k < n && s[k] == '-')
+        k++;
+    if (k >= n || s[k] < '0' || s[k] > '9')
+        return syntax(lx, d, start, "Expecting value");
+    size_t int_start = k;
+    if (s[k] == '0') {
+        k++;
+        if (k < n && s[k] >= '0' && s[k] <= '9')
+            return syntax(lx, d, start, "leading zeros in a number are not allowed");
+    } else {
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+    }
+    size_t int_digits = k - int_start;
+    if (k < n && s[k] == '.') {
+        integer = 0;
+        k++;
+        size_t fs = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == fs)
+            return syntax(lx, d, start, "Expecting digits after the decimal point");
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        integer = 0;
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t es = k;
+        while (k < n && s[k] >= '0' && s[k] <= '9')
+            k++;
+        if (k == es)
+            return syntax(lx, d, start, "Expecting digits in the exponent");
+    }
+    if (k != n || (i < lx->len && !is_delim(lx->buf[i])))
+        return syntax(lx, d, start, "invalid number literal");
+    if (integer && int_digits > SK_JSON_MAX_INT_DIGITS)
+        return fail(lx, d, SK_E_LIMIT, start,
+                    "%s JSON integer literal exceeds the limit (%d digits)", lx->label,
+                    SK_JSON_MAX_INT_DIGITS);
+    sk_buf_reset(&lx->scratch);
+    if (sk_buf_append(&lx->scratch, s, n))
+        return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
+    tok->text = lx->scratch.data;
+    tok->len = n;
+    tok->is_integer = integer;
+    lx->pos = i;
+    return SK_OK;
+}
+
+/* true / false / null, and the non-standard constants Python names. */
+static sk_err scan_word(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    uint64_t start = lx->base + lx->pos;
+    sk_err e = fill(lx, 9, d);
+    if (e)
+        return e;
+    static const struct {
+        const char *word;
+        sk_jtok_type type;
+    } words[] = {{"true", SK_JT_TRUE}, {"false", SK_JT_FALSE}, {"null", SK_JT_NULL},
+                 {"NaN", SK_JT_EOF}, {"Infinity", SK_JT_EOF}, {"-Infinity", SK_JT_EOF}};
+    size_t have = lx->len - lx->pos;
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        size_t n = strlen(words[w].word);
+        if (have < n || memcmp(lx->buf + lx->pos, words[w].word, n) != 0)
+            continue;
+        if (words[w].type == SK_JT_EOF)
+            return fail(lx, d, SK_E_JSON, start, "non-standard JSON constant: %s", words[w].word);
+        if (have > n && !is_delim(lx->buf[lx->pos + n]))
+            break;
+        lx->pos += n;
+        tok->type = words[w].type;
+        return SK_OK;
+    }
+    unsigned char c = (unsigned char)lx->buf[lx->pos];
+    if (c >= 0x80 && !utf8_seq((const unsigned char *)lx->buf + lx->pos, have))
+        return not_utf8(lx, d, start);
+    return syntax(lx, d, start, "Expecting value");
+}
+
+/* ---------------------------------------------------------------- grammar */
+
+static void after_value(sk_json_lex *lx)
+{
+    lx->expect = lx->depth == 0 ? EXP_DONE : EXP_COMMA_OR_END;
+}
+
+static sk_err begin_container(sk_json_lex *lx, sk_jtok *tok, char kind, sk_diag *d)
+{
+    if (lx->depth >= lx->max_depth)
+        return fail(lx, d, SK_E_LIMIT, tok->offset,
+                    "%s exceeds maximum JSON depth %zu (JSON nesting limit)", lx->label,
+                    lx->max_depth);
+    lx->stack[lx->depth++] = (unsigned char)kind;
+    lx->pos++;
+    tok->type = kind == 'o' ? SK_JT_OBJ_BEGIN : SK_JT_ARR_BEGIN;
+    tok->depth = lx->depth;
+    lx->expect = kind == 'o' ? EXP_KEY_OR_END : EXP_VALUE_OR_END;
+    if (kind == 'o')
+        keys_clear(lx, lx->depth);
+    return SK_OK;
+}
+
+static void end_container(sk_json_lex *lx, sk_jtok *tok)
+{
+    char kind = (char)lx->stack[--lx->depth];
+    lx->pos++;
+    tok->type = kind == 'o' ? SK_JT_OBJ_END : SK_JT_ARR_END;
+    tok->depth = lx->depth;
+    after_value(lx);
+}
+
+static sk_err value(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    char c = lx->buf[lx->pos];
+    sk_err e;
+    if (c == '{')
+        return begin_container(lx, tok, 'o', d);
+    if (c == '[')
+        return begin_container(lx, tok, 'a', d);
+    if (c == '"') {
+        e = scan_string(lx, tok, d);
+        if (e)
+            return e;
+        tok->type = SK_JT_STRING;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        if (c == '-') {
+            e = fill(lx, 2, d);
+            if (e)
+                return e;
+            if (avail(lx, 2) && lx->buf[lx->pos + 1] == 'I')
+                return scan_word(lx, tok, d);
+        }
+        e = scan_number(lx, tok, d);
+        if (e)
+            return e;
+        tok->type = SK_JT_NUMBER;
+    } else {
+        e = scan_word(lx, tok, d);
+        if (e)
+            return e;
+    }
+    tok->depth = lx->depth;
+    after_value(lx);
+    return SK_OK;
+}
+
+sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    memset(tok, 0, sizeof *tok);
+    sk_err e;
+    if (!lx->started) {
+        e = fill(lx, 3, d);
+        if (e)
+            return e;
+        if (avail(lx, 3) && memcmp(lx->buf + lx->pos, "\xEF\xBB\xBF", 3) == 0)
+            return syntax(lx, d, 0, "Unexpected UTF-8 BOM (decode using utf-8-sig)");
+        lx->started = 1;
+    }
+    for (;;) {
+        e = skip_ws(lx, d);
+        if (e)
+            return e;
+        tok->offset = lx->base + lx->pos;
+        tok->line = lx->line;
+        if (lx->pos >= lx->len) {
+            if (lx->expect == EXP_DONE) {
+                tok->type = SK_JT_EOF;
+                return SK_OK;
+            }
+            if (lx->expect == EXP_VALUE && lx->depth == 0)
+                return syntax(lx, d, tok->offset, "Expecting value");
+            return syntax(lx, d, tok->offset, "unexpected end of data");
+        }
+        char c = lx->buf[lx->pos];
+        switch (lx->expect) {
+        case EXP_DONE:
+            if ((unsigned char)c >= 0x80 &&
+                !utf8_seq((const unsigned char *)lx->buf + lx->pos, lx->len - lx->pos))
+                return not_utf8(lx, d, tok->offset);
+            return syntax(lx, d, tok->offset, "Extra data");
+        case EXP_VALUE:
+            return value(lx, tok, d);
+        case EXP_VALUE_OR_END:
+            if (c == ']') {
+                end_container(lx, tok);
+                return SK_OK;
+            }
+            return value(lx, tok, d);
+        case EXP_KEY_OR_END:
+            if (c == '}') {
+                end_container(lx, tok);
+                return SK_OK;
+            }
+            /* fall through */
+        case EXP_KEY: {
+            if (c != '"')
+                return syntax(lx, d, tok->offset,
+                              "Expecting property name enclosed in double quotes");
+            e = scan_string(lx, tok, d);
+            if (e)
+                return e;
+            tok->type = SK_JT_KEY;
+            tok->depth = lx->depth;
+            lx->expect = EXP_COLON;
+            if (!lx->allow_dup) {
+                keyset *k;
+                int dup = 0;
+                e = keys_for_depth(lx, lx->depth, &k);
+                if (!e)
+                    e = keyset_add(k, tok->text, tok->len, &dup);
+                if (e == SK_E_NOMEM)
+                    return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0,
+                                       "out of memory");
+                if (e)
+                    return fail(lx, d, e, tok->offset, "%s JSON object too large", lx->label);
+                if (dup) {
+                    int shown = tok->len > 96 ? 96 : (int)tok->len;
+                    return fail(lx, d, SK_E_JSON, tok->offset, "duplicate JSON key: %.*s%s", shown,
+                                tok->text, tok->len > 96 ? "..." : "");
+                }
+            }
+            return SK_OK;
+        }
+        case EXP_COLON:
+            if (c != ':')
+                return syntax(lx, d, tok->offset, "Expecting ':' delimiter");
+            lx->pos++;
+            lx->expect = EXP_VALUE;
+            continue;
+        case EXP_COMMA_OR_END: {
+            char kind = (char)lx->stack[lx->depth - 1];
+            if (c == ',') {
+                lx->pos++;
+                lx->expect = kind == 'o' ? EXP_KEY : EXP_VALUE;
+                continue;
+            }
+            if ((kind == 'o' && c == '}') || (kind == 'a' && c == ']')) {
+                end_container(lx, tok);
+                return SK_OK;
+            }
+            return syntax(lx, d, tok->offset, "Expecting ',' delimiter");
+        }
+        }
+    }
+}
+
+sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d)
+{
+    sk_jtok tok;
+    sk_err e = sk_json_lex_next(lx, &tok, d);
+    if (e)
+        return e;
+    if (tok.type != SK_JT_OBJ_BEGIN && tok.type != SK_JT_ARR_BEGIN)
+        return SK_OK;
+    size_t target = tok.depth - 1;
+    do {
+        e = sk_json_lex_next(lx, &tok, d);
+        if (e)
+            return e;
+    } while (!((tok.type == SK_JT_OBJ_END || tok.type == SK_JT_ARR_END) && tok.depth == target));
+    return SK_OK;
+}

@@ -1,0 +1,90 @@
+/* Strict streaming JSON tokenizer.
+ *
+ * It enforces the reference loader's rules while reading (RFC 8259 grammar,
+ * strict UTF-8, no BOM, no NaN/Infinity, duplicate keys rejected after
+ * unescaping, nesting limit, no trailing data) and hands out one token at a
+ * time, so multi-GB traces are read with constant memory.  It is also the
+ * validating front end of sk_json_parse (cJSON is used for the document tree
+ * only; see docs/json.md for why its own parser cannot be used).
+ *
+ * Two divergences from Python's json module, both rejected with a clear
+ * message instead of silently changing data: "\u0000" inside strings (cJSON
+ * strings are NUL-terminated) and escaped lone surrogates such as "\ud800".
+ */
+#ifndef SK_JSON_LEX_H
+#define SK_JSON_LEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sk_diag.h"
+#include "sk_io.h"
+
+#define SK_JSON_MAX_DEPTH 256               /* reference: maximum JSON depth 256 */
+#define SK_JSON_MAX_TOKEN (64u * 1024 * 1024) /* one string or number literal */
+#define SK_JSON_MAX_INT_DIGITS 4300         /* CPython's int string conversion limit */
+
+typedef enum sk_jtok_type {
+    SK_JT_EOF = 0,
+    SK_JT_OBJ_BEGIN,
+    SK_JT_OBJ_END,
+    SK_JT_ARR_BEGIN,
+    SK_JT_ARR_END,
+    SK_JT_KEY,
+    SK_JT_STRING,
+    SK_JT_NUMBER,
+    SK_JT_TRUE,
+    SK_JT_FALSE,
+    SK_JT_NULL
+} sk_jtok_type;
+
+typedef struct sk_jtok {
+    sk_jtok_type type;
+    /* KEY/STRING: the decoded UTF-8 text; NUMBER: the literal as written.
+     * Borrowed: valid until the next call on the tokenizer. NUL-terminated. */
+    const char *text;
+    size_t len;
+    int is_integer;   /* NUMBER: no fraction and no exponent */
+    uint64_t offset;  /* byte offset of the token's first byte */
+    uint64_t line;    /* 1-based line of the token's first byte */
+    size_t depth;     /* nesting depth after the token (0 = top level) */
+} sk_jtok;
+
+typedef struct sk_json_lex_opts {
+    /* Message wording follows the reference loader: "invalid <label> JSON: ...",
+     * "<label> must be UTF-8 JSON", "duplicate JSON key: <key>", ...
+     * When path is set, errors carry it with the line and byte offset in the
+     * diagnostic record; otherwise the message ends with Python's
+     * ": line L column C (char O)". */
+    const char *label;          /* "config", "workload", "sk_prof"; NULL = "input" */
+    const char *path;           /* file the bytes come from, or NULL */
+    size_t max_depth;           /* 0 = SK_JSON_MAX_DEPTH */
+    size_t max_token;           /* 0 = SK_JSON_MAX_TOKEN */
+    int allow_duplicate_keys;   /* 0 (default) = reject "duplicate JSON key" */
+} sk_json_lex_opts;
+
+typedef struct sk_json_lex sk_json_lex;
+
+/* Tokenizes bytes pulled from read(ctx).  opts may be NULL. */
+sk_err sk_json_lex_new(sk_read_fn read, void *ctx, const sk_json_lex_opts *opts,
+                       sk_json_lex **out);
+/* Tokenizes a memory block in place (no copy); data must outlive the tokenizer. */
+sk_err sk_json_lex_new_mem(const char *data, size_t len, const sk_json_lex_opts *opts,
+                           sk_json_lex **out);
+void sk_json_lex_free(sk_json_lex *lx);
+
+/* Next token.  After the single top-level value it returns SK_JT_EOF once
+ * trailing whitespace is consumed ("Extra data" otherwise).  Errors carry the
+ * label, line and byte offset in d. */
+sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d);
+/* Consumes the next complete value (validating it), e.g. after an
+ * uninteresting KEY. */
+sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d);
+/* Bytes consumed so far. */
+uint64_t sk_json_lex_offset(const sk_json_lex *lx);
+/* The options it was created with (label never NULL, path may be). */
+const char *sk_json_lex_label(const sk_json_lex *lx);
+const char *sk_json_lex_path(const sk_json_lex *lx);
+size_t sk_json_lex_max_depth(const sk_json_lex *lx);
+
+#endif

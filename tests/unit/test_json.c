@@ -1,0 +1,498 @@
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_json.h"
+#include "t.h"
+
+/* Canonical text of a JSON document, or "ERR:<message>". Caller frees. */
+static char *canon_of(const char *text, sk_json_style style)
+{
+    cJSON *v = NULL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_buf out = SK_BUF_INIT;
+    sk_json_lex_opts o = {.label = "config"};
+    if (sk_json_parse(text, strlen(text), &o, &v, &d) == SK_OK &&
+        sk_json_write(v, style, &out, &d) == SK_OK) {
+        cJSON_Delete(v);
+        return sk_buf_take(&out);
+    }
+    cJSON_Delete(v);
+    sk_buf_reset(&out);
+    char line[2048];
+    sk_diag_format(&d, line, sizeof line);
+    (void)sk_buf_printf(&out, "ERR:%s", line);
+    return sk_buf_take(&out);
+}
+
+static void check_canon(const char *file, int line, const char *in, const char *want)
+{
+    char *got = canon_of(in, SK_JSON_CANONICAL);
+    if (strcmp(got, want) != 0)
+        t_fail(file, line, "canonical(%s):\n#   got:  %s\n#   want: %s", in, got, want);
+    free(got);
+}
+#define CANON(in, want) check_canon(__FILE__, __LINE__, in, want)
+
+static void check_err(const char *file, int line, const char *in, size_t len, const char *sub,
+                      sk_err code)
+{
+    cJSON *v = NULL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_json_lex_opts o = {.label = "config"};
+    sk_err e = sk_json_parse(in, len, &o, &v, &d);
+    char msg[2048];
+    sk_diag_format(&d, msg, sizeof msg);
+    if (e != code || !strstr(msg, sub))
+        t_fail(file, line, "parse error for <%.*s>: got %s \"%s\", want %s containing \"%s\"",
+               (int)len, in, sk_err_name(e), msg, sk_err_name(code), sub);
+    cJSON_Delete(v);
+}
+#define ERR(in, sub) check_err(__FILE__, __LINE__, in, strlen(in), sub, SK_E_JSON)
+#define ERRN(in, len, sub) check_err(__FILE__, __LINE__, in, len, sub, SK_E_JSON)
+#define ERRC(in, sub, code) check_err(__FILE__, __LINE__, in, strlen(in), sub, code)
+
+static void fingerprint_vectors(void)
+{
+    static const struct {
+        const char *json, *canon, *sha;
+    } v[] = {
+        {"{\"superkernel\": false}", "{\"superkernel\":false}",
+         "c4c843a18df69eb7d03387a20c0aa3316615bd3007f4888be2be02c49b848277"},
+        {"{\"rank\": 0}", "{\"rank\":0}",
+         "420c4dd4fc43a4fb87eb15bd886daf8a510e20717ed3497fd83f237ae8d26918"},
+        {"{}", "{}", "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"},
+        {"null", "null", "74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"},
+        {"{\"model\":\"deepseek_v4\",\"input\":1,\"batch\":1,\"rank\":16,\"mode\":\"decode\","
+         "\"warmup\":2,\"iterations\":3,\"runtime\":{\"backend\":\"npugraph_ex\"}}",
+         "{\"batch\":1,\"input\":1,\"iterations\":3,\"mode\":\"decode\",\"model\":\"deepseek_v4\","
+         "\"rank\":16,\"runtime\":{\"backend\":\"npugraph_ex\"},\"warmup\":2}",
+         "52a2ed01b6c2af6b88ee80c5656a53167a4a309b2229383339704629b12d60be"},
+        {"{\"command\":\"baseline_profile\"}", "{\"command\":\"baseline_profile\"}",
+         "af8655cb5ec086403dbc5753e1b9e016b52f93d6d00b037662cd57feb8a7f4af"},
+        {"{\"started_ns\":1,\"schema_version\":\"1.0\",\"root_was_empty\":true,"
+         "\"capture_root\":\"/capture/root\",\"capture_role\":\"baseline_profile\"}",
+         "{\"capture_role\":\"baseline_profile\",\"capture_root\":\"/capture/root\","
+         "\"root_was_empty\":true,\"schema_version\":\"1.0\",\"started_ns\":1}",
+         "51f761755c6f238e0db742a66a70fb4a01d5323c4fee6be1fa853897f42ec787"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        cJSON *j = NULL;
+        T_EQ_INT(sk_json_parse(v[i].json, strlen(v[i].json), NULL, &j, NULL), SK_OK);
+        sk_buf b = SK_BUF_INIT;
+        T_EQ_INT(sk_json_write(j, SK_JSON_CANONICAL, &b, NULL), SK_OK);
+        T_EQ_STR(sk_buf_cstr(&b), v[i].canon);
+        char hex[65];
+        T_EQ_INT(sk_json_fingerprint(j, hex, NULL), SK_OK);
+        T_EQ_STR(hex, v[i].sha);
+        sk_buf_free(&b);
+        cJSON_Delete(j);
+    }
+}
+
+static void float_repr_vectors(void)
+{
+    CANON("[1.0,-0.0,0.5,1e15,1e16,1.5e16,0.0001,0.00001,1e-7,123.456,1e300,2.5e-300,1E5,"
+          "0.30000000000000004,12345678901234567890.0]",
+          "[1.0,-0.0,0.5,1000000000000000.0,1e+16,1.5e+16,0.0001,1e-05,1e-07,123.456,1e+300,"
+          "2.5e-300,100000.0,0.30000000000000004,1.2345678901234567e+19]");
+    CANON("[0.0,0e0,-0e-0,5e-324,1.7976931348623157e308,1e22,1e21,9007199254740993.0,0.1,"
+          "100.0,1e2,3.14159,2e-4,1.5e-5,99999999999999999.0]",
+          "[0.0,0.0,-0.0,5e-324,1.7976931348623157e+308,1e+22,1e+21,9007199254740992.0,0.1,"
+          "100.0,100.0,3.14159,0.0002,1.5e-05,1e+17]");
+    char buf[40];
+    T_EQ_INT(sk_json_format_double(NAN, buf, sizeof buf), -1);
+    T_EQ_INT(sk_json_format_double(INFINITY, buf, sizeof buf), -1);
+    T_CHECK(sk_json_format_double(0.1 + 0.2, buf, sizeof buf) > 0);
+    T_EQ_STR(buf, "0.30000000000000004");
+    T_CHECK(sk_json_format_double(1e16, buf, sizeof buf) > 0);
+    T_EQ_STR(buf, "1e+16");
+    T_CHECK(sk_json_format_double(9999999999999998.0, buf, sizeof buf) > 0);
+    T_EQ_STR(buf, "9999999999999998.0");
+}
+
+static void integers_stay_exact(void)
+{
+    CANON("[-0,0,1,-1,9007199254740993,1234567890123456789,-9223372036854775808,"
+          "123456789012345678901234567890123456789012345678901234567890123456789012345678901234]",
+          "[0,0,1,-1,9007199254740993,1234567890123456789,-9223372036854775808,"
+          "123456789012345678901234567890123456789012345678901234567890123456789012345678901234]");
+    cJSON *j = NULL;
+    const char *ints = "[9223372036854775807,9223372036854775808,1.0,-5]";
+    T_EQ_INT(sk_json_parse(ints, strlen(ints), NULL, &j, NULL), SK_OK);
+    int64_t v = 0;
+    T_EQ_INT(sk_json_get_i64(cJSON_GetArrayItem(j, 0), &v), SK_OK);
+    T_CHECK(v == INT64_MAX);
+    T_EQ_INT(sk_json_get_i64(cJSON_GetArrayItem(j, 1), &v), SK_E_SCHEMA);
+    T_EQ_INT(sk_json_get_i64(cJSON_GetArrayItem(j, 2), &v), SK_E_SCHEMA);
+    T_EQ_INT(sk_json_get_i64(cJSON_GetArrayItem(j, 3), &v), SK_OK);
+    T_EQ_INT(v, -5);
+    T_CHECK(sk_json_is_int(cJSON_GetArrayItem(j, 0)));
+    T_CHECK(!sk_json_is_int(cJSON_GetArrayItem(j, 2)));
+    /* duplicating keeps the literal */
+    cJSON *dup = cJSON_Duplicate(j, 1);
+    T_EQ_INT(sk_json_equal(j, dup), 1);
+    cJSON_Delete(dup);
+    cJSON_Delete(j);
+}
+
+static void key_order_and_escapes(void)
+{
+    CANON("{\"b\":1,\"a\":2,\"\\u00e9\":3,\"Z\":4,\"\\ud83d\\ude00\":5,\"\\uffff\":6,\"\":7}",
+          "{\"\":7,\"Z\":4,\"a\":2,\"b\":1,\"\\u00e9\":3,\"\\uffff\":6,\"\\ud83d\\ude00\":5}");
+    CANON("[\"tab\\t\",\"del\x7f\",\"e\xc3\xa9\",\"\xf0\x9f\x98\x80\",\"ctl\\u0001\",\"\\u2028\","
+          "\"q\\\"b\\\\s\\/\",\"\\b\\f\\n\\r\"]",
+          "[\"tab\\t\",\"del\\u007f\",\"e\\u00e9\",\"\\ud83d\\ude00\",\"ctl\\u0001\",\"\\u2028\","
+          "\"q\\\"b\\\\s/\",\"\\b\\f\\n\\r\"]");
+    CANON(" \t\r\n{ \"a\" : [ ] , \"b\" : { } }\n", "{\"a\":[],\"b\":{}}");
+}
+
+static void pretty_style(void)
+{
+    char *got = canon_of("{\"b\":[1,{\"x\":null}],\"a\":{},\"c\":[],\"d\":\"\xc3\xa9\"}",
+                         SK_JSON_PRETTY);
+    T_EQ_STR(got, "{\n  \"a\": {},\n  \"b\": [\n    1,\n    {\n      \"x\": null\n    }\n  ],\n"
+                  "  \"c\": [],\n  \"d\": \"\\u00e9\"\n}");
+    free(got);
+}
+
+static void strict_rejections(void)
+{
+    ERR("", "Expecting value");
+    ERR("   ", "Expecting value");
+    ERR("[1] x", "Extra data");
+    ERR("{} {}", "Extra data");
+    ERR("\xEF\xBB\xBF{}", "Unexpected UTF-8 BOM");
+    ERR("{\"a\":1,\"a\":2}", "duplicate JSON key: a");
+    ERR("{\"a\":1,\"\\u0061\":2}", "duplicate JSON key: a");
+    ERR("{\"x\":{\"k\":1},\"y\":{\"k\":1,\"k\":1}}", "duplicate JSON key: k");
+    ERR("[NaN]", "non-standard JSON constant: NaN");
+    ERR("[Infinity]", "non-standard JSON constant: Infinity");
+    ERR("[-Infinity]", "non-standard JSON constant: -Infinity");
+    ERR("[01]", "leading zeros");
+    ERR("[1.]", "decimal point");
+    ERR("[.5]", "Expecting value");
+    ERR("[+1]", "Expecting value");
+    ERR("[1e]", "exponent");
+    ERR("[0x10]", "invalid number literal");
+    ERR("[1,]", "Expecting value");
+    ERR("{\"a\":1,}", "Expecting property name");
+    ERR("{'a':1}", "Expecting property name");
+    ERR("{\"a\" 1}", "Expecting ':' delimiter");
+    ERR("[1 2]", "Expecting ',' delimiter");
+    ERR("[1}", "Expecting ',' delimiter");
+    ERR("[\"a\tb\"]", "Invalid control character");
+    ERR("[\"abc", "Unterminated string");
+    ERR("[\"\\x\"]", "Invalid \\escape");
+    ERR("[\"\\u12G4\"]", "Invalid \\uXXXX");
+    ERR("[\"\\ud800\"]", "lone surrogate");
+    ERR("[\"\\udc00x\"]", "lone surrogate");
+    ERR("[\"a\\u0000b\"]", "\\u0000 in strings is not supported");
+    ERR("[\"\xff\"]", "config must be UTF-8 JSON");
+    ERR("[\"\xc0\xaf\"]", "must be UTF-8 JSON");
+    ERR("[\"\xed\xa0\x80\"]", "must be UTF-8 JSON");
+    ERR("[\"\xf4\x90\x80\x80\"]", "must be UTF-8 JSON");
+    ERR("[1]\xff", "must be UTF-8 JSON");
+    ERR("[tru]", "Expecting value");
+    ERR("[truex]", "Expecting value");
+    ERR("/* c */ {}", "Expecting value");
+    ERR("[1e400]", "config[0] must contain only standard JSON values");
+    ERR("{\"runtime\":{\"bad\":-1e999}}", "config.runtime.bad must contain only standard JSON");
+    ERR("[1,[2,3e999]]", "config[1][1] must contain");
+    ERRN("[1,\0]", 4, "Expecting value");
+    ERR("[1,2", "unexpected end of data");
+    ERR("{\"a\"", "unexpected end of data");
+}
+
+static void depth_limit(void)
+{
+    char buf[1300];
+    memset(buf, '[', 256);
+    memset(buf + 256, ']', 256);
+    cJSON *j = NULL;
+    T_EQ_INT(sk_json_parse(buf, 512, NULL, &j, NULL), SK_OK);
+    cJSON_Delete(j);
+    memset(buf, '[', 257);
+    memset(buf + 257, ']', 257);
+    check_err(__FILE__, __LINE__, buf, 514, "config exceeds maximum JSON depth 256 (JSON nesting limit)",
+              SK_E_LIMIT);
+    memset(buf, '[', 1200);
+    check_err(__FILE__, __LINE__, buf, 1200, "JSON nesting", SK_E_LIMIT);
+}
+
+static void integer_digit_limit(void)
+{
+    char *big = malloc(4400);
+    memset(big, '7', 4301);
+    big[4301] = '\0';
+    ERRC(big, "exceeds the limit (4300 digits)", SK_E_LIMIT);
+    big[4300] = '\0';
+    char *got = canon_of(big, SK_JSON_CANONICAL);
+    T_EQ_INT(strlen(got), 4300);
+    free(got);
+    free(big);
+}
+
+static void error_location(void)
+{
+    cJSON *j = NULL;
+    sk_diag d;
+    sk_json_lex_opts o = {.label = "workload"};
+    T_EQ_INT(sk_json_parse("{\n  \"a\": 1,\n  \"b\": ]\n}", 22, &o, &j, &d), SK_E_JSON);
+    T_EQ_U64(d.line, 3);
+    T_CONTAINS(d.msg, "invalid workload JSON: Expecting value: line 3 column 8 (char 19)");
+    sk_json_lex_opts p = {.label = "workload", .path = "/x/w.json"};
+    T_EQ_INT(sk_json_parse("{\n  \"a\": 1,\n  \"b\": ]\n}", 22, &p, &j, &d), SK_E_JSON);
+    char line[512];
+    sk_diag_format(&d, line, sizeof line);
+    T_EQ_STR(line, "/x/w.json:3: invalid workload JSON: Expecting value");
+}
+
+static void builders_and_equality(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    T_EQ_INT(sk_json_add_int(o, "n", -42), SK_OK);
+    T_EQ_INT(sk_json_add_uint(o, "u", UINT64_MAX), SK_OK);
+    T_EQ_INT(sk_json_add_float(o, "f", 2.0), SK_OK);
+    T_EQ_INT(sk_json_add_float(o, "nan", NAN), SK_OK);
+    T_EQ_INT(sk_json_add_str(o, "s", "\xe6\x97\xb6"), SK_OK);
+    T_EQ_INT(sk_json_add_bool(o, "t", 1), SK_OK);
+    T_EQ_INT(sk_json_add_null(o, "z"), SK_OK);
+    T_EQ_INT(sk_json_add(o, "l", sk_json_new_literal("1E5")), SK_OK);
+    T_CHECK(sk_json_new_literal("1e999") == NULL);
+    T_CHECK(sk_json_new_literal("01") == NULL);
+    T_CHECK(sk_json_new_literal("1 2") == NULL);
+    sk_buf b = SK_BUF_INIT;
+    T_EQ_INT(sk_json_write(o, SK_JSON_CANONICAL, &b, NULL), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&b), "{\"f\":2.0,\"l\":100000.0,\"n\":-42,\"nan\":null,\"s\":\"\\u65f6\","
+                              "\"t\":true,\"u\":18446744073709551615,\"z\":null}");
+    sk_buf_free(&b);
+    cJSON_Delete(o);
+
+    cJSON *a = NULL, *c = NULL, *t = NULL;
+    T_EQ_INT(sk_json_parse("{\"v\":1}", 7, NULL, &a, NULL), SK_OK);
+    T_EQ_INT(sk_json_parse("{\"v\":1.0}", 9, NULL, &c, NULL), SK_OK);
+    T_EQ_INT(sk_json_parse("{\"v\":true}", 10, NULL, &t, NULL), SK_OK);
+    T_EQ_INT(sk_json_equal(a, c), 0);
+    T_EQ_INT(sk_json_equal(a, t), 0);
+    T_EQ_INT(sk_json_equal(a, a), 1);
+    cJSON_Delete(a);
+    cJSON_Delete(c);
+    cJSON_Delete(t);
+}
+
+static void check_keys_messages(void)
+{
+    cJSON *j = NULL;
+    T_EQ_INT(sk_json_parse("{\"a\":1,\"zz\":2,\"b\":3,\"yy\":4}", 27, NULL, &j, NULL), SK_OK);
+    static const char *const req[] = {"a", "b", NULL};
+    static const char *const req2[] = {"a", "c", "d", NULL};
+    static const char *const opt[] = {"yy", NULL};
+    sk_diag d;
+    T_EQ_INT(sk_json_check_keys(j, "manifest", req, opt, &d), SK_E_SCHEMA);
+    T_EQ_STR(d.msg, "manifest has unknown fields: zz");
+    T_EQ_INT(sk_json_check_keys(j, "manifest", req2, NULL, &d), SK_E_SCHEMA);
+    T_EQ_STR(d.msg, "manifest missing fields: c, d");
+    static const char *const all[] = {"a", "b", "yy", "zz", NULL};
+    T_EQ_INT(sk_json_check_keys(j, "manifest", all, NULL, &d), SK_OK);
+    T_EQ_INT(sk_json_check_keys(cJSON_GetArrayItem(j, 0), "manifest", req, NULL, &d), SK_E_SCHEMA);
+    T_EQ_STR(d.msg, "manifest must be an object");
+    T_CHECK(sk_json_get(j, "A") == NULL);
+    cJSON_Delete(j);
+}
+
+static void python_strip(void)
+{
+    T_CHECK(sk_py_is_trimmed("revision-a"));
+    T_CHECK(sk_py_is_trimmed(""));
+    T_CHECK(!sk_py_is_trimmed(" revision-a"));
+    T_CHECK(!sk_py_is_trimmed("revision-a "));
+    T_CHECK(!sk_py_is_trimmed("x\x1c"));
+    T_CHECK(!sk_py_is_trimmed("\xc2\x85x"));     /* U+0085 */
+    T_CHECK(!sk_py_is_trimmed("x\xe3\x80\x80")); /* U+3000 */
+    T_CHECK(sk_py_is_trimmed("\xef\xbb\xbfx"));  /* BOM is not whitespace */
+    T_CHECK(sk_py_is_trimmed("a b"));
+}
+
+/* The streaming tokenizer must give identical results whatever the chunking. */
+static void streaming_chunk_boundaries(void)
+{
+    const char *doc =
+        "[{\"ph\":\"X\",\"name\":\"[0/2]static_kernel_RmsNorm_\\u00e9\",\"pid\":\"AIV\","
+        "\"tid\":25,\"ts\":1000.020000,\"dur\":5.000000,\"args\":{\"modelId\":\"48_1\","
+        "\"skId\":7,\"nodeId\":3}},\n{\"x\":[true,false,null,-0.5e-3,\"\xe6\x97\xb6\"]},\n{}]";
+    size_t chunks[] = {1, 2, 3, 7, 64, 0};
+    char reference[4096] = "";
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        sk_mem_reader r = {doc, strlen(doc), 0, chunks[c]};
+        sk_json_lex *lx = NULL;
+        T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, NULL, &lx), SK_OK);
+        sk_buf trace = SK_BUF_INIT;
+        sk_jtok tok;
+        sk_diag d;
+        int n = 0;
+        do {
+            T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+            (void)sk_buf_printf(&trace, "%d:%zu:%.*s:%llu|", tok.type, tok.depth, (int)tok.len,
+                                tok.text ? tok.text : "", (unsigned long long)tok.offset);
+        } while (tok.type != SK_JT_EOF && ++n < 1000);
+        if (c == 0)
+            snprintf(reference, sizeof reference, "%s", sk_buf_cstr(&trace));
+        else
+            T_EQ_STR(sk_buf_cstr(&trace), reference);
+        sk_buf_free(&trace);
+        sk_json_lex_free(lx);
+    }
+    T_CONTAINS(reference, "7:2:1000.020000:");
+    T_CONTAINS(reference, "6:2:[0/2]static_kernel_RmsNorm_\xc3\xa9:");
+}
+
+static void streaming_skip_and_big_tokens(void)
+{
+    /* a long string spanning many refills, then skip of a nested value */
+    size_t n = 700000;
+    char *doc = malloc(n + 64);
+    strcpy(doc, "{\"big\":\"");
+    memset(doc + 8, 'a', n);
+    strcpy(doc + 8 + n, "\",\"skip\":{\"x\":[1,{\"y\":2}]},\"k\":3}");
+    sk_mem_reader r = {doc, strlen(doc), 0, 4096};
+    sk_json_lex *lx = NULL;
+    sk_jtok tok;
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, NULL, &lx), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_INT(tok.type, SK_JT_OBJ_BEGIN);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_INT(tok.type, SK_JT_STRING);
+    T_EQ_U64(tok.len, n);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_STR(tok.text, "skip");
+    T_EQ_INT(sk_json_lex_skip_value(lx, NULL), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_STR(tok.text, "k");
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_STR(tok.text, "3");
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_INT(tok.type, SK_JT_OBJ_END);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    T_EQ_INT(tok.type, SK_JT_EOF);
+    sk_json_lex_free(lx);
+    /* a token limit applies to one string */
+    sk_json_lex_opts o = {.label = "trace", .max_token = 1000};
+    r.pos = 0;
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+    sk_diag d;
+    T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_E_LIMIT);
+    T_CONTAINS(d.msg, "trace JSON string exceeds 1000 bytes");
+    sk_json_lex_free(lx);
+    free(doc);
+}
+
+static void many_keys_duplicate_detection(void)
+{
+    sk_buf b = SK_BUF_INIT;
+    (void)sk_buf_putc(&b, '{');
+    for (int i = 0; i < 5000; i++)
+        (void)sk_buf_printf(&b, "%s\"k%d\":%d", i ? "," : "", i, i);
+    (void)sk_buf_puts(&b, "}");
+    cJSON *j = NULL;
+    T_EQ_INT(sk_json_parse(b.data, b.len, NULL, &j, NULL), SK_OK);
+    T_EQ_INT(cJSON_GetArraySize(j), 5000);
+    cJSON_Delete(j);
+    b.len--;
+    (void)sk_buf_puts(&b, ",\"k4321\":0}");
+    sk_diag d;
+    T_EQ_INT(sk_json_parse(b.data, b.len, NULL, &j, &d), SK_E_JSON);
+    T_CONTAINS(d.msg, "duplicate JSON key: k4321");
+    sk_buf_free(&b);
+}
+
+static void allocation_failures_are_clean(void)
+{
+#ifdef SK_TEST_HOOKS
+    const char *doc = "{\"a\":[1,2.5,\"x\",{\"b\":null,\"c\":[true,false]}],\"d\":\"\xc3\xa9\"}";
+    int saw_nomem = 0, saw_ok = 0;
+    for (unsigned long n = 1; n < 200; n++) {
+        sk_alloc_fail_at(n);
+        cJSON *j = NULL;
+        sk_diag d;
+        sk_err e = sk_json_parse(doc, strlen(doc), NULL, &j, &d);
+        sk_buf b = SK_BUF_INIT;
+        if (e == SK_OK)
+            e = sk_json_write(j, SK_JSON_PRETTY, &b, &d);
+        sk_alloc_fail_at(0);
+        if (e == SK_E_NOMEM)
+            saw_nomem = 1;
+        else if (e == SK_OK)
+            saw_ok = 1;
+        else
+            t_fail(__FILE__, __LINE__, "n=%lu: unexpected %s", n, sk_err_name(e));
+        sk_buf_free(&b);
+        cJSON_Delete(j);
+    }
+    T_CHECK(saw_nomem && saw_ok);
+#endif
+}
+
+static void read_value_from_stream(void)
+{
+    const char *doc = "{\"version\":1,\"streams\":[{\"nodes\":[1,2,3]}],"
+                      "\"options\":{\"dcci_disable_on_kernel\":{\"name\":\"d\",\"value\":[\".*\"]},"
+                      "\"n\":12345678901234567890},\"tail\":null}";
+    sk_mem_reader r = {doc, strlen(doc), 0, 5};
+    sk_json_lex *lx = NULL;
+    sk_json_lex_opts o = {.label = "graph"};
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+    sk_jtok tok;
+    cJSON *opts = NULL;
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    while (!sk_json_lex_next(lx, &tok, NULL) && tok.type == SK_JT_KEY) {
+        if (strcmp(tok.text, "options") == 0)
+            T_EQ_INT(sk_json_lex_read_value(lx, &opts, NULL), SK_OK);
+        else
+            T_EQ_INT(sk_json_lex_skip_value(lx, NULL), SK_OK);
+    }
+    T_EQ_INT(tok.type, SK_JT_OBJ_END);
+    sk_buf b = SK_BUF_INIT;
+    T_EQ_INT(sk_json_write(opts, SK_JSON_CANONICAL, &b, NULL), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&b), "{\"dcci_disable_on_kernel\":{\"name\":\"d\",\"value\":[\".*\"]},"
+                              "\"n\":12345678901234567890}");
+    sk_buf_free(&b);
+    cJSON_Delete(opts);
+    sk_json_lex_free(lx);
+    /* a scalar value and an error inside the value */
+    const char *bad = "[1e999]";
+    sk_mem_reader r2 = {bad, strlen(bad), 0, 0};
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r2, &o, &lx), SK_OK);
+    sk_diag d;
+    T_EQ_INT(sk_json_lex_read_value(lx, &opts, &d), SK_E_JSON);
+    T_CONTAINS(d.msg, "graph[0] must contain only standard JSON values");
+    T_CHECK(opts == NULL);
+    sk_json_lex_free(lx);
+}
+
+static const t_case cases[] = {
+    T(read_value_from_stream),
+    T(fingerprint_vectors),
+    T(float_repr_vectors),
+    T(integers_stay_exact),
+    T(key_order_and_escapes),
+    T(pretty_style),
+    T(strict_rejections),
+    T(depth_limit),
+    T(integer_digit_limit),
+    T(error_location),
+    T(builders_and_equality),
+    T(check_keys_messages),
+    T(python_strip),
+    T(streaming_chunk_boundaries),
+    T(streaming_skip_and_big_tokens),
+    T(many_keys_duplicate_detection),
+    T(allocation_failures_are_clean),
+    {NULL, NULL},
+};
+T_MAIN(cases)
