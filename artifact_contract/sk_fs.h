@@ -171,9 +171,11 @@ sk_err sk_publish_at(int dirfd, const char *name, const void *data, size_t len, 
  * mode exact); sk_outdir_commit applies dir_mode, fsyncs and renames it to
  * path with RENAME_NOREPLACE (if path exists as an empty directory it is
  * removed with rmdir, which refuses non-empty directories atomically, and the
- * rename is retried; anything else fails with SK_E_EXISTS).  On any failure
- * of add or commit, and in sk_outdir_free without commit, the temporary
- * directory and the files written into it are removed. */
+ * rename is retried; anything else fails with SK_E_EXISTS).  A name that is
+ * not one component, or is added twice, is refused with SK_E_ARG and leaves
+ * the set usable; any other failure of add or commit, and sk_outdir_free
+ * without commit, removes the temporary directory and the files written
+ * into it (add and commit then fail with SK_E_ARG). */
 typedef struct sk_outdir sk_outdir;
 sk_err sk_outdir_begin(const char *path, unsigned dir_mode, sk_outdir **out, sk_diag *d);
 sk_err sk_outdir_add(sk_outdir *o, const char *name, const void *data, size_t len, unsigned mode,
@@ -190,11 +192,13 @@ sk_err sk_mkdir_p(const char *path, unsigned mode, sk_diag *d);
 /* Test builds only (SK_TEST_HOOKS): pretend the filesystem lacks a feature
  * so that every publication route can be exercised.  The set is also read
  * from the environment variable SK_TEST_FS_DISABLE (comma-separated:
- * tmpfile, link, noreplace).  Release builds ignore both. */
+ * tmpfile, link, noreplace, emptypath).  Release builds ignore both. */
 enum {
-    SK_FS_TEST_NO_TMPFILE = 1,   /* O_TMPFILE fails with EOPNOTSUPP */
-    SK_FS_TEST_NO_LINK = 2,      /* link/linkat fail with EPERM */
-    SK_FS_TEST_NO_NOREPLACE = 4  /* renameat2 RENAME_NOREPLACE fails with EINVAL */
+    SK_FS_TEST_NO_TMPFILE = 1,    /* O_TMPFILE fails with EOPNOTSUPP */
+    SK_FS_TEST_NO_LINK = 2,       /* link/linkat fail with EPERM */
+    SK_FS_TEST_NO_NOREPLACE = 4,  /* renameat2 RENAME_NOREPLACE fails with EINVAL */
+    SK_FS_TEST_NO_EMPTY_PATH = 8  /* linkat AT_EMPTY_PATH fails with ENOENT, as it
+                                     does without CAP_DAC_READ_SEARCH */
 };
 #ifdef SK_TEST_HOOKS
 void sk_fs_test_disable(unsigned features);

@@ -243,6 +243,8 @@ unsigned fs_test_disabled(void)
             bits |= SK_FS_TEST_NO_LINK;
         if (strstr(list, "noreplace"))
             bits |= SK_FS_TEST_NO_NOREPLACE;
+        if (strstr(list, "emptypath"))
+            bits |= SK_FS_TEST_NO_EMPTY_PATH;
     }
     return bits;
 }

@@ -97,7 +97,13 @@ static sk_err publish_tmpfile(int dirfd, const char *name, const char *display, 
     *hook_fired = 1;
     /* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc/self/fd works for
      * everyone else when /proc is mounted. */
-    int r = do_linkat(fd, "", dirfd, name, AT_EMPTY_PATH);
+    int r;
+    if (fs_test_disabled() & SK_FS_TEST_NO_EMPTY_PATH) {
+        r = -1;
+        errno = ENOENT;
+    } else {
+        r = do_linkat(fd, "", dirfd, name, AT_EMPTY_PATH);
+    }
     if (r != 0 && (errno == ENOENT || errno == EPERM) &&
         !(fs_test_disabled() & SK_FS_TEST_NO_LINK)) {
         char proc[64];

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -709,6 +710,111 @@ static void mkdir_p_creates_and_refuses(void)
     teardown();
 }
 
+/* In a child: use up every descriptor but `spare`, then read.  Exit 0 when
+ * the message is as expected, 1 otherwise, 3 when the limit cannot be set. */
+static int emfile_child(const char *rel, int spare, const char *want)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 3;
+    rl.rlim_cur = 64;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 3;
+    int held[64], n = 0;
+    for (int fd; n < 64 && (fd = dup(0)) >= 0;)
+        held[n++] = fd;
+    for (int i = 0; i < spare && n > 0; i++)
+        close(held[--n]);
+    sk_diag d;
+    sk_err e = read_code(rel, SK_PATH_NOFOLLOW_ALL, 0, &d);
+    if (e != SK_E_IO || d.sub != SK_FS_SUB_NO_FDS || strcmp(d.msg, want) != 0) {
+        printf("# child got %s sub %d: %s\n", sk_err_name(e), d.sub, d.msg);
+        return 1;
+    }
+    return 0;
+}
+
+static void too_many_open_files(void)
+{
+    setup();
+    char old[4096];
+    T_CHECK(getcwd(old, sizeof old) != NULL);
+    T_EQ_INT(mkdir(tfs_path("%s/a", scratch), 0755), 0);
+    T_EQ_INT(tfs_write_str(tfs_path("%s/a/f", scratch), "x"), 0);
+    T_EQ_INT(tfs_write_str(tfs_path("%s/f", scratch), "x"), 0);
+    T_EQ_INT(chdir(scratch), 0);
+    static const struct {
+        const char *rel;
+        int spare;
+        const char *want;
+    } cases_[] = {
+        /* the walk holds the start directory and its duplicate; the third
+         * descriptor is either the next directory or the leaf */
+        {"a/f", 2, "config path component cannot be opened: a (too many open files in this "
+                   "process)"},
+        {"f", 2, "config does not exist or cannot be opened: too many open files in this process"},
+        {"f", 1, "config cannot be opened: too many open files in this process"},
+    };
+    for (size_t i = 0; i < sizeof cases_ / sizeof cases_[0]; i++) {
+        fflush(stdout);
+        pid_t pid = fork();
+        T_CHECK(pid >= 0);
+        if (pid == 0) {
+            int rc = emfile_child(cases_[i].rel, cases_[i].spare, cases_[i].want);
+            fflush(stdout);
+            _exit(rc);
+        }
+        int status = 0;
+        T_EQ_INT(waitpid(pid, &status, 0), pid);
+        T_CHECK(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 3)
+            printf("# skipped: RLIMIT_NOFILE cannot be lowered here\n");
+        else
+            T_EQ_INT(WEXITSTATUS(status), 0);
+    }
+    T_EQ_INT(chdir(old), 0);
+    teardown();
+}
+
+static void hash_five_megabytes(void)
+{
+    setup();
+    size_t n = 5 * 1000 * 1000 + 7; /* not a multiple of the 1 MiB chunk */
+    unsigned char *buf = malloc(n);
+    T_CHECK(buf != NULL);
+    uint32_t x = 2463534242u; /* xorshift32: deterministic, incompressible */
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        buf[i] = (unsigned char)x;
+    }
+    T_EQ_INT(mkdir(tfs_path("%s/prof", scratch), 0755), 0);
+    T_EQ_INT(tfs_write(tfs_path("%s/prof/trace_view.json", scratch), buf, n), 0);
+    char want[65], got[65];
+    T_EQ_INT(sk_sha256_hex(buf, n, want), SK_OK);
+    sk_diag d;
+    int fd = open(scratch, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    sk_stat st;
+    T_EQ_INT(sk_hash_file_at(fd, "prof/trace_view.json", "artifact", got, &st, &d), SK_OK);
+    T_EQ_STR(got, want);
+    T_EQ_U64(st.size, n);
+    /* the in-memory readers agree */
+    char *data = NULL;
+    size_t len = 0;
+    char hex2[65];
+    T_EQ_INT(sk_read_file_at(fd, "prof/trace_view.json", "artifact", 0, &data, &len, NULL, hex2,
+                             &d),
+             SK_OK);
+    T_EQ_INT(len, n);
+    T_CHECK(memcmp(data, buf, n) == 0);
+    T_EQ_STR(hex2, want);
+    sk_free(data);
+    close(fd);
+    free(buf);
+    teardown();
+}
+
 static const t_case cases[] = {
     T(read_regular_file),
     T(read_relative_path_gives_absolute_evidence),
@@ -730,6 +836,8 @@ static const t_case cases[] = {
     T(component_name_too_long),
     T(dir_open_policies),
     T(mkdir_p_creates_and_refuses),
+    T(hash_five_megabytes),
+    T(too_many_open_files),
     {NULL, NULL},
 };
 T_MAIN(cases)
