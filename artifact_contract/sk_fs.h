@@ -49,11 +49,11 @@ typedef enum sk_fs_sub {
 typedef struct sk_stat {
     uint64_t dev;
     uint64_t ino;
-    uint32_t mode;     /* st_mode including the type bits */
+    uint32_t mode; /* st_mode including the type bits */
     uint64_t nlink;
     uint64_t size;
-    int64_t ctime_ns;  /* st_ctim in ns since the epoch */
-    int64_t mtime_ns;  /* st_mtim in ns since the epoch */
+    int64_t ctime_ns; /* st_ctim in ns since the epoch */
+    int64_t mtime_ns; /* st_mtim in ns since the epoch */
 } sk_stat;
 
 void sk_stat_from(sk_stat *out, const struct stat *st);
@@ -83,8 +83,8 @@ typedef struct sk_rfile sk_rfile;
  * "<label> does not exist or cannot be opened: <why>", ...).  The identity
  * of every directory on the way is remembered so that sk_rfile_finish can
  * re-verify the whole chain, not only the leaf. */
-sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label,
-                     sk_rfile **out, sk_diag *d);
+sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label, sk_rfile **out,
+                     sk_diag *d);
 /* Opens relpath below the directory dirfd, walking every component with
  * O_NOFOLLOW and remembering each directory's (dev, ino) so that
  * sk_rfile_finish can re-walk and detect a swapped path.  relpath must be
@@ -133,8 +133,7 @@ sk_err sk_hash_file_at(int dirfd, const char *relpath, const char *label, char s
 
 /* Opens a directory (O_DIRECTORY|O_NOFOLLOW on the last component; the
  * ancestors follow policy).  Returns the fd in *fd (O_CLOEXEC). */
-sk_err sk_dir_open(const char *path, sk_path_policy policy, const char *label, int *fd,
-                   sk_diag *d);
+sk_err sk_dir_open(const char *path, sk_path_policy policy, const char *label, int *fd, sk_diag *d);
 
 /* Python os.path.abspath: getcwd() + path with "//", "." and ".." collapsed
  * lexically (no symlink resolution; unlike Python, a leading "//" becomes
@@ -194,11 +193,11 @@ sk_err sk_mkdir_p(const char *path, unsigned mode, sk_diag *d);
  * from the environment variable SK_TEST_FS_DISABLE (comma-separated:
  * tmpfile, link, noreplace, emptypath).  Release builds ignore both. */
 enum {
-    SK_FS_TEST_NO_TMPFILE = 1,    /* O_TMPFILE fails with EOPNOTSUPP */
-    SK_FS_TEST_NO_LINK = 2,       /* link/linkat fail with EPERM */
-    SK_FS_TEST_NO_NOREPLACE = 4,  /* renameat2 RENAME_NOREPLACE fails with EINVAL */
-    SK_FS_TEST_NO_EMPTY_PATH = 8  /* linkat AT_EMPTY_PATH fails with ENOENT, as it
-                                     does without CAP_DAC_READ_SEARCH */
+    SK_FS_TEST_NO_TMPFILE = 1,   /* O_TMPFILE fails with EOPNOTSUPP */
+    SK_FS_TEST_NO_LINK = 2,      /* link/linkat fail with EPERM */
+    SK_FS_TEST_NO_NOREPLACE = 4, /* renameat2 RENAME_NOREPLACE fails with EINVAL */
+    SK_FS_TEST_NO_EMPTY_PATH = 8 /* linkat AT_EMPTY_PATH fails with ENOENT, as it
+                                    does without CAP_DAC_READ_SEARCH */
 };
 #ifdef SK_TEST_HOOKS
 void sk_fs_test_disable(unsigned features);

@@ -43,7 +43,7 @@ const char *fs_errno_text(int err);
 const char *fs_type_text(mode_t mode);
 
 int fs_openat(int dirfd, const char *name, int flags, mode_t mode); /* retries EINTR */
-int fs_close(int fd);                                  /* ignores fd < 0; keeps errno */
+int fs_close(int fd); /* ignores fd < 0; keeps errno */
 /* Writes all bytes (retrying EINTR and short writes); 0 or an errno. */
 int fs_write_all(int fd, const void *data, size_t len);
 /* fsync of a directory; EINVAL, EROFS and ENOTSUP count as success. */
@@ -75,8 +75,8 @@ void fs_hook(const char *point, int dirfd, const char *path);
  * leaves d untouched.  *out_fd receives the innermost directory (a dup of
  * start_fd when the directory part is empty). */
 typedef struct fs_walk {
-    int start_fd;      /* borrowed */
-    const char *path;  /* borrowed */
+    int start_fd;     /* borrowed */
+    const char *path; /* borrowed */
     size_t dir_len;
     int follow;
     const char *label; /* borrowed */
@@ -95,6 +95,19 @@ sk_err fs_walk_dirs(const fs_walk *w, fs_ident *idents, const fs_ident *expect, 
 sk_err fs_open_leaf(int parent_fd, const char *leaf, const char *label, const char *file,
                     int hook_dirfd, const char *hook_path, int *out_fd, struct stat *st,
                     sk_diag *d);
+
+/* Publication pieces shared by sk_fs_publish.c and sk_fs_outdir.c.
+ * display names the output in messages. */
+sk_err fs_exists_error(const char *display, sk_diag *d); /* "output already exists: <display>" */
+sk_err fs_output_error(const char *display, const char *what, int err, sk_diag *d);
+/* Writes data, applies mode exactly with fchmod and fsyncs. */
+sk_err fs_fill_output(int fd, const void *data, size_t len, unsigned mode, const char *display,
+                      sk_diag *d);
+/* renameat2(RENAME_NOREPLACE) within one directory; -1 with errno. */
+int fs_rename_noreplace(int dirfd, const char *from, const char *to);
+/* Opens the directory part of path (following symlinks) into *dirfd and
+ * points *name at the last component, which must be a plain name. */
+sk_err fs_open_output_parent(const char *path, int *dirfd, const char **name, sk_diag *d);
 
 #ifdef SK_TEST_HOOKS
 unsigned fs_test_disabled(void); /* SK_FS_TEST_* bits */

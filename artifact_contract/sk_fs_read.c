@@ -18,17 +18,17 @@
 
 struct sk_rfile {
     int fd;
-    int start_fd;       /* where the walk started; the re-walk starts here too */
-    int parent_fd;      /* the directory holding the leaf */
-    int hook_dirfd;     /* fs_hook arguments naming the file */
+    int start_fd;   /* where the walk started; the re-walk starts here too */
+    int parent_fd;  /* the directory holding the leaf */
+    int hook_dirfd; /* fs_hook arguments naming the file */
     const char *hook_path;
-    int relative;       /* opened by sk_rfile_openat: root-relative checks and wording */
-    int follow;         /* the kernel resolved the directory part */
+    int relative; /* opened by sk_rfile_openat: root-relative checks and wording */
+    int follow;   /* the kernel resolved the directory part */
     char *label;
-    char *walk_path;    /* the path as given; the leaf is walk_path + dir_len */
-    char *abs_path;     /* lexical absolute path (sk_rfile_open only) */
+    char *walk_path; /* the path as given; the leaf is walk_path + dir_len */
+    char *abs_path;  /* lexical absolute path (sk_rfile_open only) */
     size_t dir_len;
-    fs_ident *idents;   /* identity of every directory of the walk */
+    fs_ident *idents; /* identity of every directory of the walk */
     sk_stat before;
     uint64_t bytes_read;
     int at_eof;
@@ -88,8 +88,8 @@ static sk_err rfile_open_common(sk_rfile *f, sk_diag *d)
     return SK_OK;
 }
 
-sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label,
-                     sk_rfile **out, sk_diag *d)
+sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label, sk_rfile **out,
+                     sk_diag *d)
 {
     sk_err e = SK_OK;
     sk_rfile *f = NULL;
@@ -124,20 +124,20 @@ sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label,
             e = nomem(d, path, label);
         else
             e = fs_fail(d, SK_E_IO, SK_FS_SUB_SYSCALL, path,
-                        "%s path cannot be made absolute: current directory unreadable (%s)",
-                        label, fs_errno_text(errno));
+                        "%s path cannot be made absolute: current directory unreadable (%s)", label,
+                        fs_errno_text(errno));
         goto out;
     }
     f->follow = policy == SK_PATH_NOFOLLOW_LEAF;
     f->dir_len = (size_t)(strrchr(path, '/') ? strrchr(path, '/') - path + 1 : 0);
     f->hook_dirfd = AT_FDCWD;
     f->hook_path = f->abs_path;
-    f->start_fd = fs_openat(AT_FDCWD, path[0] == '/' ? "/" : ".",
-                            O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    f->start_fd =
+        fs_openat(AT_FDCWD, path[0] == '/' ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (f->start_fd < 0) {
         int err = errno;
-        e = fs_fail(d, SK_E_IO, err == EMFILE || err == ENFILE ? SK_FS_SUB_NO_FDS
-                                                                : SK_FS_SUB_SYSCALL,
+        e = fs_fail(d, SK_E_IO,
+                    err == EMFILE || err == ENFILE ? SK_FS_SUB_NO_FDS : SK_FS_SUB_SYSCALL,
                     f->abs_path, "%s cannot be opened: %s", label, fs_errno_text(err));
         goto out;
     }
@@ -198,8 +198,8 @@ sk_err sk_rfile_openat(int dirfd, const char *relpath, const char *label, sk_rfi
     if (f->start_fd < 0) {
         int err = errno;
         e = fs_fail(d, err == EBADF ? SK_E_ARG : SK_E_IO,
-                    err == EMFILE || err == ENFILE ? SK_FS_SUB_NO_FDS : SK_FS_SUB_SYSCALL,
-                    relpath, "%s cannot be opened: %s", label, fs_errno_text(err));
+                    err == EMFILE || err == ENFILE ? SK_FS_SUB_NO_FDS : SK_FS_SUB_SYSCALL, relpath,
+                    "%s cannot be opened: %s", label, fs_errno_text(err));
         goto out;
     }
     f->hook_dirfd = f->start_fd;
@@ -336,8 +336,8 @@ static sk_err limit_error(const sk_rfile *f, size_t max_bytes, sk_diag *d)
 {
     char text[64];
     fs_byte_limit_text(max_bytes, text, sizeof text);
-    return fs_fail(d, SK_E_LIMIT, SK_FS_SUB_TOO_LARGE, display_path(f),
-                   "%s exceeds byte limit %s", f->label, text);
+    return fs_fail(d, SK_E_LIMIT, SK_FS_SUB_TOO_LARGE, display_path(f), "%s exceeds byte limit %s",
+                   f->label, text);
 }
 
 /* Reads f to the end into one buffer sized from the open-time stat,
@@ -458,8 +458,7 @@ sk_err sk_hash_file_at(int dirfd, const char *relpath, const char *label, char s
     buf = sk_malloc(FS_HASH_CHUNK);
     h = sk_sha256_new();
     if (!buf || !h) {
-        e = fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, relpath, "out of memory hashing %s",
-                    f->label);
+        e = fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, relpath, "out of memory hashing %s", f->label);
         goto out;
     }
     /* Advisory only: a failure changes speed, never the result. */

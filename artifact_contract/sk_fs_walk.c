@@ -17,8 +17,8 @@
 
 /* Message for a directory component (path[0..prefix_len) names it) that
  * could not be opened. */
-static sk_err component_error(const fs_walk *w, int parent_fd, const char *name,
-                              size_t prefix_len, int err, sk_diag *d)
+static sk_err component_error(const fs_walk *w, int parent_fd, const char *name, size_t prefix_len,
+                              int err, sk_diag *d)
 {
     while (prefix_len > 1 && w->path[prefix_len - 1] == '/')
         prefix_len--;
@@ -41,16 +41,15 @@ static sk_err component_error(const fs_walk *w, int parent_fd, const char *name,
     case ENOENT:
     case ENOTDIR:
         return fs_fail(d, SK_E_PATH, SK_FS_SUB_MISSING_COMPONENT, w->file,
-                       "%s path contains a missing or non-directory component: %s (%s)",
-                       w->label, shown, why);
+                       "%s path contains a missing or non-directory component: %s (%s)", w->label,
+                       shown, why);
     case ELOOP:
         return fs_fail(d, SK_E_PATH, SK_FS_SUB_LOOP, w->file,
                        "%s path contains a symlink loop: %s (%s)", w->label, shown, why);
     case EACCES:
     case EPERM:
         return fs_fail(d, SK_E_IO, SK_FS_SUB_ACCESS, w->file,
-                       "%s path contains an inaccessible directory: %s (%s)", w->label, shown,
-                       why);
+                       "%s path contains an inaccessible directory: %s (%s)", w->label, shown, why);
     case EMFILE:
     case ENFILE:
         return fs_fail(d, SK_E_IO, SK_FS_SUB_NO_FDS, w->file,
@@ -97,8 +96,8 @@ sk_err fs_walk_dirs(const fs_walk *w, fs_ident *idents, const fs_ident *expect, 
     if (cur < 0) {
         int err = errno;
         e = expect ? SK_E_CHANGED
-                   : fs_fail(d, SK_E_IO, err == EMFILE || err == ENFILE ? SK_FS_SUB_NO_FDS
-                                                                         : SK_FS_SUB_SYSCALL,
+                   : fs_fail(d, SK_E_IO,
+                             err == EMFILE || err == ENFILE ? SK_FS_SUB_NO_FDS : SK_FS_SUB_SYSCALL,
                              w->file, "%s cannot be opened: %s", w->label, fs_errno_text(err));
         goto out;
     }
@@ -109,8 +108,7 @@ sk_err fs_walk_dirs(const fs_walk *w, fs_ident *idents, const fs_ident *expect, 
          * allocation on this path. */
         char dir[PATH_MAX];
         if (w->dir_len >= sizeof dir) {
-            e = expect ? SK_E_CHANGED
-                       : component_error(w, cur, "", w->dir_len, ENAMETOOLONG, d);
+            e = expect ? SK_E_CHANGED : component_error(w, cur, "", w->dir_len, ENAMETOOLONG, d);
             goto out;
         }
         memcpy(dir, w->path, w->dir_len);
@@ -223,8 +221,7 @@ static sk_err leaf_open_error(int parent_fd, const char *leaf, const char *label
 }
 
 sk_err fs_open_leaf(int parent_fd, const char *leaf, const char *label, const char *file,
-                    int hook_dirfd, const char *hook_path, int *out_fd, struct stat *st,
-                    sk_diag *d)
+                    int hook_dirfd, const char *hook_path, int *out_fd, struct stat *st, sk_diag *d)
 {
     sk_err e = SK_OK;
     int fd = -1;
@@ -284,8 +281,7 @@ static int split_last(const char *path, size_t *dir_len, size_t *leaf_start, siz
     return 1;
 }
 
-sk_err sk_dir_open(const char *path, sk_path_policy policy, const char *label, int *fd,
-                   sk_diag *d)
+sk_err sk_dir_open(const char *path, sk_path_policy policy, const char *label, int *fd, sk_diag *d)
 {
     sk_err e = SK_OK;
     int start_fd = -1, parent_fd = -1, dir_fd = -1;
@@ -293,8 +289,7 @@ sk_err sk_dir_open(const char *path, sk_path_policy policy, const char *label, i
     if (!label)
         label = "directory";
     if (!path || !path[0]) {
-        e = fs_fail(d, SK_E_PATH, SK_FS_SUB_BAD_PATH, "", "%s path must be non-empty text",
-                    label);
+        e = fs_fail(d, SK_E_PATH, SK_FS_SUB_BAD_PATH, "", "%s path must be non-empty text", label);
         goto out;
     }
     start_fd = fs_openat(AT_FDCWD, path[0] == '/' ? "/" : ".", DIR_FLAGS, 0);
@@ -370,8 +365,8 @@ sk_err sk_mkdir_p(const char *path, unsigned mode, sk_diag *d)
         if (next < 0 && errno == ENOENT) {
             if (mkdirat(cur, name, (mode_t)mode) != 0 && errno != EEXIST) {
                 int err = errno;
-                e = fs_fail(d, SK_E_IO, err == EACCES || err == EPERM ? SK_FS_SUB_ACCESS
-                                                                      : SK_FS_SUB_SYSCALL,
+                e = fs_fail(d, SK_E_IO,
+                            err == EACCES || err == EPERM ? SK_FS_SUB_ACCESS : SK_FS_SUB_SYSCALL,
                             path, "cannot create directory: %.*s (%s)", (int)i, path,
                             fs_errno_text(err));
                 goto out;
@@ -385,7 +380,7 @@ sk_err sk_mkdir_p(const char *path, unsigned mode, sk_diag *d)
                             "path contains a non-directory component: %.*s", (int)i, path);
             else
                 e = fs_fail(d, SK_E_IO,
-                            err == ELOOP ? SK_FS_SUB_LOOP
+                            err == ELOOP                    ? SK_FS_SUB_LOOP
                             : err == EACCES || err == EPERM ? SK_FS_SUB_ACCESS
                                                             : SK_FS_SUB_SYSCALL,
                             path, "cannot open directory: %.*s (%s)", (int)i, path,

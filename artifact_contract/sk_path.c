@@ -125,8 +125,7 @@ int sk_path_is_within(const char *child, const char *parent)
  * os.path.realpath(strict=False)): a component that cannot be lstat'ed is
  * kept as written, and ".." after it is collapsed lexically.  Symlink
  * targets are spliced into the list of components still to resolve. */
-static sk_err resolve_parent(const char *path, const char *dir_text, sk_buf *resolved,
-                             sk_diag *d)
+static sk_err resolve_parent(const char *path, const char *dir_text, sk_buf *resolved, sk_diag *d)
 {
     sk_err e = SK_OK;
     sk_buf pending = SK_BUF_INIT, next = SK_BUF_INIT;

@@ -24,7 +24,6 @@ int tfs_mode(const char *path);
 /* Replaces path atomically with new content (write a sibling, rename). */
 int tfs_replace(const char *path, const char *text);
 
-
 /* Test-hook plumbing: action(path, arg) runs the first time point fires
  * after tfs_hook_on (every time when repeat is 1); every point fired is
  * appended to a log ("after_open,after_read,").  Needs SK_TEST_HOOKS. */

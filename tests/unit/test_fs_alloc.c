@@ -23,14 +23,13 @@ static sk_err read_publish_sequence(const char *root, sk_diag *d)
     int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return SK_E_IO;
-    e = sk_read_file(tfs_path("%s/in/config.json", root), SK_PATH_NOFOLLOW_ALL, "config",
-                     1 << 20, &data, &len, &st, hex, d);
+    e = sk_read_file(tfs_path("%s/in/config.json", root), SK_PATH_NOFOLLOW_ALL, "config", 1 << 20,
+                     &data, &len, &st, hex, d);
     if (e)
         goto out;
     sk_free(data);
     data = NULL;
-    e = sk_rfile_open(tfs_path("%s/in/config.json", root), SK_PATH_NOFOLLOW_LEAF, "control", &f,
-                      d);
+    e = sk_rfile_open(tfs_path("%s/in/config.json", root), SK_PATH_NOFOLLOW_LEAF, "control", &f, d);
     if (e)
         goto out;
     char buf[4];
@@ -95,8 +94,7 @@ static void every_allocation_failure_is_clean(void)
     T_EQ_INT(mkdir(tfs_path("%s/art", root), 0755), 0);
     T_EQ_INT(mkdir(tfs_path("%s/out", root), 0755), 0);
     T_EQ_INT(tfs_write_str(tfs_path("%s/in/config.json", root), "{\"superkernel\":false}\n"), 0);
-    T_EQ_INT(tfs_write_str(tfs_path("%s/art/kernel_details.csv", root), "Name,Duration(us)\n"),
-             0);
+    T_EQ_INT(tfs_write_str(tfs_path("%s/art/kernel_details.csv", root), "Name,Duration(us)\n"), 0);
     sk_diag d;
     /* warm-up: library-internal one-time allocations happen here */
     sk_alloc_fail_at(0);
@@ -123,16 +121,15 @@ static void every_allocation_failure_is_clean(void)
             nomem++;
             /* sk_path_abspath reports through errno, every other step in d */
             if (d.code != SK_OK && (d.code != SK_E_NOMEM || !d.msg[0]))
-                t_fail(__FILE__, __LINE__, "allocation %lu: diag %s \"%s\"", n,
-                       sk_err_name(d.code), d.msg);
+                t_fail(__FILE__, __LINE__, "allocation %lu: diag %s \"%s\"", n, sk_err_name(d.code),
+                       d.msg);
             if (!only_final_outputs(listing))
                 t_fail(__FILE__, __LINE__, "allocation %lu left: %s", n, listing);
         } else if (e == SK_OK) {
             /* OpenSSL absorbs a few failures of its own (name-map caching
              * during EVP_MD_fetch); the results must then be complete. */
             T_EQ_STR(listing, "manifest.json,set");
-            T_EQ_STR(tfs_read(tfs_path("%s/out/manifest.json", root), NULL),
-                     "Name,Duration(us)\n");
+            T_EQ_STR(tfs_read(tfs_path("%s/out/manifest.json", root), NULL), "Name,Duration(us)\n");
             T_EQ_STR(tfs_list(tfs_path("%s/out/set", root)), "a.json,b.json");
         } else {
             t_fail(__FILE__, __LINE__, "allocation %lu: %s: %s", n, sk_err_name(e), d.msg);

@@ -93,6 +93,8 @@ typedef struct race {
     char listing[512]; /* directory listing seen by the hook */
 } race;
 
+static void target_absent(const char *path, void *arg);
+
 static void plant_foreign_file(const char *path, void *arg)
 {
     race *r = arg;
@@ -124,6 +126,23 @@ static void foreign_file_planted_before_link(void)
         }
         T_EQ_INT(unlink(path), 0);
     }
+    teardown();
+}
+
+static void route_switches_from_environment(void)
+{
+    setup();
+    T_EQ_INT(setenv("SK_TEST_FS_DISABLE", "tmpfile,link", 1), 0);
+    race rc = {scratch, ""};
+    tfs_hook_on("before_publish", target_absent, &rc, 0);
+    sk_diag d;
+    T_EQ_INT(sk_publish(tfs_path("%s/o", scratch), "x", 1, 0600, &d), SK_OK);
+    T_CHECK(strncmp(rc.listing, ".o.", 3) == 0); /* the named temporary was used */
+    T_EQ_STR(tfs_list(scratch), "o");
+    T_EQ_INT(setenv("SK_TEST_FS_DISABLE", "tmpfile,link,noreplace", 1), 0);
+    T_EQ_INT(sk_publish(tfs_path("%s/p", scratch), "x", 1, 0600, &d), SK_E_UNSUPPORTED);
+    unsetenv("SK_TEST_FS_DISABLE");
+    T_EQ_STR(tfs_list(scratch), "o");
     teardown();
 }
 
@@ -314,6 +333,7 @@ static const t_case cases[] = {
     T(existing_name_is_never_overwritten),
     T(foreign_file_planted_before_link),
     T(no_hard_links_and_no_noreplace_is_refused),
+    T(route_switches_from_environment),
     T(publish_bad_paths_and_at),
     T(outdir_commit_publishes_all_at_once),
     T(outdir_refuses_non_empty_target),

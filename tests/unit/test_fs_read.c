@@ -182,8 +182,7 @@ static void missing_component_and_leaf(void)
     T_EQ_STR(d.msg, "artifact path contains a missing or non-directory component: nodir "
                     "(no such file or directory)");
 
-    T_EQ_INT(read_code(tfs_path("%s/none.json", scratch), SK_PATH_NOFOLLOW_ALL, 0, &d),
-             SK_E_PATH);
+    T_EQ_INT(read_code(tfs_path("%s/none.json", scratch), SK_PATH_NOFOLLOW_ALL, 0, &d), SK_E_PATH);
     T_EQ_INT(d.sub, SK_FS_SUB_CANNOT_OPEN);
     T_EQ_STR(d.msg, "config does not exist or cannot be opened: no such file or directory");
     T_EQ_INT(read_at_code(scratch, "none.dat", 0, &d), SK_E_PATH);
@@ -327,8 +326,9 @@ static void permission_denied(void)
         pid_t pid = fork();
         T_CHECK(pid >= 0);
         if (pid == 0) {
+            int rc = eacces_child(file, inner);
             fflush(stdout);
-            _exit(eacces_child(file, inner));
+            _exit(rc);
         }
         int status = 0;
         T_EQ_INT(waitpid(pid, &status, 0), pid);
@@ -537,8 +537,7 @@ static void symlink_loop(void)
     T_EQ_INT(read_code(tfs_path("%s/loop1", scratch), SK_PATH_NOFOLLOW_LEAF, 0, &d), SK_E_PATH);
     T_CONTAINS(d.msg, "config path contains a symlink");
     int fd = -1;
-    T_EQ_INT(sk_dir_open(tfs_path("%s/loop1/sub", scratch), SK_PATH_NOFOLLOW_LEAF, "root", &fd,
-                         &d),
+    T_EQ_INT(sk_dir_open(tfs_path("%s/loop1/sub", scratch), SK_PATH_NOFOLLOW_LEAF, "root", &fd, &d),
              SK_E_PATH);
     T_CONTAINS(d.msg, "root path contains a symlink loop");
     teardown();
@@ -664,21 +663,21 @@ static void dir_open_policies(void)
                          &fd, &d),
              SK_E_PATH);
     T_EQ_STR(d.msg, tfs_path("capture root path contains a symlink: %s/link", scratch));
-    T_EQ_INT(sk_dir_open(tfs_path("%s/link/root/", scratch), SK_PATH_NOFOLLOW_LEAF,
-                         "capture root", &fd, &d),
+    T_EQ_INT(sk_dir_open(tfs_path("%s/link/root/", scratch), SK_PATH_NOFOLLOW_LEAF, "capture root",
+                         &fd, &d),
              SK_OK);
     close(fd);
     T_EQ_INT(sk_dir_open(tfs_path("%s/rootlink", scratch), SK_PATH_NOFOLLOW_LEAF, "capture root",
                          &fd, &d),
              SK_E_PATH);
     T_CONTAINS(d.msg, "capture root path contains a symlink");
-    T_EQ_INT(sk_dir_open(tfs_path("%s/file", scratch), SK_PATH_NOFOLLOW_ALL, "capture root", &fd,
-                         &d),
-             SK_E_PATH);
+    T_EQ_INT(
+        sk_dir_open(tfs_path("%s/file", scratch), SK_PATH_NOFOLLOW_ALL, "capture root", &fd, &d),
+        SK_E_PATH);
     T_EQ_STR(d.msg, "capture root must be a directory (found a regular file)");
-    T_EQ_INT(sk_dir_open(tfs_path("%s/none", scratch), SK_PATH_NOFOLLOW_ALL, "capture root", &fd,
-                         &d),
-             SK_E_PATH);
+    T_EQ_INT(
+        sk_dir_open(tfs_path("%s/none", scratch), SK_PATH_NOFOLLOW_ALL, "capture root", &fd, &d),
+        SK_E_PATH);
     T_EQ_STR(d.msg, "capture root does not exist or cannot be opened: no such file or directory");
     T_EQ_INT(sk_dir_open("/", SK_PATH_NOFOLLOW_ALL, "capture root", &fd, &d), SK_OK);
     T_EQ_INT(fstat(fd, &a), 0);
@@ -750,8 +749,9 @@ static void too_many_open_files(void)
     } cases_[] = {
         /* the walk holds the start directory and its duplicate; the third
          * descriptor is either the next directory or the leaf */
-        {"a/f", 2, "config path component cannot be opened: a (too many open files in this "
-                   "process)"},
+        {"a/f", 2,
+         "config path component cannot be opened: a (too many open files in this "
+         "process)"},
         {"f", 2, "config does not exist or cannot be opened: too many open files in this process"},
         {"f", 1, "config cannot be opened: too many open files in this process"},
     };
@@ -803,9 +803,9 @@ static void hash_five_megabytes(void)
     char *data = NULL;
     size_t len = 0;
     char hex2[65];
-    T_EQ_INT(sk_read_file_at(fd, "prof/trace_view.json", "artifact", 0, &data, &len, NULL, hex2,
-                             &d),
-             SK_OK);
+    T_EQ_INT(
+        sk_read_file_at(fd, "prof/trace_view.json", "artifact", 0, &data, &len, NULL, hex2, &d),
+        SK_OK);
     T_EQ_INT(len, n);
     T_CHECK(memcmp(data, buf, n) == 0);
     T_EQ_STR(hex2, want);

@@ -47,7 +47,8 @@ static void shell_hook_runs_once_with_environment(void)
     char out[4200];
     snprintf(out, sizeof out, "%s/hook.out", dir);
     char cmd[4400];
-    snprintf(cmd, sizeof cmd, "printf '%%s|%%s;' \"$SK_HOOK_PATH\" \"$SK_HOOK_POINT\" >> '%s'", out);
+    snprintf(cmd, sizeof cmd, "printf '%%s|%%s;' \"$SK_HOOK_PATH\" \"$SK_HOOK_POINT\" >> '%s'",
+             out);
     sk_test_hook_reset();
     T_EQ_INT(setenv("SK_TEST_HOOK_MY_POINT_1", cmd, 1), 0);
     T_EQ_INT(sk_test_hook_active("my.point-1"), 1);
