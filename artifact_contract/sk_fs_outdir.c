@@ -117,13 +117,23 @@ sk_err sk_outdir_begin(const char *path, unsigned dir_mode, sk_outdir **out, sk_
     }
     o->parent_fd = o->temp_fd = -1;
     o->dir_mode = dir_mode;
-    e = fs_open_output_parent(path, &o->parent_fd, &name, d);
+    /* "report/" names the directory "report" */
+    size_t len = path ? strlen(path) : 0;
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    if (path) {
+        o->path = sk_strndup(path, len);
+        if (!o->path) {
+            e = fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, path, "out of memory");
+            goto out;
+        }
+    }
+    e = fs_open_output_parent(o->path, &o->parent_fd, &name, d);
     if (e)
         goto out;
-    o->path = sk_strdup(path);
     o->name = sk_strdup(name);
-    if (!o->path || !o->name) {
-        e = fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, path, "out of memory");
+    if (!o->name) {
+        e = fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, o->path, "out of memory");
         goto out;
     }
     /* Refuse before anything is written; commit checks again. */
@@ -138,14 +148,14 @@ sk_err sk_outdir_begin(const char *path, unsigned dir_mode, sk_outdir **out, sk_
         err = mkdirat(o->parent_fd, o->temp_name, 0700) == 0 ? 0 : errno;
     }
     if (err) {
-        e = fs_output_error(path, "creating a temporary directory failed", err, d);
+        e = fs_output_error(o->path, "creating a temporary directory failed", err, d);
         goto out;
     }
     o->temp_created = 1;
     o->temp_fd =
         fs_openat(o->parent_fd, o->temp_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (o->temp_fd < 0) {
-        e = fs_output_error(path, "opening the temporary directory failed", errno, d);
+        e = fs_output_error(o->path, "opening the temporary directory failed", errno, d);
         goto out;
     }
     *out = o;

@@ -322,6 +322,17 @@ static void outdir_free_without_commit_leaves_nothing(void)
     sk_outdir_free(o);
     T_EQ_STR(tfs_list(scratch), "");
     sk_outdir_free(NULL);
+    /* a trailing slash names the same directory */
+    T_EQ_INT(sk_outdir_begin(tfs_path("%s/report//", scratch), 0755, &o, &d), SK_OK);
+    T_EQ_INT(sk_outdir_add(o, "a", "x", 1, 0600, &d), SK_OK);
+    T_EQ_INT(sk_outdir_commit(o, &d), SK_OK);
+    sk_outdir_free(o);
+    T_EQ_STR(tfs_list(scratch), "report");
+    T_EQ_STR(tfs_list(path), "a");
+    T_EQ_INT(sk_outdir_begin(tfs_path("%s/report/", scratch), 0755, &o, &d), SK_E_EXISTS);
+    T_EQ_STR(d.msg, tfs_path("output already exists: %s/report", scratch));
+    T_EQ_INT(sk_outdir_begin("/", 0755, &o, &d), SK_E_PATH);
+    T_EQ_INT(sk_outdir_begin(NULL, 0755, &o, &d), SK_E_PATH);
     /* a missing parent is reported, not created */
     T_EQ_INT(sk_outdir_begin(tfs_path("%s/no/report", scratch), 0755, &o, &d), SK_E_PATH);
     T_CONTAINS(d.msg, "output directory cannot be opened: ");
