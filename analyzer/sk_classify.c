@@ -243,20 +243,20 @@ sk_err sk_classify(const sk_stats *baseline, const sk_stats *candidate,
     else
         out->cls = SK_CLASS_NEUTRAL;
 
-    long double noise = (long double)rel / 1000.0L;
-    long double noise_b = 200.0L * sk_i128_ratio_ld(b.mad * (b.p50 < 0 ? -1 : 1),
-                                                    b.p50 < 0 ? -b.p50 : b.p50);
-    long double noise_c = 200.0L * sk_i128_ratio_ld(c.mad * (c.p50 < 0 ? -1 : 1),
-                                                    c.p50 < 0 ? -c.p50 : c.p50);
+    /* Report values: each a single rounding of the exact ratio (signs moved
+     * into the numerator so that the denominator is positive). */
+    sk_i128 sign_b = b.p50 < 0 ? -1 : 1, sign_c = c.p50 < 0 ? -1 : 1;
+    double noise = sk_i128_ratio_double(rel, 1000);
+    double noise_b = sk_i128_ratio_double(200 * b.mad * sign_b, b.p50 * sign_b);
+    double noise_c = sk_i128_ratio_double(200 * c.mad * sign_c, c.p50 * sign_c);
     if (noise_b > noise)
         noise = noise_b;
     if (noise_c > noise)
         noise = noise_c;
     out->has_values = 1;
-    out->noise_pct = (double)noise;
+    out->noise_pct = noise;
     out->improvement_ns_x2 = delta / 2;
-    out->improvement_ns = (double)sk_i128_ratio_ld(delta, 4);
-    out->improvement_pct = (double)(100.0L * sk_i128_ratio_ld(delta * (b.p50 < 0 ? -1 : 1),
-                                                              b.p50 < 0 ? -b.p50 : b.p50));
+    out->improvement_ns = sk_i128_ratio_double(delta, 4);
+    out->improvement_pct = sk_i128_ratio_double(100 * delta * sign_b, b.p50 * sign_b);
     return SK_OK;
 }

@@ -63,12 +63,18 @@ int sk_i128_cmp_fractions(sk_i128 a, sk_i128 b, sk_i128 c, sk_i128 d)
     return sk_i128_cmp_products(a, d, c, b) * sign_of(b) * sign_of(d);
 }
 
-long double sk_i128_ratio_ld(sk_i128 num, sk_i128 den)
+/* Integers up to 2^53 convert to double exactly. */
+#define SK_EXACT_DOUBLE_INT_MAX ((sk_i128)1 << 53)
+
+double sk_i128_ratio_double(sk_i128 num, sk_i128 den)
 {
     if (den <= 0)
-        return 0.0L;
+        return 0.0;
+    if (num <= SK_EXACT_DOUBLE_INT_MAX && num >= -SK_EXACT_DOUBLE_INT_MAX &&
+        den <= SK_EXACT_DOUBLE_INT_MAX)
+        return (double)num / (double)den;
     sk_i128 q = num / den, r = num % den;
-    return (long double)q + (long double)r / (long double)den;
+    return (double)q + (double)r / (double)den;
 }
 
 /* Longest exact expansion we promise (a 128-bit value has at most 39 digits). */

@@ -26,9 +26,11 @@ int sk_i128_cmp_products(sk_i128 a, sk_i128 b, sk_i128 c, sk_i128 d);
  * either is zero, which callers must have excluded). */
 int sk_i128_cmp_fractions(sk_i128 a, sk_i128 b, sk_i128 c, sk_i128 d);
 
-/* Nearest long double to num/den (den > 0), rounding once where possible:
- * the integer part is exact whenever it fits a long double mantissa. */
-long double sk_i128_ratio_ld(sk_i128 num, sk_i128 den);
+/* num/den as a double (den > 0): correctly rounded (one IEEE division) when
+ * |num| and den are at most 2^53, otherwise within one unit in the last place.
+ * Plain double on purpose: long double is 80-bit x87 on x86-64, which memory
+ * checkers such as valgrind emulate at 64-bit precision only. */
+double sk_i128_ratio_double(sk_i128 num, sk_i128 den);
 
 /* Writes the exact decimal expansion of num / den / 10^shift10 into out,
  * without exponent and without trailing zeros ("-12.5", "0.00025", "7").

@@ -81,10 +81,10 @@ sk_err sk_stats_compute_sorted(const int64_t *x, size_t n, sk_stats *out, sk_dia
     size_t upper = lower + 1 < n ? lower + 1 : n - 1;
     out->p90_x10 = 10 * (sk_i128)x[lower] + (sk_i128)tenths * ((sk_i128)x[upper] - x[lower]);
     out->mad_x4 = mad_x4_sorted(x, n, out->p50_x2);
-    out->mean = sk_i128_ratio_ld(sum, (sk_i128)n);
-    out->p50 = sk_i128_ratio_ld(out->p50_x2, 2);
-    out->p90 = sk_i128_ratio_ld(out->p90_x10, 10);
-    out->mad = sk_i128_ratio_ld(out->mad_x4, 4);
+    out->mean = sk_i128_ratio_double(sum, (sk_i128)n);
+    out->p50 = sk_i128_ratio_double(out->p50_x2, 2);
+    out->p90 = sk_i128_ratio_double(out->p90_x10, 10);
+    out->mad = sk_i128_ratio_double(out->mad_x4, 4);
     return SK_OK;
 }
 

@@ -4,8 +4,9 @@
  * Exactness: count, min, max and sum are exact integers; P50, P90 and MAD are
  * carried exactly as scaled integers (P50*2, P90*10, MAD*4 are always
  * integers for integer input), so that the classifier never depends on
- * floating-point rounding.  The long double fields are the nearest long
- * double to the exact value (rounded once), for reports only.
+ * floating-point rounding.  The double fields are the exact values rounded
+ * to double (once, whenever the scaled value is at most 2^53 in magnitude,
+ * i.e. for durations below about 10^15 ns), for reports only.
  *
  * Definitions (docs/analysis-rules.md, reference `_robust_stats`/`_quantile`):
  *   P50  median; mean of the two middle values for even n
@@ -33,10 +34,10 @@ typedef struct sk_stats {
     sk_i128 p50_x2;  /* 2 * P50 in ns, exact */
     sk_i128 p90_x10; /* 10 * P90 in ns, exact */
     sk_i128 mad_x4;  /* 4 * MAD in ns, exact */
-    long double mean; /* ns, nearest long double to sum / count */
-    long double p50;  /* ns */
-    long double p90;  /* ns */
-    long double mad;  /* ns */
+    double mean;     /* ns, sum / count rounded to double */
+    double p50;      /* ns */
+    double p90;      /* ns */
+    double mad;      /* ns */
 } sk_stats;
 
 /* Computes the statistics of values[0..n-1].  The caller's array is not
