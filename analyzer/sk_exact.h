@@ -4,7 +4,7 @@
  * statistic as a scaled integer (for example the median times 2), so that no
  * decision depends on floating-point rounding.  Comparing two ratios of such
  * values needs products wider than 128 bits; the helpers here compute them
- * exactly.  Nothing here allocates.
+ * exactly.  Nothing here allocates; the caller owns every buffer.
  */
 #ifndef SK_EXACT_H
 #define SK_EXACT_H

@@ -18,6 +18,11 @@
  * recurrence as the runtime), and translates a pattern into an anchored PCRE2
  * pattern with identical semantics (see sk_pcre.h for the engine).
  * docs/analysis-rules.md has the derivation and the odd cases.
+ *
+ * Units: offsets are byte offsets into the caller's (untrimmed) pattern.
+ * Ownership: an sk_rtpat is owned by the caller (sk_rtpat_new / sk_rtpat_free);
+ * translated patterns are sk_malloc'd and freed by the caller with sk_free.
+ * Inputs are borrowed for the duration of a call only.
  */
 #ifndef SK_PATTERN_H
 #define SK_PATTERN_H

@@ -135,7 +135,8 @@ sk_err sk_pcre_compile(sk_pcre_engine *e, const char *pattern, size_t len, unsig
                 msg[0] = '\0';
             rc = sk_diag_set_at(d, SK_E_REGEX, "", (uint64_t)erroff,
                                 "PCRE2 rejects pattern \"%.*s\" at offset %zu: %s",
-                                (int)(len > 200 ? 200 : len), pattern, (size_t)erroff,
+                                (int)(len > 200 ? 200 : len), pattern ? pattern : "",
+                                (size_t)erroff,
                                 (const char *)msg);
         }
         goto out;

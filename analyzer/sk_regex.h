@@ -87,8 +87,9 @@ typedef struct sk_regex_result {
     char *token;
     sk_regex_outcome outcome;
     size_t bad_offset;        /* TOKEN_NOT_REPRESENTABLE: offset of the first bad byte */
-    char *lead;               /* LEAD, or NULL when the selected symbols disagree on it,
-                                 one lacks the token, or it is not representable */
+    char *lead;               /* LEAD; "" when the token starts every selected symbol;
+                                 NULL when the selected symbols disagree on it, one lacks
+                                 the token, or it is not representable */
     sk_regex_candidate *candidates; /* in ladder order (forms that do not apply are absent) */
     size_t ncandidates;
     size_t chosen;            /* index in candidates when outcome == SK_REGEX_CHOSEN */
