@@ -164,22 +164,20 @@ sk_err sk_rtpat_new(const char *p, size_t n, sk_rtpat **out, sk_diag *d)
     if (rc != SK_OK)
         goto out;
     rp = sk_calloc(1, sizeof *rp);
-    if (!rp)
-        goto nomem;
-    rp->len = c.trim_len;
-    rp->text = sk_strndup(p + c.trim_start, c.trim_len);
-    rp->elems = sk_calloc(c.trim_len, sizeof *rp->elems);
-    rp->rows = sk_calloc(2, c.trim_len + 1);
-    if (!rp->text || !rp->elems || !rp->rows)
-        goto nomem;
+    if (rp) {
+        rp->len = c.trim_len;
+        rp->text = sk_strndup(p + c.trim_start, c.trim_len);
+        rp->elems = sk_calloc(c.trim_len, sizeof *rp->elems);
+        rp->rows = sk_calloc(2, c.trim_len + 1);
+    }
+    if (!rp || !rp->text || !rp->elems || !rp->rows) {
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0,
+                         "runtime pattern: out of memory for a %zu-byte pattern", n);
+        goto out;
+    }
     rp->nelems = tokenize(rp->text, rp->len, rp->elems);
     *out = rp;
     rp = NULL;
-    rc = SK_OK;
-    goto out;
-nomem:
-    rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "runtime pattern: out of memory for a %zu-byte pattern",
-                     n);
 out:
     sk_rtpat_free(rp);
     return rc;

@@ -47,35 +47,34 @@ sk_err sk_pcre_engine_new(sk_pcre_engine **out, sk_diag *d)
 {
     sk_pcre_engine *e = NULL;
     sk_err rc = SK_OK;
+    uint32_t have_jit = 0;
     if (!out)
         return sk_diag_set(d, SK_E_ARG, "", 0, "PCRE2 engine: no output pointer");
     *out = NULL;
     e = sk_calloc(1, sizeof *e);
-    if (!e)
-        goto nomem;
-    e->gctx = pcre2_general_context_create(sk_alloc_opaque_malloc, sk_alloc_opaque_free, NULL);
-    if (!e->gctx)
-        goto nomem;
-    e->cctx = pcre2_compile_context_create(e->gctx);
-    e->mctx = pcre2_match_context_create(e->gctx);
-    e->md = pcre2_match_data_create(1, e->gctx);
-    if (!e->cctx || !e->mctx || !e->md)
-        goto nomem;
-    uint32_t have_jit = 0;
-    if (pcre2_config(PCRE2_CONFIG_JIT, &have_jit) >= 0 && have_jit) {
-        e->jit_stack = pcre2_jit_stack_create(SK_PCRE_JIT_STACK_MIN, SK_PCRE_JIT_STACK_MAX, e->gctx);
-        if (!e->jit_stack)
-            goto nomem;
-        pcre2_jit_stack_assign(e->mctx, NULL, e->jit_stack);
+    if (e)
+        e->gctx = pcre2_general_context_create(sk_alloc_opaque_malloc, sk_alloc_opaque_free, NULL);
+    if (e && e->gctx) {
+        e->cctx = pcre2_compile_context_create(e->gctx);
+        e->mctx = pcre2_match_context_create(e->gctx);
+        e->md = pcre2_match_data_create(1, e->gctx);
+        if (pcre2_config(PCRE2_CONFIG_JIT, &have_jit) < 0)
+            have_jit = 0;
+        if (have_jit)
+            e->jit_stack =
+                pcre2_jit_stack_create(SK_PCRE_JIT_STACK_MIN, SK_PCRE_JIT_STACK_MAX, e->gctx);
     }
+    if (!e || !e->gctx || !e->cctx || !e->mctx || !e->md || (have_jit && !e->jit_stack)) {
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "PCRE2 engine: out of memory creating contexts");
+        goto out;
+    }
+    if (e->jit_stack)
+        pcre2_jit_stack_assign(e->mctx, NULL, e->jit_stack);
     pcre2_set_match_limit(e->mctx, SK_PCRE_MATCH_LIMIT);
     pcre2_set_depth_limit(e->mctx, SK_PCRE_DEPTH_LIMIT);
     pcre2_set_heap_limit(e->mctx, SK_PCRE_HEAP_LIMIT_KIB);
     *out = e;
     e = NULL;
-    goto out;
-nomem:
-    rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "PCRE2 engine: out of memory creating contexts");
 out:
     sk_pcre_engine_free(e);
     return rc;

@@ -355,6 +355,46 @@ const char *sk_regex_chosen(const sk_regex_result *r)
     return r->candidates[r->chosen].pattern;
 }
 
+/* Generates, validates and chooses among the ladder candidates for a token
+ * already known to be representable. */
+static sk_err run_ladder(sk_regex_result *r, build_ctx *x, sk_diag *d)
+{
+    sk_err rc = common_lead(x->token, x->selected, x->nselected, &r->lead, d);
+    if (rc != SK_OK)
+        return rc;
+    r->candidates = sk_calloc(LADDER_STEPS, sizeof *r->candidates);
+    if (!r->candidates)
+        return sk_diag_set(d, SK_E_NOMEM, "", 0, "repair regex: out of memory");
+    rc = sk_pcre_engine_new(&x->engine, d);
+    if (rc != SK_OK)
+        return rc;
+    for (size_t s = 0; s < LADDER_STEPS; s++) {
+        if (ladder[s].before == AFFIX_LEAD && (!r->lead || !*r->lead))
+            continue;
+        sk_regex_candidate *c = &r->candidates[r->ncandidates++];
+        c->form = ladder[s].form;
+        if (make_pattern(&ladder[s], r->lead, x->token, &c->pattern) != SK_OK)
+            return sk_diag_set(d, SK_E_NOMEM, "", 0, "repair regex: out of memory");
+        rc = evaluate(x, c, d);
+        if (rc != SK_OK) {
+            sk_diag_prefix(d, "repair regex for token \"%s\"", x->token);
+            return rc;
+        }
+    }
+    r->outcome = SK_REGEX_NO_VALID_CANDIDATE;
+    for (size_t i = 0; i < r->ncandidates; i++) {
+        const sk_regex_candidate *c = &r->candidates[i];
+        if (c->reason != SK_REGEX_ACCEPTED)
+            continue;
+        if (r->outcome != SK_REGEX_CHOSEN ||
+            c->inventory_matches < r->candidates[r->chosen].inventory_matches) {
+            r->outcome = SK_REGEX_CHOSEN;
+            r->chosen = i;
+        }
+    }
+    return SK_OK;
+}
+
 sk_err sk_regex_build(const char *token, const char *const *selected, size_t nselected,
                       const char *const *inventory, size_t ninventory, sk_regex_result **out,
                       sk_diag *d)
@@ -381,58 +421,19 @@ sk_err sk_regex_build(const char *token, const char *const *selected, size_t nse
         goto out;
     }
     r->inventory_size = ninventory;
-    size_t token_len = strlen(token);
+    size_t token_len = strlen(token), bad = first_unrepresentable(token, token_len);
     if (strcmp(token, SK_TOKEN_UNKNOWN) == 0) {
         r->outcome = SK_REGEX_TOKEN_UNKNOWN;
-        goto done;
-    }
-    r->bad_offset = first_unrepresentable(token, token_len);
-    if (r->bad_offset != token_len) {
+    } else if (bad != token_len) {
         r->outcome = SK_REGEX_TOKEN_NOT_REPRESENTABLE;
-        goto done;
-    }
-    r->bad_offset = 0;
-    rc = common_lead(token, selected, nselected, &r->lead, d);
-    if (rc != SK_OK)
-        goto out;
-    r->candidates = sk_calloc(LADDER_STEPS, sizeof *r->candidates);
-    if (!r->candidates) {
-        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "repair regex: out of memory");
-        goto out;
-    }
-    rc = sk_pcre_engine_new(&x.engine, d);
-    if (rc != SK_OK)
-        goto out;
-    for (size_t s = 0; s < LADDER_STEPS; s++) {
-        if (ladder[s].before == AFFIX_LEAD && (!r->lead || !*r->lead))
-            continue;
-        sk_regex_candidate *c = &r->candidates[r->ncandidates++];
-        c->form = ladder[s].form;
-        if (make_pattern(&ladder[s], r->lead, token, &c->pattern) != SK_OK) {
-            rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "repair regex: out of memory");
+        r->bad_offset = bad;
+    } else {
+        rc = run_ladder(r, &x, d);
+        if (rc != SK_OK)
             goto out;
-        }
-        rc = evaluate(&x, c, d);
-        if (rc != SK_OK) {
-            sk_diag_prefix(d, "repair regex for token \"%s\"", token);
-            goto out;
-        }
     }
-    r->outcome = SK_REGEX_NO_VALID_CANDIDATE;
-    for (size_t i = 0; i < r->ncandidates; i++) {
-        const sk_regex_candidate *c = &r->candidates[i];
-        if (c->reason != SK_REGEX_ACCEPTED)
-            continue;
-        if (r->outcome != SK_REGEX_CHOSEN ||
-            c->inventory_matches < r->candidates[r->chosen].inventory_matches) {
-            r->outcome = SK_REGEX_CHOSEN;
-            r->chosen = i;
-        }
-    }
-done:
     *out = r;
     r = NULL;
-    rc = SK_OK;
 out:
     sk_pcre_engine_free(x.engine);
     sk_regex_result_free(r);
