@@ -642,6 +642,7 @@ static sk_err listing_node(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     if (e == SK_OK)
         e = sk_sknode_check_geometry(&node, d);
     if (e != SK_OK) {
+        sk_sknode_clear(&node);
         sk_diag_set_file(d, p->label);
         if (d)
             d->line = line;
