@@ -219,6 +219,45 @@ static sk_err put(sk_csv *c, unsigned char ch, sk_diag *d)
     return SK_OK;
 }
 
+/* Bytes that end a fast run inside a field: delimiters, quotes, line ends,
+ * NUL, and the bytes of a UTF-8 byte order mark (so that the slow path sees
+ * every byte of one).  A table: this test runs once per input byte. */
+static const unsigned char special[256] = {
+    ['\0'] = 1, ['\n'] = 1, ['\r'] = 1, [','] = 1, ['"'] = 1, [0xBB] = 1, [0xBF] = 1, [0xEF] = 1,
+};
+#define is_special(ch) (special[(unsigned char)(ch)])
+
+/* Appends a run of ordinary bytes to the current field. */
+static sk_err put_run(sk_csv *c, const unsigned char *run, size_t n, sk_diag *d)
+{
+    if (c->rec_len - c->field_start + n > c->opts.max_field)
+        return limit_error(c, "field size in bytes", c->opts.max_field, d);
+    if (c->rec_len - c->nf + n > c->opts.max_record)
+        return limit_error(c, "record size in bytes", c->opts.max_record, d);
+    if (c->rec_len + n > c->rec_cap) {
+        size_t cap = c->rec_cap;
+        while (cap < c->rec_len + n)
+            cap *= 2;
+        char *p = sk_realloc(c->rec, cap);
+        if (!p)
+            return nomem(c, d);
+        c->rec = p;
+        c->rec_cap = cap;
+    }
+    memcpy(c->rec + c->rec_len, run, n);
+    c->rec_len += n;
+    if (c->quoted) {
+        c->field_keep = c->rec_len - c->field_start;
+    } else {
+        size_t k = n;
+        while (k && (run[k - 1] == ' ' || run[k - 1] == '\t'))
+            k--;
+        if (k)
+            c->field_keep = c->rec_len - (n - k) - c->field_start;
+    }
+    return SK_OK;
+}
+
 /* Parses bytes until a record is complete (*done = 1) or the input ends
  * with no pending record (*done = 0). */
 static sk_err parse_record(sk_csv *c, int *done, sk_diag *d)
@@ -244,6 +283,24 @@ static sk_err parse_record(sk_csv *c, int *done, sk_diag *d)
                     return e;
                 *done = 1;
                 return SK_OK;
+            }
+        }
+        if (c->state == S_FIELD_START && !is_special(c->in[c->in_pos]) &&
+            c->in[c->in_pos] != ' ' && c->in[c->in_pos] != '\t') {
+            c->state = S_UNQUOTED;
+            blank = 0;
+        }
+        if (c->state == S_UNQUOTED || c->state == S_QUOTED) {
+            size_t i = c->in_pos;
+            while (i < c->in_len && !is_special(c->in[i]))
+                i++;
+            if (i > c->in_pos) {
+                sk_err e = put_run(c, c->in + c->in_pos, i - c->in_pos, d);
+                if (e != SK_OK)
+                    return e;
+                c->in_pos = i;
+                c->last3 = 0; /* ordinary bytes break any byte order mark */
+                continue;
             }
         }
         unsigned char ch = c->in[c->in_pos++];
