@@ -1,6 +1,7 @@
 #include "../../analyzer/sk_fused_log.h"
 #include "../../analyzer/sk_lines.h"
 #include "../../analyzer/sk_source.h"
+#include "../../artifact_contract/sk_alloc.h"
 #include "../../artifact_contract/sk_buf.h"
 #include "t.h"
 #include "t_io.h"
@@ -236,7 +237,28 @@ static void fused_find(void)
     sk_fused_log_free(log);
 }
 
+static void fused_alloc_failures(void)
+{
+#ifdef SK_TEST_HOOKS
+    int ok = 0;
+    for (unsigned long n = 1; n < 200 && !ok; n++) {
+        sk_mem_reader mem = {real_log, sizeof real_log - 1, 0, 0};
+        sk_fused_log *log = NULL;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = sk_fused_log_parse(sk_mem_read, &mem, "f", NULL, &log, &d);
+        sk_alloc_fail_at(0);
+        T_CHECK(e == SK_OK || e == SK_E_NOMEM);
+        T_CHECK((e == SK_OK) == (log != NULL));
+        ok = e == SK_OK;
+        sk_fused_log_free(log);
+    }
+    T_CHECK(ok);
+#endif
+}
+
 static const t_case cases[] = {
+    T(fused_alloc_failures),
     T(fused_reference_fixture_without_index),
     T(fused_real_runtime_format),
     T(fused_through_zstd_source),

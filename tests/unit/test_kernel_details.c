@@ -1,4 +1,5 @@
 #include "../../analyzer/sk_kernel_details.h"
+#include "../../artifact_contract/sk_alloc.h"
 #include "../../artifact_contract/sk_buf.h"
 #include "t.h"
 #include "t_io.h"
@@ -201,7 +202,27 @@ static void kd_malformed_inputs(void)
                     5 /* separator */, 2, "Duration(us)", "digit separators are not allowed");
 }
 
+static void kd_alloc_failures(void)
+{
+#ifdef SK_TEST_HOOKS
+    const char *t = HEADER "1,0,48,1,1,sk_1_s_start_a_end_b,SuperKernel,MIX_AIC,1,2,0,1,0\n";
+    int ok = 0;
+    for (unsigned long n = 1; n < 100 && !ok; n++) {
+        sk_buf out = SK_BUF_INIT;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = summarise(t, strlen(t), 0, &out, &d);
+        sk_alloc_fail_at(0);
+        T_CHECK(e == SK_OK || e == SK_E_NOMEM);
+        ok = e == SK_OK;
+        sk_buf_free(&out);
+    }
+    T_CHECK(ok);
+#endif
+}
+
 static const t_case cases[] = {
+    T(kd_alloc_failures),
     T(kd_reference_fixtures),
     T(kd_real_world_values),
     T(kd_rejected_rows_are_returned_not_errors),
