@@ -17,7 +17,9 @@ static const char *const required_names[N_REQUIRED] = {
     "Duration(us)",
 };
 
+/* The integer columns come first; O_WAIT (a time) must stay last. */
 enum optional_col { O_TASK, O_STREAM, O_BLOCK, O_MIX_BLOCK, O_WAIT, N_OPTIONAL };
+#define N_OPTIONAL_INTEGERS O_WAIT
 static const char *const optional_names[N_OPTIONAL] = {
     "Task ID", "Stream ID", "Block Num", "Mix Block Num", "Wait Time(us)",
 };
@@ -187,11 +189,11 @@ sk_err sk_kd_next(sk_kd_reader *r, sk_kd_row *row, int *have, sk_diag *d)
     row->name = field(r, r->req[C_NAME], &name_len);
     row->type = field(r, r->req[C_TYPE], NULL);
     row->core = field(r, r->req[C_CORE], NULL);
-    int *has_opt[N_OPTIONAL - 1] = {&row->has_task_id, &row->has_stream_id, &row->has_block_num,
-                                    &row->has_mix_block_num};
-    uint64_t *opt_val[N_OPTIONAL - 1] = {&row->task_id, &row->stream_id, &row->block_num,
-                                         &row->mix_block_num};
-    for (size_t i = 0; i < N_OPTIONAL - 1; i++) {
+    int *has_opt[N_OPTIONAL_INTEGERS] = {&row->has_task_id, &row->has_stream_id,
+                                         &row->has_block_num, &row->has_mix_block_num};
+    uint64_t *opt_val[N_OPTIONAL_INTEGERS] = {&row->task_id, &row->stream_id, &row->block_num,
+                                              &row->mix_block_num};
+    for (size_t i = 0; i < N_OPTIONAL_INTEGERS; i++) {
         if (r->opt[i] < 0)
             continue;
         if ((e = parse_uint_col(r, r->opt[i], optional_names[i], has_opt[i], opt_val[i], d)) !=
