@@ -277,41 +277,110 @@ static sk_err mismatch(const ac_set *s, size_t j, const char *what, sk_diag *d)
                    "%s mismatch across collection manifests", what);
 }
 
+/* Length of the prefix of an escaped pointer that ends with the DCCI option
+ * token (its last occurrence), or 0: "/o/dcci_disable_on_kernel/0" gives the
+ * length of "/o/dcci_disable_on_kernel".  The token has no '~' or '/', so
+ * its escaped form is itself. */
+static size_t option_prefix(const char *ptr)
+{
+    static const char token[] = "/" AC_DCCI_OPTION;
+    size_t n = sizeof token - 1, found = 0;
+    for (const char *p = strstr(ptr, token); p; p = strstr(p + 1, token))
+        if (p[n] == '\0' || p[n] == '/')
+            found = (size_t)(p - ptr) + n;
+    return found;
+}
+
+/* When *ptr names a member that only disable-all has and whose value is a
+ * chain of single-member objects ending in the DCCI option, replaces *ptr by
+ * the option's pointer; otherwise leaves it alone. */
+static sk_err expand_added_member(const cJSON *o0, const cJSON *da, char **ptr, sk_diag *d)
+{
+    const cJSON *in_o0 = NULL, *node = NULL;
+    sk_err e = sk_json_pointer_resolve(o0, *ptr, &in_o0, d);
+    if (!e)
+        e = sk_json_pointer_resolve(da, *ptr, &node, d);
+    if (e)
+        return ac_diag_adopt(d, e, AC_E_INTERNAL);
+    if (in_o0 || !node)
+        return SK_OK;
+    sk_buf path = SK_BUF_INIT;
+    if (sk_buf_puts(&path, *ptr))
+        goto nomem;
+    while (cJSON_IsObject(node) && node->child && !node->child->next) {
+        node = node->child;
+        if (sk_json_pointer_append(&path, node->string))
+            goto nomem;
+        if (strcmp(node->string, AC_DCCI_OPTION) == 0) {
+            char *expanded = sk_buf_take(&path);
+            if (!expanded)
+                goto nomem;
+            sk_free(*ptr);
+            *ptr = expanded;
+            break;
+        }
+    }
+    sk_buf_free(&path);
+    return SK_OK;
+nomem:
+    sk_buf_free(&path);
+    return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, "", "out of memory comparing DCCI configs");
+}
+
+/* The DCCI pair's declared change: the configs differ only inside one member
+ * named dcci_disable_on_kernel (differences below it count as that member),
+ * which O0 lacks and disable-all sets to exactly [".*"]. */
 static sk_err dcci_config_rule(ac_set *s, const ac_manifest *o0, const ac_manifest *da,
                                sk_diag *d)
 {
     sk_json_diff diff;
+    sk_buf list = SK_BUF_INIT, text = SK_BUF_INIT;
+    char *ptr = NULL;
     const char *label = da->ev.path;
     sk_err e = sk_json_diff_compute(o0->config, da->config, AC_DIFF_SHOWN, &diff, d);
     if (e)
         return ac_diag_adopt(d, e, AC_E_INTERNAL);
-    sk_buf list = SK_BUF_INIT;
     for (size_t i = 0; i < diff.count; i++)
-        (void)sk_buf_printf(&list, "%s%s", i ? ", " : "", diff.pointers[i][0] ? diff.pointers[i] : "\"\"");
-    if (diff.truncated)
-        (void)sk_buf_puts(&list, ", ...");
+        if (sk_buf_printf(&list, "%s%s", i ? ", " : "",
+                          diff.pointers[i][0] ? diff.pointers[i] : "\"\" (the whole config)"))
+            goto nomem;
+    if (diff.truncated && sk_buf_puts(&list, ", ..."))
+        goto nomem;
     if (diff.count == 0) {
         e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, label,
                     "dcci_disable_all config must differ from the dcci_o0 config by "
                     AC_DCCI_OPTION " = " AC_DCCI_DISABLE_ALL "; the configs are identical");
         goto out;
     }
-    if (diff.count > 1) {
-        e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, label,
-                    "DCCI configs must differ at exactly one pointer ending in " AC_DCCI_OPTION
-                    "; they differ at %s%zu pointers: %s",
-                    diff.truncated ? "more than " : "", diff.count, sk_buf_cstr(&list));
+    if (diff.count == 1 && option_prefix(diff.pointers[0]) == 0) {
+        /* a container added only in disable-all, e.g. {"optimize_options":
+         * {"dcci_disable_on_kernel": [".*"]}} where O0 has no
+         * optimize_options: follow single-member objects down to the option */
+        e = expand_added_member(o0->config, da->config, &diff.pointers[0], d);
+        if (e)
+            goto out;
+    }
+    size_t plen = option_prefix(diff.pointers[0]);
+    int one_member = plen > 0 && !diff.truncated;
+    for (size_t i = 1; one_member && i < diff.count; i++)
+        one_member = option_prefix(diff.pointers[i]) == plen &&
+                     strncmp(diff.pointers[i], diff.pointers[0], plen) == 0;
+    if (!one_member) {
+        if (diff.count > 1)
+            e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, label,
+                        "DCCI configs must differ at exactly one pointer ending in " AC_DCCI_OPTION
+                        "; they differ at %s%zu pointers: %s",
+                        diff.truncated ? "more than " : "", diff.count, sk_buf_cstr(&list));
+        else
+            e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, label,
+                        "DCCI configs must differ only at a pointer ending in " AC_DCCI_OPTION
+                        "; they differ at %s",
+                        sk_buf_cstr(&list));
         goto out;
     }
-    const char *ptr = diff.pointers[0];
-    const char *last = strrchr(ptr, '/');
-    if (!last || strcmp(last + 1, AC_DCCI_OPTION) != 0) {
-        e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, label,
-                    "DCCI configs must differ only at a pointer ending in " AC_DCCI_OPTION
-                    "; they differ at %s",
-                    sk_buf_cstr(&list));
-        goto out;
-    }
+    ptr = sk_strndup(diff.pointers[0], plen);
+    if (!ptr)
+        goto nomem;
     const cJSON *in_o0 = NULL, *in_da = NULL;
     sk_err r = sk_json_pointer_resolve(o0->config, ptr, &in_o0, d);
     if (!r)
@@ -325,20 +394,22 @@ static sk_err dcci_config_rule(ac_set *s, const ac_manifest *o0, const ac_manife
                     "dcci_o0 config must not set %s (the O0 side runs without DCCI options)", ptr);
         goto out;
     }
-    sk_buf text = SK_BUF_INIT;
-    int exact = in_da && sk_json_write(in_da, SK_JSON_CANONICAL, &text, NULL) == SK_OK &&
-                strcmp(sk_buf_cstr(&text), AC_DCCI_DISABLE_ALL) == 0;
-    sk_buf_free(&text);
-    if (!exact) {
+    if (in_da && sk_json_write(in_da, SK_JSON_CANONICAL, &text, d) != SK_OK)
+        goto nomem;
+    if (!in_da || strcmp(sk_buf_cstr(&text), AC_DCCI_DISABLE_ALL) != 0) {
         e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, label,
                     "dcci_disable_all config must set %s to exactly " AC_DCCI_DISABLE_ALL, ptr);
         goto out;
     }
-    s->config_pointer = sk_strdup(ptr);
-    if (!s->config_pointer)
-        e = ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, label, "out of memory");
+    s->config_pointer = ptr;
+    ptr = NULL;
+    goto out;
+nomem:
+    e = ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, label, "out of memory comparing DCCI configs");
 out:
+    sk_free(ptr);
     sk_buf_free(&list);
+    sk_buf_free(&text);
     sk_json_diff_free(&diff);
     return e;
 }
