@@ -707,7 +707,7 @@ static sk_err file_index(const ac_set *s, const ac_set_file *f, size_t *k, sk_di
 sk_err ac_set_confirm(ac_set *s, const ac_set_file *f, const char sha256[65],
                       const sk_stat *after, sk_diag *d)
 {
-    size_t k;
+    size_t k = 0;
     sk_err e = file_index(s, f, &k, d);
     if (e)
         return e;
@@ -740,7 +740,7 @@ void ac_set_reader_free(ac_set_reader *r)
 
 sk_err ac_set_reader_open(ac_set *s, const ac_set_file *f, ac_set_reader **out, sk_diag *d)
 {
-    size_t k;
+    size_t k = 0;
     *out = NULL;
     sk_err e = file_index(s, f, &k, d);
     if (e)

@@ -32,7 +32,6 @@ static char *canon(const cJSON *v)
 
 /* ------------------------------------------------------------ fixtures */
 
-static const char *const profile_files[] = {"kernel_details", "task_time", "trace_view", NULL};
 static const char *const dcci_files[] = {"kernel_details",   "sk_prof",        "sk_graph_origin",
                                          "sk_graph_updated", "sk_fused_nodes", "super_kernel",
                                          NULL};
@@ -681,6 +680,8 @@ static void set_api_deferred_files(void)
 /* ------------------------------------------------------------ allocation failures */
 
 #ifdef SK_TEST_HOOKS
+static const char *const profile_files[] = {"kernel_details", "task_time", "trace_view", NULL};
+
 /* Fails allocation 1, 2, ... of fn until it succeeds; every failure must be
  * a clean error (the sanitizer and valgrind runs catch leaks). */
 typedef sk_err (*alloc_fn)(void *ctx, sk_diag *d);
