@@ -57,14 +57,15 @@ out:
     return e;
 }
 
-sk_err ac_input_revalidate(const ac_evidence *ev, const char *label, size_t max_bytes, sk_diag *d)
+static sk_err revalidate(const ac_evidence *ev, const char *label, sk_path_policy policy,
+                         size_t max_bytes, sk_diag *d)
 {
     char *data = NULL;
     size_t len = 0;
     sk_stat st;
     char sha[65];
-    sk_err e = sk_read_file(ev->path, SK_PATH_NOFOLLOW_ALL, label,
-                            max_bytes ? max_bytes : AC_JSON_MAX_BYTES, &data, &len, &st, sha, d);
+    sk_err e = sk_read_file(ev->path, policy, label, max_bytes ? max_bytes : AC_JSON_MAX_BYTES,
+                            &data, &len, &st, sha, d);
     sk_free(data);
     if (e == SK_E_NOMEM)
         return ac_diag_adopt(d, e, AC_E_NOMEM);
@@ -78,4 +79,15 @@ sk_err ac_input_revalidate(const ac_evidence *ev, const char *label, size_t max_
         return ac_fail(d, SK_E_CHANGED, AC_E_INPUT_CHANGED, ev->path,
                        "%s input changed after it was read", label);
     return SK_OK;
+}
+
+sk_err ac_input_revalidate(const ac_evidence *ev, const char *label, size_t max_bytes, sk_diag *d)
+{
+    return revalidate(ev, label, SK_PATH_NOFOLLOW_ALL, max_bytes, d);
+}
+
+sk_err ac_input_revalidate_policy(const ac_evidence *ev, const char *label, sk_path_policy policy,
+                                  sk_diag *d)
+{
+    return revalidate(ev, label, policy, 0, d);
 }

@@ -27,6 +27,10 @@ sk_err ac_input_load_json(const char *path, const char *label, size_t max_bytes,
  * "<label> input changed after it was read" when it differs. */
 sk_err ac_input_revalidate(const ac_evidence *ev, const char *label, size_t max_bytes,
                            sk_diag *d);
+/* The same for an input read under another path policy (the producer record
+ * is read with a no-follow leaf only, like every record reader). */
+sk_err ac_input_revalidate_policy(const ac_evidence *ev, const char *label, sk_path_policy policy,
+                                  sk_diag *d);
 void ac_evidence_clear(ac_evidence *ev);
 
 #endif

@@ -59,3 +59,10 @@ if command -v node >/dev/null; then
         paths.forEach((p, i) => { if (re.test(p) !== (runtime[i] === "ok")) { console.error(p); process.exit(1); } });
     ' "$SK_REPO/docs/schemas/collection-manifest-1.0.json" paths.txt runtime.txt
 fi
+
+# the error-code table of docs/artifact_contract.md is the code's table
+code_table() {
+    diff <(sed -n "/<!-- codes:/,/<!-- end codes -->/p" "$SK_REPO/docs/artifact_contract.md" | grep "^| [0-9]") \
+        <("$TOOLS/ac_contract_dump" codes)
+}
+t_ok docs_code_table_matches_code code_table

@@ -1,10 +1,12 @@
 /* Test helper: prints the contract's role table as JSON ("roles") or checks
  * artifact paths read from stdin, one per line, against the runtime grammar
- * ("paths": prints "ok" or "error: <message>" per line).  Used to prove the
+ * ("paths": prints "ok" or "error: <message>" per line), or prints the rule
+ * codes as markdown table rows ("codes").  Used to prove the
  * shipped JSON Schemas agree with the code (reference tests 44 and 45). */
 #include <stdio.h>
 #include <string.h>
 
+#include "../../artifact_contract/ac_codes.h"
 #include "../../artifact_contract/ac_path.h"
 #include "../../artifact_contract/ac_roles.h"
 #include "../../artifact_contract/sk_alloc.h"
@@ -44,12 +46,23 @@ static int check_paths(void)
     return 0;
 }
 
+/* The markdown rows of the error-code table in docs/artifact_contract.md. */
+static int dump_codes(void)
+{
+    for (size_t i = 0; ac_code_at(i); i++)
+        printf("| %d | `%s` | %s |\n", ac_code_at(i), ac_code_name(ac_code_at(i)),
+               ac_code_meaning(ac_code_at(i)));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "codes") == 0)
+        return dump_codes();
     if (argc == 2 && strcmp(argv[1], "roles") == 0)
         return dump_roles();
     if (argc == 2 && strcmp(argv[1], "paths") == 0)
         return check_paths();
-    fprintf(stderr, "usage: ac_contract_dump roles|paths\n");
+    fprintf(stderr, "usage: ac_contract_dump roles|paths|codes\n");
     return 2;
 }
