@@ -101,7 +101,7 @@ sk_err ac_physical_cwd(char **out, sk_diag *d)
         if (getcwd(buf, cap))
             break;
         if (errno != ERANGE) {
-            e = sk_diag_set(d, SK_E_IO, "", 0, "cannot determine the current directory: %s",
+            e = sk_diag_set(d, SK_E_IO, "current directory", 0, "cannot be determined: %s",
                             strerror(errno));
             goto out;
         }
@@ -109,12 +109,12 @@ sk_err ac_physical_cwd(char **out, sk_diag *d)
     }
     /* Linux returns "(unreachable)/..." for a directory outside the root */
     if (buf[0] != '/') {
-        e = sk_diag_set(d, SK_E_PATH, "", 0, "the current directory is not reachable from /");
+        e = sk_diag_set(d, SK_E_PATH, "current directory", 0, "is not reachable from /");
         goto out;
     }
     if (!ac_utf8_is_valid(buf)) {
-        e = sk_diag_set(d, SK_E_ARG, "", 0,
-                        "the current directory is not valid UTF-8 and cannot be recorded");
+        e = sk_diag_set(d, SK_E_ARG, "current directory", 0,
+                        "is not valid UTF-8 and cannot be recorded");
         goto out;
     }
     *out = buf;
@@ -132,13 +132,13 @@ static sk_err build_environment(const char *const *envp, cJSON *env, sk_diag *d)
         const char *entry = envp[i];
         const char *eq = strchr(entry, '=');
         if (!eq) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
-                            "environment entry %zu has no '=' and cannot be recorded", i);
+            e = sk_diag_set(d, SK_E_ARG, "environment", 0,
+                            "entry %zu has no '=' and cannot be recorded", i);
             goto out;
         }
         if (eq == entry) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
-                            "environment entry %zu has an empty name and cannot be recorded", i);
+            e = sk_diag_set(d, SK_E_ARG, "environment", 0,
+                            "entry %zu has an empty name and cannot be recorded", i);
             goto out;
         }
         sk_free(name);
@@ -148,20 +148,20 @@ static sk_err build_environment(const char *const *envp, cJSON *env, sk_diag *d)
             goto out;
         }
         if (!ac_utf8_is_valid(name)) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
-                            "environment entry %zu has a name that is not valid UTF-8", i);
+            e = sk_diag_set(d, SK_E_ARG, "environment", 0,
+                            "entry %zu has a name that is not valid UTF-8", i);
             goto out;
         }
         if (sk_json_get(env, name)) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
-                            "environment variable %.200s is set twice; the child would see both",
+            e = sk_diag_set(d, SK_E_ARG, "environment", 0,
+                            "variable %.200s is set twice; the child would see both",
                             name);
             goto out;
         }
         int secret = name_is_secret(name, strlen(name));
         if (!secret && !ac_utf8_is_valid(eq + 1)) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
-                            "environment variable %.200s has a value that is not valid UTF-8",
+            e = sk_diag_set(d, SK_E_ARG, "environment", 0,
+                            "variable %.200s has a value that is not valid UTF-8",
                             name);
             goto out;
         }
@@ -182,11 +182,11 @@ sk_err ac_command_build(const char *const *argv, const char *cwd, const char *co
     cJSON *cmd = NULL, *arr = NULL, *env = NULL;
     *out = NULL;
     if (!argv || !argv[0]) {
-        e = sk_diag_set(d, SK_E_ARG, "", 0, "a command is required");
+        e = sk_diag_set(d, SK_E_ARG, "command", 0, "is missing");
         goto out;
     }
     if (!cwd || cwd[0] != '/') {
-        e = sk_diag_set(d, SK_E_ARG, "", 0, "the working directory must be absolute");
+        e = sk_diag_set(d, SK_E_ARG, "current directory", 0, "must be absolute");
         goto out;
     }
     cmd = cJSON_CreateObject();
@@ -196,9 +196,8 @@ sk_err ac_command_build(const char *const *argv, const char *cwd, const char *co
         goto nomem;
     for (size_t i = 0; argv[i]; i++) {
         if (!ac_utf8_is_valid(argv[i])) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
-                            "argument %zu of the command is not valid UTF-8 and cannot be "
-                            "recorded",
+            e = sk_diag_set(d, SK_E_ARG, "command", 0,
+                            "argument %zu is not valid UTF-8 and cannot be recorded",
                             i);
             goto out;
         }
@@ -258,13 +257,13 @@ sk_err ac_command_resolve(const char *file, const char *const *envp, char **path
     int saw_eacces = 0;
     *path = NULL;
     if (!file || !*file) {
-        e = sk_diag_set(d, SK_E_ARG, "", 0, "the command name is empty");
+        e = sk_diag_set(d, SK_E_ARG, "command", 0, "the name is empty");
         goto out;
     }
     if (strchr(file, '/')) {
         int r = check_executable(file);
         if (r) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0, "command %s: %.300s",
+            e = sk_diag_set(d, SK_E_ARG, "command", 0, "%s: %.300s",
                             r == EACCES ? "is not executable" : "not found", file);
             goto out;
         }
@@ -313,7 +312,7 @@ sk_err ac_command_resolve(const char *file, const char *const *envp, char **path
             break;
         p = colon + 1;
     }
-    e = sk_diag_set(d, SK_E_ARG, "", 0, "command %s in PATH: %.300s",
+    e = sk_diag_set(d, SK_E_ARG, "command", 0, "%s in PATH: %.300s",
                     saw_eacces ? "is not executable" : "not found", file);
 out:
     sk_buf_free(&cand);

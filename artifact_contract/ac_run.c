@@ -215,12 +215,12 @@ fail:
 static sk_err check_opts(const ac_run_opts *o, sk_diag *d)
 {
     if (!o->session || !o->record_path || !o->argv || !o->argv[0])
-        return sk_diag_set(d, SK_E_ARG, "", 0, "a session, a record path and a command are required");
+        return sk_diag_set(d, SK_E_ARG, "run", 0, "a session, a record path and a command are required");
     if (o->has_timeout && (o->timeout_s < 1 || o->timeout_s > AC_PRODUCER_MAX_TIMEOUT_S))
-        return sk_diag_set(d, SK_E_ARG, "", 0, "timeout must be 1..%lld seconds",
+        return sk_diag_set(d, SK_E_ARG, "run", 0, "timeout must be 1..%lld seconds",
                            (long long)AC_PRODUCER_MAX_TIMEOUT_S);
     if (o->grace_ms < 0 || o->grace_ms > AC_PRODUCER_MAX_GRACE_MS)
-        return sk_diag_set(d, SK_E_ARG, "", 0, "grace period must be 0..%lld ms",
+        return sk_diag_set(d, SK_E_ARG, "run", 0, "grace period must be 0..%lld ms",
                            (long long)AC_PRODUCER_MAX_GRACE_MS);
     return SK_OK;
 }
@@ -238,7 +238,7 @@ static sk_err prepare(runner *r, sk_diag *d)
         goto out;
     r->started_path = ac_run_started_path(o->record_path);
     if (!r->started_path) {
-        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
         goto out;
     }
     e = must_not_exist(o->record_path, d);
@@ -272,7 +272,7 @@ static sk_err prepare(runner *r, sk_diag *d)
         goto out;
     long tck = sysconf(_SC_CLK_TCK);
     if (tck <= 0) {
-        e = sk_diag_set(d, SK_E_IO, "", 0, "cannot read the clock tick rate");
+        e = sk_diag_set(d, SK_E_IO, "run", 0, "cannot read the clock tick rate");
         goto out;
     }
     ac_producer_record *rec = &r->rec;
@@ -306,7 +306,7 @@ static sk_err block_signals(runner *r, sk_diag *d)
             sigaddset(&r->handled, interruptions[i]);
     int rc = pthread_sigmask(SIG_BLOCK, &r->handled, &r->old_mask);
     if (rc)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot block signals: %s", strerror(rc));
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot block signals: %s", strerror(rc));
     r->mask_set = 1;
     /* SIG_IGN for SIGCHLD would make the kernel reap the child by itself and
      * lose its status; a blocked signal with the default action queues */
@@ -314,11 +314,11 @@ static sk_err block_signals(runner *r, sk_diag *d)
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     if (sigaction(SIGCHLD, &dfl, &r->old_chld) < 0)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot reset SIGCHLD: %s", strerror(errno));
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot reset SIGCHLD: %s", strerror(errno));
     r->chld_set = 1;
     r->sfd = signalfd(-1, &r->handled, SFD_CLOEXEC | SFD_NONBLOCK);
     if (r->sfd < 0)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot create a signalfd: %s", strerror(errno));
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot create a signalfd: %s", strerror(errno));
     return SK_OK;
 }
 
@@ -391,11 +391,11 @@ static sk_err fork_parked_child(runner *r, sk_diag *d)
     if (r->devnull < 0)
         return sk_diag_set(d, SK_E_IO, "/dev/null", 0, "cannot open: %s", strerror(errno));
     if (pipe2(ready, O_CLOEXEC) < 0)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot create a pipe: %s", strerror(errno));
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot create a pipe: %s", strerror(errno));
     r->ready_r = ready[0];
     r->ready_w = ready[1];
     if (pipe2(go, O_CLOEXEC) < 0)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot create a pipe: %s", strerror(errno));
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot create a pipe: %s", strerror(errno));
     r->go_r = go[0];
     r->go_w = go[1];
     child_args a = {
@@ -413,7 +413,7 @@ static sk_err fork_parked_child(runner *r, sk_diag *d)
     r->rec.started_monotonic_ns = mono_ns();
     pid_t pid = fork();
     if (pid < 0)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot fork: %s", strerror(errno));
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot fork: %s", strerror(errno));
     if (pid == 0)
         child_main(&a);
     r->pid = pid;
@@ -426,11 +426,11 @@ static sk_err fork_parked_child(runner *r, sk_diag *d)
     if (n == 1 && b == HANDSHAKE_SETSID_FAILED) {
         if (read_full(r->ready_r, &err, sizeof err) != (ssize_t)sizeof err)
             err = EIO;
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot start a new session for the command: %s",
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot start a new session for the command: %s",
                            strerror(err));
     }
     if (n != 1 || b != HANDSHAKE_READY)
-        return sk_diag_set(d, SK_E_IO, "", 0, "the child process ended before it was ready");
+        return sk_diag_set(d, SK_E_IO, "run", 0, "the child process ended before it was ready");
     return SK_OK;
 }
 
@@ -442,7 +442,7 @@ static sk_err identify_child(runner *r, sk_diag *d)
     if (e)
         return e;
     if (st.pgrp != st.pid || st.session != st.pid || st.ppid != (int64_t)getpid())
-        return sk_diag_set(d, SK_E_INTERNAL, "", 0,
+        return sk_diag_set(d, SK_E_INTERNAL, "run", 0,
                            "child %lld is not the leader of its own session and group (pgrp "
                            "%lld, session %lld, parent %lld)",
                            (long long)st.pid, (long long)st.pgrp, (long long)st.session,
@@ -492,7 +492,7 @@ static sk_err release_child(runner *r, sk_diag *d)
     while (n < 0 && errno == EINTR);
     close_fd(&r->go_w);
     if (n != 1)
-        return sk_diag_set(d, SK_E_IO, "", 0, "cannot release the child process: %s",
+        return sk_diag_set(d, SK_E_IO, "run", 0, "cannot release the child process: %s",
                            strerror(errno));
     n = read_full(r->ready_r, &err, sizeof err);
     close_fd(&r->ready_r);
@@ -500,7 +500,7 @@ static sk_err release_child(runner *r, sk_diag *d)
         return SK_OK; /* close-on-exec closed the pipe: the command runs */
     if (n != (ssize_t)sizeof err)
         err = EIO;
-    return sk_diag_set(d, SK_E_ARG, "", 0, "cannot execute %.300s: %s", r->exe, strerror(err));
+    return sk_diag_set(d, SK_E_ARG, "command", 0, "cannot execute %.300s: %s", r->exe, strerror(err));
 }
 
 /* ------------------------------------------------------------ supervision */
@@ -517,7 +517,7 @@ static sk_err poll_leader(runner *r, sk_diag *d)
         /* someone else reaped our child: its pid is no longer pinned, so
          * the group must never be signalled again */
         r->reaped = 1;
-        return sk_diag_set(d, SK_E_INTERNAL, "", 0, "the command's process %lld was reaped "
+        return sk_diag_set(d, SK_E_INTERNAL, "run", 0, "the command's process %lld was reaped "
                                                     "by someone else: %s",
                            (long long)r->pid, strerror(errno));
     }
@@ -733,7 +733,7 @@ sk_err ac_run(const ac_run_opts *o, ac_run_result *res, sk_diag *d)
     /* an interruption that arrived while preparing: start nothing */
     drain_signals(&r, 0);
     if (res->interrupted_signal) {
-        e = sk_diag_set(d, SK_E_IO, "", 0, "interrupted by signal %d before the command started",
+        e = sk_diag_set(d, SK_E_IO, "run", 0, "interrupted by signal %d before the command started",
                         res->interrupted_signal);
         goto out;
     }

@@ -95,13 +95,13 @@ static void build_refuses_what_json_cannot_hold(void)
         const char *cwd;
         const char *msg;
     } bad[] = {
-        {"\xff", NULL, NULL, "/", "argument 1 of the command is not valid UTF-8"},
-        {NULL, "NOEQUALS", NULL, "/", "environment entry 0 has no '='"},
-        {NULL, "=value", NULL, "/", "environment entry 0 has an empty name"},
-        {NULL, "A=1", "A=2", "/", "environment variable A is set twice"},
-        {NULL, "B=\xe9", NULL, "/", "environment variable B has a value that is not valid UTF-8"},
-        {NULL, "\xe9=1", NULL, "/", "environment entry 0 has a name that is not valid UTF-8"},
-        {NULL, NULL, NULL, "relative", "the working directory must be absolute"},
+        {"\xff", NULL, NULL, "/", "argument 1 is not valid UTF-8"},
+        {NULL, "NOEQUALS", NULL, "/", "entry 0 has no '='"},
+        {NULL, "=value", NULL, "/", "entry 0 has an empty name"},
+        {NULL, "A=1", "A=2", "/", "variable A is set twice"},
+        {NULL, "B=\xe9", NULL, "/", "variable B has a value that is not valid UTF-8"},
+        {NULL, "\xe9=1", NULL, "/", "entry 0 has a name that is not valid UTF-8"},
+        {NULL, NULL, NULL, "relative", "must be absolute"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *argv[] = {"x", bad[i].argv1, NULL};
@@ -112,6 +112,8 @@ static void build_refuses_what_json_cannot_hold(void)
         T_EQ_INT(ac_command_build(bad[i].argv1 ? argv : ok_argv, bad[i].cwd, envp, &cmd, &d),
                  SK_E_ARG);
         T_CONTAINS(d.msg, bad[i].msg);
+        T_CHECK(strcmp(d.file, "command") == 0 || strcmp(d.file, "environment") == 0 ||
+                strcmp(d.file, "current directory") == 0);
         T_CHECK(cmd == NULL);
     }
     /* a secret's value is never recorded, so its encoding does not matter */
@@ -124,7 +126,8 @@ static void build_refuses_what_json_cannot_hold(void)
     const char *empty[] = {NULL};
     sk_diag d;
     T_EQ_INT(ac_command_build(empty, "/", envp, &cmd, &d), SK_E_ARG);
-    T_CONTAINS(d.msg, "a command is required");
+    T_CONTAINS(d.msg, "is missing");
+    T_EQ_STR(d.file, "command");
 }
 
 static void build_survives_allocation_failures(void)
@@ -197,16 +200,17 @@ static void resolve_like_execvp(void)
     sk_free(p);
     p = NULL;
     T_EQ_INT(ac_command_resolve("missing-tool", envp, &p, &d), SK_E_ARG);
-    T_CONTAINS(d.msg, "command not found in PATH: missing-tool");
+    T_EQ_STR(d.msg, "not found in PATH: missing-tool");
+    T_EQ_STR(d.file, "command");
     T_EQ_INT(ac_command_resolve(noexec, envp, &p, &d), SK_E_ARG);
-    T_CONTAINS(d.msg, "command is not executable");
+    T_CONTAINS(d.msg, "is not executable: ");
     T_EQ_INT(ac_command_resolve(a, envp, &p, &d), SK_E_ARG); /* a directory */
-    T_CONTAINS(d.msg, "command not found");
+    T_CONTAINS(d.msg, "not found: ");
     T_EQ_INT(ac_command_resolve("", envp, &p, &d), SK_E_ARG);
     T_CONTAINS(d.msg, "empty");
     chmod(exe, 0600);
     T_EQ_INT(ac_command_resolve("tool", envp, &p, &d), SK_E_ARG);
-    T_CONTAINS(d.msg, "command is not executable in PATH: tool");
+    T_EQ_STR(d.msg, "is not executable in PATH: tool");
     /* no PATH: the system default (confstr _CS_PATH) finds sh */
     const char *nopath[] = {"HOME=/", NULL};
     T_EQ_INT(ac_command_resolve("sh", nopath, &p, &d), SK_OK);
