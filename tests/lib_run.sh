@@ -60,9 +60,6 @@ PY
     fi
 }
 
-# now_ms: monotonic-enough wall time in milliseconds for elapsed-time checks
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-
 # alive PID: 0 when the process exists and is not a zombie
 alive() {
     [ -r "/proc/$1/stat" ] || return 1

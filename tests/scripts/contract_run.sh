@@ -116,6 +116,7 @@ for raw in (raw_r, raw_s):
 
 # --- the command fingerprint equals Python's over an independently built
 #     command object: argv as given, physical cwd, the exact environment
+#     (run without the valgrind wrapper, which edits the environment)
 make_session dcci_o0 r8 s8.json
 mkdir -p real8 && ln -s real8 link8
 (cd link8 && env -i PATH=/usr/bin:/bin GH_TOKEN=ghp_x LANG=C.UTF-8 \

@@ -5,19 +5,16 @@ source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/lib_run.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }
 SIGDFL="$SK_BUILD/tests/tools/sigdfl"
-# valgrind slows the runner's own start-up, not the child's clock
-[ "${SK_VALGRIND:-0}" = 1 ] && SLACK_MS=1500 || SLACK_MS=0
+# Promptness is judged from the recorded monotonic times, which start at the
+# fork: the runner's own start-up (slow under valgrind) does not count.
 
 # --- a child ignoring SIGTERM (and its grandchild, which inherits that) is
 #     killed after the grace period; nothing of the group survives
 make_session dcci_o0 r1 s1.json
-t0=$(now_ms)
 artifact_contract run --session s1.json --timeout 1 --grace 0.2 -- \
     sh -c 'trap "" TERM; sleep 9 & echo $! > gc1; sleep 9; exit 0'
-rc=$?; t1=$(now_ms)
+rc=$?
 [ "$rc" -eq 124 ] && t_pass timeout_status_124 || t_fail timeout_status_124 "rc=$rc"
-[ $((t1 - t0)) -lt $((1900 + SLACK_MS)) ] && t_pass timeout_kill_is_prompt \
-    || t_fail timeout_kill_is_prompt "took $((t1 - t0)) ms"
 ! alive "$(cat gc1)" && t_pass timeout_kills_grandchild || t_fail timeout_kills_grandchild "grandchild $(cat gc1) alive"
 rec_check timeout_term_ignored_record s1.producer.json '
 t = r["termination"]
@@ -28,24 +25,23 @@ assert r["timeout_s"] == 1
 assert r["deadline_monotonic_ns"] == r["started_monotonic_ns"] + 10**9
 assert t["term_sent_monotonic_ns"] >= r["deadline_monotonic_ns"]
 assert t["kill_sent_monotonic_ns"] is not None
-assert t["kill_sent_monotonic_ns"] - t["term_sent_monotonic_ns"] >= 200 * 10**6
-assert t["kill_sent_monotonic_ns"] <= r["ended_monotonic_ns"]
+assert 200 * 10**6 <= t["kill_sent_monotonic_ns"] - t["term_sent_monotonic_ns"] < 700 * 10**6
+assert t["term_sent_monotonic_ns"] - r["deadline_monotonic_ns"] < 300 * 10**6, "deadline late"
+assert r["ended_monotonic_ns"] - t["kill_sent_monotonic_ns"] < 500 * 10**6, "slow after KILL"
 assert r["exit"] == {"kind": "signaled", "code": None, "signal": 9, "signal_name": "SIGKILL"}, r["exit"]
 assert r["group_survivors"] == 0 and r["interruption"] is None
 '
 
 # --- a child that exits on SIGTERM: no SIGKILL, no waiting out the grace period
 make_session dcci_o0 r2 s2.json
-t0=$(now_ms)
 artifact_contract run --session s2.json --timeout 1 --grace 1.5 -- sleep 9
-rc=$?; t1=$(now_ms)
+rc=$?
 [ "$rc" -eq 124 ] && t_pass timeout_term_obeyed_status || t_fail timeout_term_obeyed_status "rc=$rc"
-[ $((t1 - t0)) -lt $((1500 + SLACK_MS)) ] && t_pass timeout_term_obeyed_no_grace_wait \
-    || t_fail timeout_term_obeyed_no_grace_wait "took $((t1 - t0)) ms"
 rec_check timeout_term_obeyed_record s2.producer.json '
 t = r["termination"]
 assert t["reason"] == "timeout" and t["kill_sent_monotonic_ns"] is None, t
 assert t["grace_ms"] == 1500
+assert r["ended_monotonic_ns"] - t["term_sent_monotonic_ns"] < 500 * 10**6, "waited out the grace"
 assert r["exit"] == {"kind": "signaled", "code": None, "signal": 15, "signal_name": "SIGTERM"}
 assert r["group_survivors"] == 0
 '
@@ -95,7 +91,7 @@ assert r["termination"] is None and r["exit"]["code"] == 0
 # --- SIGTERM to the runner is forwarded to the group as an interruption; the
 #     runner then ends by SIGTERM itself
 make_session dcci_o0 r6 s6.json
-"$SIGDFL" "$SK_BUILD/bin/artifact_contract" run --session s6.json --grace 0.5 -- \
+"$SIGDFL" $SK_WRAP "$SK_BUILD/bin/artifact_contract" run --session s6.json --grace 0.5 -- \
     sh -c 'trap "exit 7" TERM; echo ready > ready6; while :; do sleep 0.05; done' &
 runner=$!
 for _ in $(seq 100); do [ -f ready6 ] && break; sleep 0.02; done
@@ -113,19 +109,18 @@ assert r["exit"] == {"kind": "exited", "code": 7, "signal": None, "signal_name":
 
 # --- a second interruption does not wait for the grace period: SIGKILL now
 make_session dcci_o0 r7 s7.json
-t0=$(now_ms)
-"$SIGDFL" "$SK_BUILD/bin/artifact_contract" run --session s7.json --grace 60 -- \
+"$SIGDFL" $SK_WRAP "$SK_BUILD/bin/artifact_contract" run --session s7.json --grace 60 -- \
     sh -c 'trap "" INT; echo ready > ready7; while :; do sleep 0.05; done' &
 runner=$!
 for _ in $(seq 100); do [ -f ready7 ] && break; sleep 0.02; done
 kill -INT "$runner"; sleep 0.2; kill -INT "$runner"
-{ wait "$runner"; } 2>/dev/null; rc=$?; t1=$(now_ms)
-[ "$rc" -eq 130 ] && [ $((t1 - t0)) -lt $((1900 + SLACK_MS)) ] && t_pass second_interrupt_kills \
-    || t_fail second_interrupt_kills "rc=$rc took $((t1 - t0)) ms"
+{ wait "$runner"; } 2>/dev/null; rc=$?
+[ "$rc" -eq 130 ] && t_pass second_interrupt_kills || t_fail second_interrupt_kills "rc=$rc"
 rec_check second_interrupt_record s7.producer.json '
 t = r["termination"]
 assert t["reason"] == "interrupted" and t["signal"] == 2 and t["grace_ms"] == 60000, t
 assert t["kill_sent_monotonic_ns"] is not None
+assert t["kill_sent_monotonic_ns"] - t["term_sent_monotonic_ns"] < 2 * 10**9, "waited for grace"
 assert r["exit"]["signal"] == 9, r["exit"]
 '
 
