@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h> /* sk_fs.h uses struct stat */
 
 #include "ac_proc.h"
 #include "sk_alloc.h"

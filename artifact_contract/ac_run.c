@@ -39,7 +39,7 @@
 #include "sk_fs.h"
 #include "sk_json.h"
 #include "sk_sha256.h"
-#include "sk_testhook.h"
+#include "sk_clock.h"
 
 #define NS_PER_MS INT64_C(1000000)
 #define NS_PER_S INT64_C(1000000000)
@@ -62,7 +62,8 @@ typedef struct runner {
     const ac_run_opts *o;
     ac_run_result *res;
     ac_producer_record rec; /* strings borrowed from this struct and from o */
-    char *cwd, *exe, *started_path;
+    char *cwd, *exe;
+    char *record_path, *started_path; /* physical publication paths */
     cJSON *command;
     char boot_id[AC_BOOT_ID_LEN + 1];
     sk_buf started_text, final_text;
@@ -167,6 +168,27 @@ static sk_err must_not_exist(const char *path, sk_diag *d)
     return SK_OK;
 }
 
+/* The records' directory must exist before anything starts: publishing the
+ * started record is the last step before the command runs. */
+static sk_err parent_must_be_directory(const char *path, sk_diag *d)
+{
+    struct stat st;
+    const char *slash = strrchr(path, '/');
+    size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+    char *dir = sk_strndup(slash ? path : ".", slash ? n : 1);
+    sk_err e = SK_OK;
+    if (!dir)
+        return sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+    if (stat(dir, &st) != 0)
+        e = sk_diag_set(d, SK_E_PATH, path, 0, "the record directory %.300s cannot be used: %s",
+                        dir, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        e = sk_diag_set(d, SK_E_PATH, path, 0, "the record directory %.300s is not a directory",
+                        dir);
+    sk_free(dir);
+    return e;
+}
+
 /* ------------------------------------------------------------ the child */
 
 /* Runs between fork and exec: async-signal-safe calls only, no allocation. */
@@ -229,34 +251,38 @@ static sk_err check_opts(const ac_run_opts *o, sk_diag *d)
 static sk_err prepare(runner *r, sk_diag *d)
 {
     const ac_run_opts *o = r->o;
-    char *pub = NULL;
     ac_proc_stat self;
     sk_err e = check_opts(o, d);
     if (!e)
         e = ac_proc_check_namespace(d);
     if (e)
         goto out;
-    r->started_path = ac_run_started_path(o->record_path);
-    if (!r->started_path) {
-        e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
-        goto out;
-    }
-    e = must_not_exist(o->record_path, d);
-    if (!e)
-        e = must_not_exist(r->started_path, d);
-    if (e)
-        goto out;
-    pub = sk_path_publication(o->record_path, d);
-    if (!pub) {
+    /* the records are checked and published under one physical path, so a
+     * directory swapped after the check cannot move them into the root */
+    r->record_path = sk_path_publication(o->record_path, d);
+    if (!r->record_path) {
         e = d ? d->code : SK_E_PATH;
         goto out;
     }
-    if (sk_path_is_within(pub, o->session->capture_root)) {
+    if (sk_path_is_within(r->record_path, o->session->capture_root)) {
         e = sk_diag_set(d, SK_E_CONTRACT, o->record_path, 0,
                         "producer record must be outside the capture root %.300s",
                         o->session->capture_root);
         goto out;
     }
+    e = parent_must_be_directory(r->record_path, d);
+    if (e)
+        goto out;
+    r->started_path = ac_run_started_path(r->record_path);
+    if (!r->started_path) {
+        e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+        goto out;
+    }
+    e = must_not_exist(r->record_path, d);
+    if (!e)
+        e = must_not_exist(r->started_path, d);
+    if (e)
+        goto out;
     e = ac_physical_cwd(&r->cwd, d);
     if (!e)
         e = ac_command_build(o->argv, r->cwd, o->envp, &r->command, d);
@@ -288,7 +314,6 @@ static sk_err prepare(runner *r, sk_diag *d)
     rec->has_timeout = o->has_timeout;
     rec->timeout_s = o->has_timeout ? o->timeout_s : 0;
 out:
-    sk_free(pub);
     return e;
 }
 
@@ -695,7 +720,7 @@ static sk_err publish_final(runner *r, sk_diag *d)
     res->timed_out = rec->timed_out;
     res->group_survivors = rec->group_survivors;
     if (rec->ended_realtime_ns < rec->started_realtime_ns)
-        return sk_diag_set(d, SK_E_CONTRACT, r->o->record_path, 0,
+        return sk_diag_set(d, SK_E_CONTRACT, r->record_path, 0,
                            "the realtime clock went back during the run (started %lld, ended "
                            "%lld ns); the producer window cannot be recorded",
                            (long long)rec->started_realtime_ns, (long long)rec->ended_realtime_ns);
@@ -705,7 +730,7 @@ static sk_err publish_final(runner *r, sk_diag *d)
         return sk_diag_set(d, e, "", 0, "cannot compute SHA-256");
     e = ac_producer_record_write(rec, &r->final_text, d);
     if (!e)
-        e = sk_publish(r->o->record_path, r->final_text.data, r->final_text.len, RECORD_MODE, d);
+        e = sk_publish(r->record_path, r->final_text.data, r->final_text.len, RECORD_MODE, d);
     if (!e)
         res->finished = 1;
     return e;
@@ -781,6 +806,7 @@ out:
     cJSON_Delete(r.command);
     sk_free(r.cwd);
     sk_free(r.exe);
+    sk_free(r.record_path);
     sk_free(r.started_path);
     sk_buf_free(&r.started_text);
     sk_buf_free(&r.final_text);

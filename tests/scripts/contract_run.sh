@@ -80,13 +80,13 @@ assert s["state"] == "started" and "exit" not in s
 make_session dcci_o0 r5 s5.json
 artifact_contract run --session s5.json -- true
 before=$(sha256sum s5.producer.json s5.producer.json.started.json)
-t_expect refuses_existing_records 2 "output already exists: s5.producer.json" \
+t_expect refuses_existing_records 2 "output already exists: $(pwd -P)/s5.producer.json" \
     artifact_contract run --session s5.json -- touch ran5
 after=$(sha256sum s5.producer.json s5.producer.json.started.json)
 [ "$before" = "$after" ] && [ ! -e ran5 ] && t_pass existing_records_untouched \
     || t_fail existing_records_untouched "records changed or the command ran"
 rm s5.producer.json
-t_expect refuses_existing_started_record 2 "output already exists: s5.producer.json.started.json" \
+t_expect refuses_existing_started_record 2 "output already exists: $(pwd -P)/s5.producer.json.started.json" \
     artifact_contract run --session s5.json -- touch ran5
 [ ! -e ran5 ] && [ ! -e s5.producer.json ] && t_pass started_only_not_overwritten \
     || t_fail started_only_not_overwritten "the command ran or a record appeared"

@@ -107,7 +107,11 @@ refuse record_inside_root "producer record must be outside the capture root" goo
     --record-out root/p.json -- touch ran
 [ ! -e root/p.json ] && [ ! -e root/p.json.started.json ] && t_pass record_inside_root_not_created \
     || t_fail record_inside_root_not_created "$(ls -a root)"
-refuse record_parent_missing "" good.json --record-out nodir/p.json -- touch ran
+refuse record_parent_missing "the record directory $(pwd -P)/nodir cannot be used: No such file or directory" \
+    good.json --record-out nodir/p.json -- touch ran
+touch afile
+refuse record_parent_not_directory "the record directory $(pwd -P)/afile" good.json \
+    --record-out afile/p.json -- touch ran
 
 # --- the command cannot be started
 refuse command_not_found "error: command: not found in PATH: no-such-command-4711" good.json -- no-such-command-4711
