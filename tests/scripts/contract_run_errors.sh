@@ -132,3 +132,17 @@ refuse command_exec_format_error "error: command: cannot execute ./badexec: Exec
         good.json -- touch ran
 )
 refuse argv_invalid_utf8 "error: command: argument 1 is not valid UTF-8" good.json -- touch $'\xfe'
+
+# --- failures after the command ran: exit 2, one error line, the started
+#     record stays (it is true), no final record is invented
+make_session dcci_o0 root4 s4.json
+t_expect final_record_taken 2 "output already exists: $(pwd -P)/s4.producer.json" \
+    artifact_contract run --session s4.json -- sh -c 'echo foreign > s4.producer.json'
+[ "$(cat s4.producer.json)" = foreign ] && [ -f s4.producer.json.started.json ] \
+    && t_pass final_record_taken_foreign_kept || t_fail final_record_taken_foreign_kept "$(ls)"
+make_session dcci_o0 root5 s5.json
+SK_TEST_CLOCK_NS=2000000000,1000000000 t_expect realtime_clock_went_back 2 \
+    "the realtime clock went back during the run (started 2000000000, ended 1000000000 ns)" \
+    artifact_contract run --session s5.json -- true
+[ -f s5.producer.json.started.json ] && [ ! -e s5.producer.json ] \
+    && t_pass realtime_clock_went_back_no_final || t_fail realtime_clock_went_back_no_final "$(ls)"
