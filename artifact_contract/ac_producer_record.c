@@ -391,7 +391,8 @@ static sk_err check_termination(vctx *v, ac_producer_record *r)
     else if (rs && strcmp(rs, "interrupted") == 0)
         r->termination_reason = AC_TERM_INTERRUPTED;
     else
-        return bad(v, "termination.reason", "must be \"timeout\" or \"interrupted\", found %s%s%.40s",
+        return bad(v, "termination.reason",
+                   "must be \"timeout\" or \"interrupted\", found %s%s%.40s",
                    type_of(reason), rs ? " " : "", rs ? rs : "");
     int64_t pgid = 0;
     e = get_int(v, t, "pgid", "termination.pgid", r->pid, r->pid, &pgid);
@@ -421,7 +422,8 @@ static sk_err check_termination(vctx *v, ac_producer_record *r)
             return bad(v, "termination.term_sent_monotonic_ns",
                        "must not precede deadline_monotonic_ns %lld, found %lld",
                        (long long)r->deadline_monotonic_ns, (long long)r->term_sent_monotonic_ns);
-        if (r->has_interruption && r->interruption_received_monotonic_ns < r->term_sent_monotonic_ns)
+        if (r->has_interruption &&
+            r->interruption_received_monotonic_ns < r->term_sent_monotonic_ns)
             return bad(v, "interruption.received_monotonic_ns",
                        "precedes the timeout termination, so termination.reason must be "
                        "\"interrupted\"");

@@ -237,7 +237,8 @@ fail:
 static sk_err check_opts(const ac_run_opts *o, sk_diag *d)
 {
     if (!o->session || !o->record_path || !o->argv || !o->argv[0])
-        return sk_diag_set(d, SK_E_ARG, "run", 0, "a session, a record path and a command are required");
+        return sk_diag_set(d, SK_E_ARG, "run", 0,
+                           "a session, a record path and a command are required");
     if (o->has_timeout && (o->timeout_s < 1 || o->timeout_s > AC_PRODUCER_MAX_TIMEOUT_S))
         return sk_diag_set(d, SK_E_ARG, "run", 0, "timeout must be 1..%lld seconds",
                            (long long)AC_PRODUCER_MAX_TIMEOUT_S);
@@ -525,7 +526,8 @@ static sk_err release_child(runner *r, sk_diag *d)
         return SK_OK; /* close-on-exec closed the pipe: the command runs */
     if (n != (ssize_t)sizeof err)
         err = EIO;
-    return sk_diag_set(d, SK_E_ARG, "command", 0, "cannot execute %.300s: %s", r->exe, strerror(err));
+    return sk_diag_set(d, SK_E_ARG, "command", 0, "cannot execute %.300s: %s", r->exe,
+                       strerror(err));
 }
 
 /* ------------------------------------------------------------ supervision */

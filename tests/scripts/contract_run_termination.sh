@@ -25,23 +25,23 @@ assert r["timeout_s"] == 1
 assert r["deadline_monotonic_ns"] == r["started_monotonic_ns"] + 10**9
 assert t["term_sent_monotonic_ns"] >= r["deadline_monotonic_ns"]
 assert t["kill_sent_monotonic_ns"] is not None
-assert 200 * 10**6 <= t["kill_sent_monotonic_ns"] - t["term_sent_monotonic_ns"] < 700 * 10**6
-assert t["term_sent_monotonic_ns"] - r["deadline_monotonic_ns"] < 300 * 10**6, "deadline late"
-assert r["ended_monotonic_ns"] - t["kill_sent_monotonic_ns"] < 500 * 10**6, "slow after KILL"
+assert 200 * 10**6 <= t["kill_sent_monotonic_ns"] - t["term_sent_monotonic_ns"] < 2 * 10**9
+assert t["term_sent_monotonic_ns"] - r["deadline_monotonic_ns"] < 10**9, "deadline late"
+assert r["ended_monotonic_ns"] - t["kill_sent_monotonic_ns"] < 2 * 10**9, "slow after KILL"
 assert r["exit"] == {"kind": "signaled", "code": None, "signal": 9, "signal_name": "SIGKILL"}, r["exit"]
 assert r["group_survivors"] == 0 and r["interruption"] is None
 '
 
 # --- a child that exits on SIGTERM: no SIGKILL, no waiting out the grace period
 make_session dcci_o0 r2 s2.json
-artifact_contract run --session s2.json --timeout 1 --grace 1.5 -- sleep 9
+artifact_contract run --session s2.json --timeout 1 --grace 5 -- sleep 9
 rc=$?
 [ "$rc" -eq 124 ] && t_pass timeout_term_obeyed_status || t_fail timeout_term_obeyed_status "rc=$rc"
 rec_check timeout_term_obeyed_record s2.producer.json '
 t = r["termination"]
 assert t["reason"] == "timeout" and t["kill_sent_monotonic_ns"] is None, t
-assert t["grace_ms"] == 1500
-assert r["ended_monotonic_ns"] - t["term_sent_monotonic_ns"] < 500 * 10**6, "waited out the grace"
+assert t["grace_ms"] == 5000
+assert r["ended_monotonic_ns"] - t["term_sent_monotonic_ns"] < 2 * 10**9, "waited out the grace"
 assert r["exit"] == {"kind": "signaled", "code": None, "signal": 15, "signal_name": "SIGTERM"}
 assert r["group_survivors"] == 0
 '
@@ -78,7 +78,7 @@ wait "$outsider" 2>/dev/null
 # --- no timeout: a group member that outlives the leader is left alone and
 #     recorded; a warning says so
 make_session dcci_o0 r5 s5.json
-artifact_contract run --session s5.json -- sh -c 'sleep 0.6 & echo $! > gc5; exit 0' 2>err5
+artifact_contract run --session s5.json -- sh -c 'sleep 5 & echo $! > gc5; exit 0' 2>err5
 rc=$?
 gc=$(cat gc5)
 alive "$gc" && [ "$rc" -eq 0 ] && grep -q "outlived it and were left running" err5 \
@@ -87,6 +87,7 @@ rec_check survivors_recorded s5.producer.json '
 assert r["group_survivors"] == 1, r["group_survivors"]
 assert r["termination"] is None and r["exit"]["code"] == 0
 '
+kill "$gc" 2>/dev/null # the test's own leftover, by pid
 
 # --- SIGTERM to the runner is forwarded to the group as an interruption; the
 #     runner then ends by SIGTERM itself
@@ -94,7 +95,8 @@ make_session dcci_o0 r6 s6.json
 "$SIGDFL" $SK_WRAP "$SK_BUILD/bin/artifact_contract" run --session s6.json --grace 0.5 -- \
     sh -c 'trap "exit 7" TERM; echo ready > ready6; while :; do sleep 0.05; done' &
 runner=$!
-for _ in $(seq 100); do [ -f ready6 ] && break; sleep 0.02; done
+# up to 20 s: the runner starts slowly under valgrind on a loaded machine
+for _ in $(seq 1000); do [ -f ready6 ] && break; sleep 0.02; done
 kill -TERM "$runner"
 { wait "$runner"; } 2>/dev/null; rc=$?
 [ "$rc" -eq 143 ] && t_pass interrupted_runner_dies_by_signal || t_fail interrupted_runner_dies_by_signal "rc=$rc"
@@ -112,7 +114,7 @@ make_session dcci_o0 r7 s7.json
 "$SIGDFL" $SK_WRAP "$SK_BUILD/bin/artifact_contract" run --session s7.json --grace 60 -- \
     sh -c 'trap "" INT; echo ready > ready7; while :; do sleep 0.05; done' &
 runner=$!
-for _ in $(seq 100); do [ -f ready7 ] && break; sleep 0.02; done
+for _ in $(seq 1000); do [ -f ready7 ] && break; sleep 0.02; done
 kill -INT "$runner"; sleep 0.2; kill -INT "$runner"
 { wait "$runner"; } 2>/dev/null; rc=$?
 [ "$rc" -eq 130 ] && t_pass second_interrupt_kills || t_fail second_interrupt_kills "rc=$rc"
@@ -129,7 +131,7 @@ assert r["exit"]["signal"] == 9, r["exit"]
 make_session dcci_o0 r8 s8.json
 artifact_contract run --session s8.json -- sh -c 'echo ready > ready8; sleep 0.4; exit 4' &
 runner=$!
-for _ in $(seq 100); do [ -f ready8 ] && break; sleep 0.02; done
+for _ in $(seq 1000); do [ -f ready8 ] && break; sleep 0.02; done
 kill -INT "$runner"
 { wait "$runner"; } 2>/dev/null; rc=$?
 [ "$rc" -eq 4 ] && t_pass ignored_interrupt_not_forwarded || t_fail ignored_interrupt_not_forwarded "rc=$rc"
