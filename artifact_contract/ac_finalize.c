@@ -16,6 +16,7 @@
 #include "ac_input.h"
 #include "ac_manifest.h"
 #include "ac_path.h"
+#include "ac_producer_record.h"
 #include "ac_roles.h"
 #include "ac_scan.h"
 #include "ac_session.h"
@@ -52,6 +53,10 @@ typedef struct finalize_state {
     int64_t pid, p_started, p_ended;
     const char *command_fp;
     int64_t finalized_ns;
+    /* --producer-record: the run record and its window */
+    ac_producer_record *record;
+    ac_evidence record_ev;   /* path, stat and SHA-256 of the record file */
+    int64_t tolerance_ns;
 } finalize_state;
 
 static void state_free(finalize_state *s)
@@ -70,6 +75,8 @@ static void state_free(finalize_state *s)
     sk_free(s->listed);
     sk_free(s->jobs);
     sk_free(s->out_path);
+    ac_producer_record_free(s->record);
+    ac_evidence_clear(&s->record_ev);
     if (s->rootfd >= 0)
         close(s->rootfd);
 }
@@ -103,23 +110,93 @@ static sk_err load_session(finalize_state *s, sk_diag *d)
     return ac_marker_check(s->rootfd, s->session.root, &s->session, d);
 }
 
+/* Evidence of the record file (leaf not a symlink, as the record reader
+ * requires): path, stat and SHA-256. */
+static sk_err record_evidence(const char *path, ac_evidence *ev, sk_diag *d)
+{
+    char *data = NULL;
+    size_t len = 0;
+    sk_err e = sk_read_file(path, SK_PATH_NOFOLLOW_LEAF, "producer record", AC_JSON_MAX_BYTES,
+                            &data, &len, &ev->st, ev->sha256, d);
+    sk_free(data);
+    if (e)
+        return ac_diag_adopt(d, e, AC_E_PRODUCER_RECORD);
+    ev->path = sk_path_abspath(path);
+    if (!ev->path)
+        return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, path, "out of memory");
+    return SK_OK;
+}
+
+/* The producer from the final record of `artifact_contract run`: it must be
+ * this session's run, finished, and successful. */
+static sk_err load_producer_record(finalize_state *s, sk_diag *d)
+{
+    const char *path = s->a->producer_record;
+    sk_err e = ac_producer_record_load(path, "producer record", &s->record, d);
+    if (e)
+        return ac_diag_adopt(d, e, AC_E_PRODUCER_RECORD);
+    /* evidence of the bytes the loader accepted, proven unchanged before publishing */
+    e = record_evidence(path, &s->record_ev, d);
+    if (e)
+        return e;
+    if (strcmp(s->record_ev.sha256, s->record->file_sha256) != 0)
+        return ac_fail(d, SK_E_CHANGED, AC_E_INPUT_CHANGED, s->record_ev.path,
+                       "producer record input changed while it was read");
+    const ac_producer_record *r = s->record;
+    const char *label = s->record_ev.path;
+    if (r->state != AC_RUN_FINISHED)
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_RECORD, label,
+                       "producer record is the started record of a run, not its final record");
+    if (strcmp(r->session_fingerprint, s->session.fingerprint) != 0 ||
+        strcmp(r->capture_role, s->session.role->name) != 0 ||
+        strcmp(r->capture_root, s->session.root) != 0)
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_RECORD, label,
+                       "producer record belongs to another collection session");
+    if (r->timed_out)
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_RECORD, label,
+                       "producer run did not succeed: it timed out");
+    if (r->exit_kind != AC_EXIT_EXITED || !r->has_exit_code)
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_RECORD, label,
+                       "producer run did not succeed: it was ended by a signal");
+    if (r->exit_code != 0)
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_RECORD, label,
+                       "producer run did not succeed: it exited with status %lld",
+                       (long long)r->exit_code);
+    s->pid = r->pid;
+    s->p_started = r->started_realtime_ns;
+    s->p_ended = r->ended_realtime_ns;
+    s->command_fp = r->command_fingerprint;
+    s->tolerance_ns = ac_timestamp_tolerance_ns();
+    return SK_OK;
+}
+
 /* Steps 2-4: source revision, producer, round id. */
 static sk_err check_run_facts(finalize_state *s, sk_diag *d)
 {
     const ac_finalize_args *a = s->a;
     const char *label = s->session.root;
+    sk_err e = SK_OK;
     if (!a->source_revision || !*a->source_revision || !sk_py_is_trimmed(a->source_revision))
         return ac_fail(d, SK_E_ARG, AC_E_SOURCE_REVISION, label,
                        "source_revision must be a trimmed non-empty string");
-    if (!a->has_producer_values)
+    if (a->producer_record && a->has_producer_values)
+        return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label,
+                       "give either the producer values or a producer record, not both");
+    if (a->producer_record) {
+        e = load_producer_record(s, d);
+        if (e)
+            return e;
+    } else if (a->has_producer_values) {
+        s->pid = a->native_pid;
+        s->p_started = a->started_ns;
+        s->p_ended = a->ended_ns;
+        s->command_fp = a->command_fingerprint;
+    } else {
         return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label,
                        "producer values (native_pid, started_ns, ended_ns, command_fingerprint) "
-                       "are required");
-    s->pid = a->native_pid;
-    s->p_started = a->started_ns;
-    s->p_ended = a->ended_ns;
-    s->command_fp = a->command_fingerprint;
-    sk_err e = ac_check_producer_fields(s->pid, s->p_started, s->p_ended, s->command_fp, label, d);
+                       "or a producer record are required");
+    }
+    e = ac_check_producer_fields(s->pid, s->p_started, s->p_ended, s->command_fp, label, d);
     if (e)
         return e;
     if (s->p_started < s->session.started_ns)
@@ -215,7 +292,14 @@ static sk_err check_locations(finalize_state *s, sk_diag *d)
                 sk_stat_same_inode(&s->ev[i].st, &s->ev[j].st))
                 return ac_fail(d, SK_E_CONTRACT, AC_E_INPUTS_NOT_DISTINCT, s->ev[j].path,
                                "session, workload, config, and control inputs must be distinct");
-    int overlaps = 0;
+    if (s->record)
+        for (int i = 0; i < IN_COUNT; i++)
+            if (strcmp(s->record_ev.path, s->ev[i].path) == 0 ||
+                sk_stat_same_inode(&s->record_ev.st, &s->ev[i].st))
+                return ac_fail(d, SK_E_CONTRACT, AC_E_INPUTS_NOT_DISTINCT, s->record_ev.path,
+                               "the producer record must be distinct from the session, workload, "
+                               "config and control inputs");
+    int overlaps = s->record && strcmp(s->out_path, s->record_ev.path) == 0;
     for (int i = 0; i < IN_COUNT && !overlaps; i++)
         overlaps = strcmp(s->out_path, s->ev[i].path) == 0;
     sk_buf joined = SK_BUF_INIT;
@@ -331,6 +415,15 @@ static sk_err seal_artifacts(finalize_state *s, sk_diag *d)
             if (sk_stat_same_inode(&s->ev[k].st, &j->st))
                 return ac_fail(d, SK_E_CONTRACT, AC_E_ARTIFACT_REPEATED, root,
                                "artifact overlaps a JSON input: %s", rel);
+        if (s->record && sk_stat_same_inode(&s->record_ev.st, &j->st))
+            return ac_fail(d, SK_E_CONTRACT, AC_E_ARTIFACT_REPEATED, root,
+                           "artifact overlaps a JSON input: %s", rel);
+        if (s->record) {
+            e = ac_check_producer_window(rel, j->st.mtime_ns, j->st.ctime_ns, s->p_started,
+                                         s->p_ended, s->tolerance_ns, root, d);
+            if (e)
+                return e;
+        }
     }
     return SK_OK;
 }
@@ -462,9 +555,21 @@ static sk_err build_manifest(finalize_state *s, cJSON **out, sk_diag *d)
     }
     files = NULL;
     if (role->schema == AC_SCHEMA_1_1) {
-        if (sk_json_add_str(m, "round_id", s->a->round_id) ||
-            sk_json_add_null(m, "producer_evidence"))
+        if (sk_json_add_str(m, "round_id", s->a->round_id))
             goto nomem;
+        if (!s->record) {
+            if (sk_json_add_null(m, "producer_evidence"))
+                goto nomem;
+        } else {
+            cJSON *ev = cJSON_CreateObject();
+            if (!ev || sk_json_add_str(ev, "record_sha256", s->record_ev.sha256) ||
+                sk_json_add_int(ev, "window_tolerance_ns", s->tolerance_ns)) {
+                cJSON_Delete(ev);
+                goto nomem;
+            }
+            if (sk_json_add(m, "producer_evidence", ev))
+                goto nomem;
+        }
     }
     e = ac_manifest_fingerprint(m, fp, d);
     if (e)
@@ -519,6 +624,8 @@ sk_err ac_finalize(const ac_finalize_args *a, cJSON **manifest, sk_diag *d)
     sk_test_hook("before_input_revalidation", s.ev[IN_SESSION].path);
     for (int i = 0; i < IN_COUNT && !e; i++)
         e = ac_input_revalidate(&s.ev[i], input_labels[i], 0, d);
+    if (!e && s.record)
+        e = ac_input_revalidate_policy(&s.record_ev, "producer record", SK_PATH_NOFOLLOW_LEAF, d);
     if (!e)
         e = ac_canonical_file_text(m, &text, d);
     if (e)

@@ -105,6 +105,10 @@ ac_guard() {
     return $rc
 }
 
+# first_line CMD...: CMD's exit code with only the first line of its stderr
+# (usage errors add a hint line)
+first_line() { local err rc; err=$("$@" 2>&1 >/dev/null); rc=$?; printf '%s\n' "${err%%$'\n'*}" >&2; return $rc; }
+
 # Rewrites a manifest with python3 (stdlib only): applies the expression
 # EXPR to the dict `m` and recomputes manifest_fingerprint.
 ac_rewrite_manifest() { # PATH PYTHON_STATEMENTS

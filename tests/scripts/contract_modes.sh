@@ -6,9 +6,6 @@ source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/contract_lib.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }
 
-# first_line CMD...: CMD's exit code with only the first line of its stderr
-# (usage errors add a hint line)
-first_line() { local err rc; err=$("$@" 2>&1 >/dev/null); rc=$?; printf '%s\n' "${err%%$'\n'*}" >&2; return $rc; }
 pyassert() { python3 -c "import json,sys; s=json.load(open(sys.argv[1])); $2" "$1"; }
 
 # ------------------------------------------------------------------ DCCI pair
