@@ -97,6 +97,12 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
                     ac_shorten(role_name, shown));
         goto out;
     }
+    if (!root_arg[0] || !session_out[0]) {
+        e = ac_fail(d, SK_E_ARG, root_arg[0] ? AC_E_OUTPUT_LOCATION : AC_E_ROOT_NOT_DIRECTORY,
+                    "begin", "%s must be a non-empty path",
+                    root_arg[0] ? "session_out" : "capture root");
+        goto out;
+    }
     root_in = strip_trailing_slashes(root_arg);
     if (!root_in)
         goto nomem;

@@ -116,6 +116,9 @@ static sk_err classify(status_state *st, const char *root_arg, unsigned threads,
     char buf[PATH_MAX];
     sk_err e = SK_OK;
     ac_names manifests = {0, NULL};
+    if (!root_arg[0])
+        return ac_fail(d, SK_E_ARG, AC_E_ROOT_NOT_DIRECTORY, "status",
+                       "capture root must be a non-empty path");
     if (lstat(root_arg, &sb) != 0 && errno == ENOENT)
         return set_state(st, "absent", root_arg, d);
     if (lstat(root_arg, &sb) == 0 && S_ISLNK(sb.st_mode))
