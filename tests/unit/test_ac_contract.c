@@ -689,6 +689,11 @@ static void every_allocation_fails(alloc_fn fn, void *ctx, unsigned long max)
 {
     unsigned long n;
     int nomem = 0;
+    /* OpenSSL's one-time initialisation crashes when an allocation fails
+     * inside it (a NULL lock is used later); real runs never fail there, so
+     * initialise it before counting */
+    char warm[65];
+    sk_sha256_hex("", 0, warm);
     for (n = 1; n < max; n++) {
         sk_diag d;
         sk_diag_clear(&d);
@@ -733,61 +738,95 @@ static void set_validation_survives_allocation_failures(void)
     tfs_rm_rf(base);
 }
 
+typedef struct begin_ctx {
+    const char *base;
+    unsigned long attempt;
+} begin_ctx;
+
+/* A fresh root per attempt; after a failure, begin without injected failures
+ * must recover whatever the failed attempt left (a published session). */
+static sk_err begin_fresh(void *ctx, sk_diag *d)
+{
+    begin_ctx *c = ctx;
+    char root[4200], session[4200];
+    snprintf(root, sizeof root, "%s/root%lu", c->base, c->attempt);
+    snprintf(session, sizeof session, "%s/session%lu.json", c->base, c->attempt);
+    c->attempt++;
+    cJSON *rec = NULL;
+    setenv("SK_TEST_CLOCK_NS", "1", 1);
+    sk_err e = ac_begin("baseline_profile", root, session, &rec, d);
+    cJSON_Delete(rec);
+    rec = NULL;
+    if (e) {
+        sk_diag again;
+        sk_alloc_fail_at(0);
+        if (ac_begin("baseline_profile", root, session, &rec, &again) != SK_OK)
+            t_fail(__FILE__, __LINE__, "begin does not recover after a failure: %s", again.msg);
+        cJSON_Delete(rec);
+    }
+    unsetenv("SK_TEST_CLOCK_NS");
+    return e;
+}
+
+static void begin_survives_allocation_failures(void)
+{
+    char base[4096];
+    snprintf(base, sizeof base, "%s", tfs_scratch());
+    begin_ctx c = {base, 0};
+    every_allocation_fails(begin_fresh, &c, 5000);
+    tfs_rm_rf(base);
+}
+
 typedef struct finalize_ctx {
     const char *base;
 } finalize_ctx;
 
-static sk_err begin_and_finalize(void *ctx, sk_diag *d)
+static sk_err finalize_once(void *ctx, sk_diag *d)
 {
     finalize_ctx *c = ctx;
-    const char *root = tfs_path("%s/root", c->base);
-    const char *session = tfs_path("%s/session.json", c->base);
-    cJSON *rec = NULL, *man = NULL;
-    setenv("SK_TEST_CLOCK_NS", "1", 1);
-    sk_err e = ac_begin("baseline_profile", root, session, &rec, d);
-    cJSON_Delete(rec);
-    if (e)
-        goto out;
-    mkdir(tfs_path("%s/artifacts", root), 0700);
-    for (size_t i = 0; profile_files[i]; i++) {
-        const char *p = tfs_path("%s/artifacts/%s.dat", root, profile_files[i]);
-        struct stat st;
-        if (stat(p, &st) != 0)
-            tfs_write_str(p, profile_files[i]);
-    }
-    const char *specs[] = {"kernel_details=artifacts/kernel_details.dat",
-                           "task_time=artifacts/task_time.dat", "trace_view=artifacts/trace_view.dat"};
-    char wl[4200], cf[4200], ct[4200];
+    char session[4200], root[4200], wl[4200], cf[4200], ct[4200], out[4300];
+    snprintf(session, sizeof session, "%s/session.json", c->base);
+    snprintf(root, sizeof root, "%s/root", c->base);
     snprintf(wl, sizeof wl, "%s/in/workload.json", c->base);
     snprintf(cf, sizeof cf, "%s/in/config.json", c->base);
     snprintf(ct, sizeof ct, "%s/in/control.json", c->base);
-    char out[8300];
     snprintf(out, sizeof out, "%s/manifest.json", root);
+    const char *specs[] = {"kernel_details=artifacts/kernel_details.dat",
+                           "task_time=artifacts/task_time.dat", "trace_view=artifacts/trace_view.dat"};
     ac_finalize_args a = {
         .session = session, .source_revision = "r", .has_producer_values = 1, .native_pid = 7,
         .started_ns = 2, .ended_ns = 3,
         .command_fingerprint = "af8655cb5ec086403dbc5753e1b9e016b52f93d6d00b037662cd57feb8a7f4af",
         .workload = wl, .config = cf, .control = ct, .files = specs, .nfiles = 3, .out = out,
-        .strict_root = AC_STRICT_ON,
+        .strict_root = AC_STRICT_ON, .threads = 2,
     };
+    cJSON *man = NULL;
     setenv("SK_TEST_CLOCK_NS", FINAL_NS, 1);
-    e = ac_finalize(&a, &man, d);
-    cJSON_Delete(man);
-out:
+    sk_err e = ac_finalize(&a, &man, d);
     unsetenv("SK_TEST_CLOCK_NS");
+    cJSON_Delete(man);
     return e;
 }
 
-static void begin_and_finalize_survive_allocation_failures(void)
+static void finalize_survives_allocation_failures(void)
 {
-    finalize_ctx c = {tfs_scratch()};
     char base[4096];
-    snprintf(base, sizeof base, "%s", c.base);
-    c.base = base;
+    snprintf(base, sizeof base, "%s", tfs_scratch());
+    finalize_ctx c = {base};
     write_inputs(tfs_path("%s/in", base), "{\"superkernel\":false}\n", "{\"rank\":0}\n");
-    every_allocation_fails(begin_and_finalize, &c, 20000);
-    /* the successful run left exactly one manifest */
-    T_CHECK(tfs_read(tfs_path("%s/root/manifest.json", base), NULL) != NULL);
+    cJSON *rec = NULL;
+    sk_diag d;
+    setenv("SK_TEST_CLOCK_NS", "1", 1);
+    T_EQ_INT(ac_begin("baseline_profile", tfs_path("%s/root", base),
+                      tfs_path("%s/session.json", base), &rec, &d), SK_OK);
+    unsetenv("SK_TEST_CLOCK_NS");
+    cJSON_Delete(rec);
+    mkdir(tfs_path("%s/root/artifacts", base), 0700);
+    for (size_t i = 0; profile_files[i]; i++)
+        tfs_write_str(tfs_path("%s/root/artifacts/%s.dat", base, profile_files[i]), profile_files[i]);
+    every_allocation_fails(finalize_once, &c, 20000);
+    /* failed attempts left nothing; the successful one left the manifest */
+    T_EQ_STR(tfs_list(tfs_path("%s/root", base)), ".collection-session.json,artifacts,manifest.json");
     tfs_rm_rf(base);
 }
 
@@ -825,7 +864,8 @@ static const t_case cases[] = {
     T(set_api_deferred_files),
 #ifdef SK_TEST_HOOKS
     T(set_validation_survives_allocation_failures),
-    T(begin_and_finalize_survive_allocation_failures),
+    T(begin_survives_allocation_failures),
+    T(finalize_survives_allocation_failures),
     T(status_survives_allocation_failures),
 #endif
     {NULL, NULL},
