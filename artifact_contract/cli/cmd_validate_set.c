@@ -9,9 +9,13 @@
 #include "ac_cli.h"
 #include "commands.h"
 
+/* A set has at most six roles; room for more lets the library report the
+ * duplicate or unsupported role instead of a generic "too many". */
+#define MAX_MANIFEST_ARGS 64
+
 typedef struct specs {
-    ac_set_entry entries[64];
-    char *owned[128];
+    ac_set_entry entries[MAX_MANIFEST_ARGS];
+    char *owned[2 * MAX_MANIFEST_ARGS];
     size_t n, nowned;
 } specs;
 
@@ -39,14 +43,14 @@ int cmd_validate_set(int argc, char **argv)
     o.strict_root = AC_STRICT_DEFAULT;
     specs sp;
     memset(&sp, 0, sizeof sp);
-    const char *raw[64];
+    const char *raw[MAX_MANIFEST_ARGS];
     size_t nraw = 0;
     int rc = 0, opt;
     optind = 1;
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         if (opt == AC_OPT_MANIFEST) {
-            if (nraw == 64)
+            if (nraw == MAX_MANIFEST_ARGS)
                 rc = ac_cli_usage(&c, "too many --manifest arguments");
             else
                 raw[nraw++] = optarg;
