@@ -4,6 +4,9 @@
 #include "skx_exit.h"
 
 static const cli_cmd commands[] = {
+    {"compile-state", cmd_compile_state,
+     "classify a static-compile attempt (in_progress/succeeded/failed/...)",
+     cmd_compile_state_usage},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -13,6 +16,10 @@ static const cli_exit_code exits[] = {
     {SKX_USAGE, "usage error"},
     {SKX_BLOCKED, "analysis blocked: evidence insufficient for a decision"},
     {SKX_REJECTED, "gate rejected, run unstable, or a check found violations"},
+    {SKX_CS_IN_PROGRESS, "compile-state: in_progress (wait; never kill)"},
+    {SKX_CS_FAILED, "compile-state: failed (final compile failure after natural return)"},
+    {SKX_CS_INTERRUPTED, "compile-state: timed_out_or_interrupted (clean retry required)"},
+    {SKX_CS_UNKNOWN, "compile-state: unknown (evidence missing or contradictory)"},
 };
 
 int main(int argc, char **argv)
