@@ -7,6 +7,9 @@ static const cli_cmd commands[] = {
     {"compile-state", cmd_compile_state,
      "classify a static-compile attempt (in_progress/succeeded/failed/...)",
      cmd_compile_state_usage},
+    {"compile-jobs", cmd_compile_jobs,
+     "check: NPU_STATIC_KERNEL_COMPILE_JOBS explicit and identical across runs",
+     cmd_compile_jobs_usage},
     {NULL, NULL, NULL, NULL},
 };
 

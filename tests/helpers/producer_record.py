@@ -4,8 +4,11 @@
 An independent writer: it follows the documented format with Python's json
 module, so the C reader is tested against a second implementation.
 
-  producer_record.py started OUT --pid PID [--start-ticks N] [--boot-id ID]
-        [--timeout SEC] [--env NAME=VALUE]... [--runner-pid PID] [--argv ARG]...
+  producer_record.py started OUT --pid PID [--pgid PID --start-ticks N] [--boot-id ID]
+        [--timeout SEC] [--env NAME=VALUE]... [--runner-pid PID [--runner-start-ticks N]]
+        [--argv ARG]... [--cwd DIR] [--realtime-ns N] [--monotonic-ns N]
+  (with --pgid, --start-ticks, --runner-start-ticks, --cwd and the times given,
+   nothing is read from /proc and the output is reproducible)
   producer_record.py finished STARTED OUT (--exit-code N | --signal N)
         [--timed-out] [--ended-offset-ns N]
 """
@@ -51,16 +54,18 @@ def started(a):
     for kv in a.env:
         name, _, value = kv.partition("=")
         env[name] = value
-    command = {"argv": a.argv or ["/bin/sh", "-c", "compile"], "cwd": os.getcwd(),
-               "environment": env}
+    cwd = a.cwd or os.getcwd()
+    command = {"argv": a.argv or ["/bin/sh", "-c", "compile"], "cwd": cwd, "environment": env}
     runner_pid = a.runner_pid if a.runner_pid is not None else os.getppid()
-    now_mono = time.monotonic_ns()
+    runner_start = (a.runner_start_ticks if a.runner_start_ticks is not None
+                    else stat_fields(runner_pid)["start"])
+    now_mono = a.monotonic_ns if a.monotonic_ns is not None else time.monotonic_ns()
     rec = {
         "schema_version": SCHEMA,
         "state": "started",
         "session_fingerprint": "ab" * 32,
         "capture_role": "sk_on",
-        "capture_root": os.path.join(os.getcwd(), "capture"),
+        "capture_root": os.path.join(cwd, "capture"),
         "command": command,
         "command_fingerprint": hashlib.sha256(canonical(command).encode()).hexdigest(),
         "process": {
@@ -71,8 +76,8 @@ def started(a):
             "clock_ticks_per_second": os.sysconf("SC_CLK_TCK"),
             "boot_id": a.boot_id or boot_id(),
         },
-        "runner": {"pid": runner_pid, "start_time_ticks": stat_fields(runner_pid)["start"]},
-        "started_realtime_ns": time.time_ns(),
+        "runner": {"pid": runner_pid, "start_time_ticks": runner_start},
+        "started_realtime_ns": a.realtime_ns if a.realtime_ns is not None else time.time_ns(),
         "started_monotonic_ns": now_mono,
         "timeout_s": a.timeout,
         "deadline_monotonic_ns": (now_mono + a.timeout * 10**9 + a.deadline_offset_ns)
@@ -117,7 +122,11 @@ def main():
     s.add_argument("--deadline-offset-ns", type=int, default=0)
     s.add_argument("--env", action="append", default=[])
     s.add_argument("--runner-pid", type=int)
+    s.add_argument("--runner-start-ticks", type=int)
+    s.add_argument("--cwd", help="recorded cwd (default: the current directory)")
     s.add_argument("--argv", action="append")
+    s.add_argument("--realtime-ns", type=int)
+    s.add_argument("--monotonic-ns", type=int)
     f = sub.add_parser("finished")
     f.add_argument("started")
     f.add_argument("out")
