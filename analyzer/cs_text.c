@@ -74,7 +74,11 @@ sk_err cs_append_display(sk_buf *out, const char *p, size_t n)
         if (e)
             return e;
     }
-    return sk_buf_reserve(out, 0); /* an empty input still yields a string */
+    /* an empty input still yields a (NUL-terminated) string */
+    if (sk_buf_reserve(out, 0))
+        return SK_E_NOMEM;
+    out->data[out->len] = '\0';
+    return SK_OK;
 }
 
 char *cs_display_dup(const char *p, size_t n)

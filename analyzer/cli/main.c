@@ -10,6 +10,8 @@ static const cli_cmd commands[] = {
     {"compile-jobs", cmd_compile_jobs,
      "check: NPU_STATIC_KERNEL_COMPILE_JOBS explicit and identical across runs",
      cmd_compile_jobs_usage},
+    {"pyhooks", cmd_pyhooks, "scan|freeze|diff Python start-up hooks before a launch",
+     cmd_pyhooks_usage},
     {NULL, NULL, NULL, NULL},
 };
 
