@@ -12,6 +12,9 @@ static const cli_cmd commands[] = {
      cmd_compile_jobs_usage},
     {"pyhooks", cmd_pyhooks, "scan|freeze|diff Python start-up hooks before a launch",
      cmd_pyhooks_usage},
+    {"report-lint", cmd_report_lint,
+     "reject compile-failure claims not tied to a final_compile_failure state",
+     cmd_report_lint_usage},
     {NULL, NULL, NULL, NULL},
 };
 
