@@ -15,6 +15,9 @@ static const cli_cmd commands[] = {
     {"report-lint", cmd_report_lint,
      "reject compile-failure claims not tied to a final_compile_failure state",
      cmd_report_lint_usage},
+    {"uninstall-plan", cmd_uninstall_plan,
+     "which uninstall.sh paths in a run log are safe (hardened rules); --execute runs them",
+     cmd_uninstall_plan_usage},
     {NULL, NULL, NULL, NULL},
 };
 
