@@ -558,12 +558,13 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     }
     const char *label = cs_state_report_label(dec.compile_state);
     cJSON *decision = cJSON_CreateObject();
-    if ((e = sk_json_add_str(root, "schema_version", CS_COMPILE_STATE_SCHEMA)) ||
+    /* sk_json_add owns decision from here on, also when it fails */
+    if ((e = sk_json_add(root, "decision", decision)) ||
+        (e = sk_json_add_str(root, "schema_version", CS_COMPILE_STATE_SCHEMA)) ||
         (e = sk_json_add_str(root, "compile_state", cs_state_name(dec.compile_state))) ||
         (e = sk_json_add_str(root, "run_state", cs_state_name(dec.run_state))) ||
         (e = sk_json_add_str(root, "report_label", label)) ||
         (e = sk_json_add_str(root, "action", cs_state_action(dec.compile_state))) ||
-        (e = sk_json_add(root, "decision", decision)) ||
         (e = sk_json_add_int(decision, "step", dec.step)) ||
         (e = add_display(decision, "rule", dec.rule)) ||
         (e = strlist_json(root, "missing", &dec.missing)) ||

@@ -3,6 +3,9 @@
 # and process group (setsid), producer records written per docs/producer-record.md,
 # summary logs and output directories.  Includes the contract's own examples.
 source "$SK_REPO/tests/lib.sh"
+# call the interpreter directly: a version-manager shim costs a second per start
+PYBIN=$(python3 -c 'import sys; print(sys.executable)')
+python3() { "$PYBIN" "$@"; }
 REC="python3 $SK_REPO/tests/helpers/producer_record.py"
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done; }

@@ -4,7 +4,11 @@
 # findings under this work directory (the host's own site-packages may hold
 # hooks of its own, e.g. setuptools' distutils-precedence.pth).
 source "$SK_REPO/tests/lib.sh"
-PY=$(command -v python3)
+# call the interpreter directly: a version-manager shim costs a second per start
+PYBIN=$(python3 -c 'import sys; print(sys.executable)')
+python3() { "$PYBIN" "$@"; }
+# the real interpreter (a pyenv shim would add a second to every start)
+PY=$(python3 -c 'import sys; print(sys.executable)')
 W=$PWD
 UB=$W/ub
 USITE=$(PYTHONUSERBASE=$UB "$PY" -S -c 'import site; print(site.getusersitepackages())')

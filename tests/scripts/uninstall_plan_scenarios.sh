@@ -3,6 +3,9 @@
 # produced, directly under $ASCEND_HOME_PATH/opp/static_kernel/ai_core, with
 # no "..", no symlink and no redirection, are safe; --execute runs only those.
 source "$SK_REPO/tests/lib.sh"
+# call the interpreter directly: a version-manager shim costs a second per start
+PYBIN=$(python3 -c 'import sys; print(sys.executable)')
+python3() { "$PYBIN" "$@"; }
 W=$PWD
 mkdir -p cann/8.0 && ln -s 8.0 cann/latest            # the usual "latest" symlink
 ROOT=$W/cann/8.0/opp/static_kernel/ai_core

@@ -1,4 +1,5 @@
 /* /proc parsing, ownership rules on fake proc trees, and the outputs walk. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +28,20 @@ static const char *tmp(const char *rel)
     return path[k];
 }
 
+/* mkdir -p of a path below the temporary directory (no shell: hundreds of
+ * fixture files are created) */
 static void mkdirs(const char *rel)
 {
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", tmp(rel));
-    if (system(cmd) != 0)
+    char path[4096];
+    snprintf(path, sizeof path, "%s", tmp(rel));
+    for (char *p = path + strlen(tmpdir) + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
+                abort();
+            *p = '/';
+        }
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
         abort();
 }
 

@@ -267,6 +267,87 @@ static void spawn_capture(void)
     sk_buf_free(&err);
 }
 
+/* Absolute path of the real interpreter behind "python3" (a pyenv shim
+ * costs more than a second per start). */
+static void real_python(char *out, size_t n)
+{
+    FILE *p = popen("python3 -c 'import sys; print(sys.executable)'", "r");
+    if (!p || !fgets(out, (int)n, p))
+        abort();
+    pclose(p);
+    out[strcspn(out, "\n")] = '\0';
+}
+
+/* A real scan on a small fake tree; allocation failures are sampled (every
+ * point up to 150, then every 401st) because each run starts an interpreter. */
+static void scan_allocation_failures(void)
+{
+    extern char **environ;
+    char dir[] = "/tmp/test_cs_pyhooks.XXXXXX";
+    if (!mkdtemp(dir))
+        abort();
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/pp/torch %s/ub && : > %s/pp/sitecustomize.py && : > %s/pp/torch/__init__.py",
+             dir, dir, dir, dir);
+    T_EQ_INT(system(cmd), 0);
+    cs_env env;
+    T_EQ_INT(cs_env_from(environ, &env, NULL), SK_OK);
+    cs_env_unset(&env, "PYTHONPATH");
+    cs_env_unset(&env, "PYTHONUSERBASE");
+    cs_env_unset(&env, "PYTHONSTARTUP");
+    char pp[300], ub[300];
+    snprintf(pp, sizeof pp, "PYTHONPATH=%s/pp", dir);
+    snprintf(ub, sizeof ub, "PYTHONUSERBASE=%s/ub", dir);
+    char text[4096];
+    size_t w = 0;
+    for (size_t i = 0; i < env.n && w < sizeof text - 600; i++)
+        if (!strchr(env.v[i], '\n'))
+            w += (size_t)snprintf(text + w, sizeof text - w, "%s\n", env.v[i]);
+    snprintf(text + w, sizeof text - w, "%s\n%s\n", pp, ub);
+    cs_env_free(&env);
+    T_EQ_INT(cs_env_parse(text, strlen(text), "env", &env, NULL), SK_OK);
+    char python[1024];
+    real_python(python, sizeof python);
+    cs_pyhooks_opts o = {.python = python, .env = &env, .env_source = "test", .cwd = dir,
+                         .profiler_schedule = "{\"active\":2}"};
+    size_t base_hooks = 0;
+    for (unsigned long n = 1; n < 100000; n = n < 150 ? n + 1 : n + 401) {
+        cs_pyhooks_scan s;
+        cs_blockers b = {0};
+        cJSON *rep = NULL, *inv = NULL;
+        sk_alloc_fail_at(n);
+        sk_err e = cs_pyhooks_scan_run(&o, &s, NULL);
+        int scanned = e == SK_OK;
+        if (!e)
+            e = cs_pyhooks_blockers_unapproved(&s, &o, &b, NULL);
+        if (!e)
+            e = cs_pyhooks_report(&s, &b, NULL, NULL, &rep, NULL);
+        if (!e)
+            e = cs_pyhooks_inventory(&s, &inv, NULL);
+        unsigned long used = sk_alloc_count();
+        sk_alloc_fail_at(0);
+        if (e) {
+            T_EQ_INT(e, SK_E_NOMEM);
+        } else {
+            if (!base_hooks)
+                base_hooks = s.hooks.n;
+            T_EQ_INT(s.hooks.n, base_hooks);
+            T_CHECK(s.hooks.n >= 2);
+        }
+        cJSON_Delete(rep);
+        cJSON_Delete(inv);
+        cs_blockers_free(&b);
+        if (scanned)
+            cs_pyhooks_scan_free(&s);
+        if (!e && used < n)
+            break;
+    }
+    cs_env_free(&env);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    T_EQ_INT(system(cmd), 0);
+}
+
 static const t_case cases[] = {
     T(env_lines),
     T(env_nul_separated),
@@ -278,6 +359,7 @@ static const t_case cases[] = {
     T(schedule),
     T(inventory_diff),
     T(spawn_capture),
+    T(scan_allocation_failures),
     {NULL, NULL},
 };
 T_MAIN(cases)
