@@ -15,8 +15,8 @@
 /* Claims.  A preceding negation ("no", "not", "never", "without"; 不是, 并非,
  * 没有, 并没有, 不属于) makes the phrase a denial, not a claim. */
 static const char *const claim_patterns[] = {
-    "(?i)(?<!\\bno |\\bnot |\\bnever |\\bwithout )\\b(?:re-?)?compil(?:e|es|ed|ing|ation|er)[\\s_-]+"
-    "(?:(?:has|have|had|was|is|got)[\\s_-]+)?(?:been[\\s_-]+)?fail(?:ed|s|ure|ures|ing)?\\b",
+    ("(?i)(?<!\\bno |\\bnot |\\bnever |\\bwithout )\\b(?:re-?)?compil(?:e|es|ed|ing|ation|er)[\\s_-]+"
+     "(?:(?:has|have|had|was|is|got)[\\s_-]+)?(?:been[\\s_-]+)?fail(?:ed|s|ure|ures|ing)?\\b"),
     "(?i)(?<!\\bno |\\bnot |\\bnever |\\bwithout )\\bfail(?:ed|s|ing)?[\\s_-]+to[\\s_-]+(?:re-?)?compile\\b",
     "(?<!不是|并非|没有|并没有|不属于)编译(?:失败|未成功|未通过|不通过|没有?通过)",
 };

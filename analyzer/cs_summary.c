@@ -17,12 +17,12 @@
  * counts in either order of the last two, an optional stage name between the
  * tag and "total" (docs/compile-safety.md lists accepted examples). */
 const char *const cs_summary_default_patterns[] = {
-    "(?i)\\[summary\\]\\s*(?<stage>[^\\n]*?)[\\s:,;=-]*\\btotal\\b\\D{0,16}?(?<total>\\d+)"
-    "\\D*?\\b(?:succ(?:ess(?:ful(?:ly)?)?|eeded)?|ok|passed)\\b\\D{0,16}?(?<succeeded>\\d+)"
-    "\\D*?\\b(?:fail(?:ed|ures?|s)?|errors?)\\b\\D{0,16}?(?<failed>\\d+)",
-    "(?i)\\[summary\\]\\s*(?<stage>[^\\n]*?)[\\s:,;=-]*\\btotal\\b\\D{0,16}?(?<total>\\d+)"
-    "\\D*?\\b(?:fail(?:ed|ures?|s)?|errors?)\\b\\D{0,16}?(?<failed>\\d+)"
-    "\\D*?\\b(?:succ(?:ess(?:ful(?:ly)?)?|eeded)?|ok|passed)\\b\\D{0,16}?(?<succeeded>\\d+)",
+    ("(?i)\\[summary\\]\\s*(?<stage>[^\\n]*?)[\\s:,;=-]*\\btotal\\b\\D{0,16}?(?<total>\\d+)"
+     "\\D*?\\b(?:succ(?:ess(?:ful(?:ly)?)?|eeded)?|ok|passed)\\b\\D{0,16}?(?<succeeded>\\d+)"
+     "\\D*?\\b(?:fail(?:ed|ures?|s)?|errors?)\\b\\D{0,16}?(?<failed>\\d+)"),
+    ("(?i)\\[summary\\]\\s*(?<stage>[^\\n]*?)[\\s:,;=-]*\\btotal\\b\\D{0,16}?(?<total>\\d+)"
+     "\\D*?\\b(?:fail(?:ed|ures?|s)?|errors?)\\b\\D{0,16}?(?<failed>\\d+)"
+     "\\D*?\\b(?:succ(?:ess(?:ful(?:ly)?)?|eeded)?|ok|passed)\\b\\D{0,16}?(?<succeeded>\\d+)"),
 };
 const size_t cs_summary_default_pattern_count =
     sizeof cs_summary_default_patterns / sizeof cs_summary_default_patterns[0];
