@@ -114,6 +114,7 @@ static void query_parse(void)
     T_CONTAINS(d.msg, "fewer than the 6 query and PYTHONPATH entries");
 }
 
+#ifdef SK_TEST_HOOKS /* fault injection exists only in test builds */
 static void query_parse_allocation_failures(void)
 {
     for (unsigned long n = 1; n < 2000; n++) {
@@ -131,6 +132,7 @@ static void query_parse_allocation_failures(void)
             break;
     }
 }
+#endif
 
 static void real_interpreter_query(void)
 {
@@ -212,6 +214,7 @@ static void inventory_diff(void)
     T_EQ_STR(b.v[4].path, "/s/b.pth");
     cJSON_Delete(arr);
     cs_blockers_free(&b);
+#ifdef SK_TEST_HOOKS
     for (unsigned long n = 1; n < 2000; n++) {
         cs_blockers x = {0};
         sk_alloc_fail_at(n);
@@ -226,6 +229,7 @@ static void inventory_diff(void)
         if (!e && used < n)
             break;
     }
+#endif
     cJSON_Delete(a);
     cJSON_Delete(same);
     cJSON_Delete(c);
@@ -280,6 +284,7 @@ static void real_python(char *out, size_t n)
 
 /* A real scan on a small fake tree; allocation failures are sampled (every
  * point up to 150, then every 401st) because each run starts an interpreter. */
+#ifdef SK_TEST_HOOKS /* fault injection exists only in test builds */
 static void scan_allocation_failures(void)
 {
     extern char **environ;
@@ -347,6 +352,7 @@ static void scan_allocation_failures(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     T_EQ_INT(system(cmd), 0);
 }
+#endif
 
 static const t_case cases[] = {
     T(env_lines),
@@ -354,12 +360,16 @@ static const t_case cases[] = {
     T(env_errors),
     T(env_resolve_program),
     T(query_parse),
+#ifdef SK_TEST_HOOKS
     T(query_parse_allocation_failures),
+#endif
     T(real_interpreter_query),
     T(schedule),
     T(inventory_diff),
     T(spawn_capture),
+#ifdef SK_TEST_HOOKS
     T(scan_allocation_failures),
+#endif
     {NULL, NULL},
 };
 T_MAIN(cases)

@@ -105,6 +105,7 @@ static void unreadable(void)
     cs_lint_free(l);
 }
 
+#ifdef SK_TEST_HOOKS /* fault injection exists only in test builds */
 static void allocation_failures(void)
 {
     const char *path = put("oom.md", "compile failed, see f.json\n\n- compile failed\n\n"
@@ -126,6 +127,7 @@ static void allocation_failures(void)
             break;
     }
 }
+#endif
 
 static void cleanup(void)
 {
@@ -136,7 +138,10 @@ static void cleanup(void)
 }
 
 static const t_case cases[] = {
-    T(blocks), T(quoting), T(variants), T(references), T(unreadable), T(allocation_failures),
+    T(blocks), T(quoting), T(variants), T(references), T(unreadable),
+#ifdef SK_TEST_HOOKS
+    T(allocation_failures),
+#endif
     T(cleanup), {NULL, NULL},
 };
 T_MAIN(cases)
