@@ -271,6 +271,7 @@ static void spawn_capture(void)
     sk_buf_free(&err);
 }
 
+#ifdef SK_TEST_HOOKS /* fault injection exists only in test builds */
 /* Absolute path of the real interpreter behind "python3" (a pyenv shim
  * costs more than a second per start). */
 static void real_python(char *out, size_t n)
@@ -284,7 +285,6 @@ static void real_python(char *out, size_t n)
 
 /* A real scan on a small fake tree; allocation failures are sampled (every
  * point up to 150, then every 401st) because each run starts an interpreter. */
-#ifdef SK_TEST_HOOKS /* fault injection exists only in test builds */
 static void scan_allocation_failures(void)
 {
     extern char **environ;
