@@ -13,7 +13,7 @@
 #include "cs_summary.h"
 #include "cs_text.h"
 
-#define STARTED_SUFFIX ".started.json"
+
 
 /* ------------------------------------------------------------ records */
 
@@ -23,11 +23,12 @@ typedef struct records {
     ac_producer_record *rec;   /* the final record when present, else the started one */
     int finished;
     int started_exists;
-    int started_mismatch;
+    char *started_mismatch;    /* why the started record does not match, or NULL */
 } records;
 
 static void records_free(records *r)
 {
+    sk_free(r->started_mismatch);
     sk_free(r->final_path);
     sk_free(r->started_path);
     ac_producer_record_free(r->rec);
@@ -42,20 +43,57 @@ static int path_exists(const char *p)
 
 static sk_err records_paths(const char *given, records *r, sk_diag *d)
 {
-    size_t n = strlen(given), s = strlen(STARTED_SUFFIX);
-    if (n > s && strcmp(given + n - s, STARTED_SUFFIX) == 0)
+    size_t n = strlen(given), s = strlen(AC_PRODUCER_STARTED_SUFFIX);
+    if (n > s && strcmp(given + n - s, AC_PRODUCER_STARTED_SUFFIX) == 0)
         r->final_path = sk_strndup(given, n - s);
     else
         r->final_path = sk_strdup(given);
     if (!r->final_path)
         return sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
     sk_buf b = SK_BUF_INIT;
-    if (sk_buf_puts(&b, r->final_path) || sk_buf_puts(&b, STARTED_SUFFIX)) {
+    if (sk_buf_puts(&b, r->final_path) || sk_buf_puts(&b, AC_PRODUCER_STARTED_SUFFIX)) {
         sk_buf_free(&b);
         return sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
     }
     r->started_path = sk_buf_take(&b);
     return r->started_path ? SK_OK : sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
+}
+
+/* Compares the started record with the final one: its SHA-256 must be the
+ * final record's started_record_sha256 and every key but "state" must hold
+ * the same value (the rules of ac_producer_record_check_started, done here so
+ * that an allocation failure is reported as such and never as a mismatch).
+ * A mismatch is evidence (a contradiction), kept in r->started_mismatch. */
+static sk_err started_matches(records *r, sk_diag *d)
+{
+    ac_producer_record *st = NULL;
+    sk_buf why = SK_BUF_INIT;
+    sk_err e = ac_producer_record_load(r->started_path, "started producer record", &st, d);
+    if (e)
+        return e;
+    if (st->state != AC_RUN_STARTED) {
+        e = sk_buf_puts(&why, "the started record has state finished");
+    } else if (strcmp(st->file_sha256, r->rec->started_record_sha256) != 0) {
+        e = sk_buf_printf(&why, "its SHA-256 %s differs from the final record's "
+                                "started_record_sha256 %s",
+                          st->file_sha256, r->rec->started_record_sha256);
+    } else {
+        for (const cJSON *c = st->tree->child; c && !e && !why.len; c = c->next) {
+            if (strcmp(c->string, "state") == 0)
+                continue;
+            int eq = sk_json_equal(c, sk_json_get(r->rec->tree, c->string));
+            if (eq < 0)
+                e = SK_E_NOMEM;
+            else if (!eq)
+                e = sk_buf_printf(&why, "%s differs between the started and the final record",
+                                  c->string);
+        }
+    }
+    if (!e && why.len && !(r->started_mismatch = sk_buf_take(&why)))
+        e = SK_E_NOMEM;
+    sk_buf_free(&why);
+    ac_producer_record_free(st);
+    return e ? sk_diag_set(d, SK_E_NOMEM, r->started_path, 0, "out of memory") : SK_OK;
 }
 
 /* Loads the final record when it exists, else the started one. */
@@ -64,7 +102,8 @@ static sk_err records_load(records *r, sk_diag *d)
     ac_producer_record_free(r->rec);
     r->rec = NULL;
     r->finished = 0;
-    r->started_mismatch = 0;
+    sk_free(r->started_mismatch);
+    r->started_mismatch = NULL;
     r->started_exists = path_exists(r->started_path);
     if (path_exists(r->final_path)) {
         sk_err e = ac_producer_record_load(r->final_path, "producer record", &r->rec, d);
@@ -75,12 +114,9 @@ static sk_err records_load(records *r, sk_diag *d)
                                "final producer record has state 'started' (expected 'finished')");
         r->finished = 1;
         if (r->started_exists) {
-            ac_producer_record *st = NULL;
-            e = ac_producer_record_load(r->started_path, "started producer record", &st, d);
+            e = started_matches(r, d);
             if (e)
                 return e;
-            r->started_mismatch = strcmp(st->file_sha256, r->rec->started_record_sha256) != 0;
-            ac_producer_record_free(st);
         }
         return SK_OK;
     }
@@ -222,10 +258,17 @@ static sk_err record_json(cJSON *root, const records *r)
                     ac_producer_record_env(rec, "NPU_STATIC_KERNEL_COMPILE_JOBS")));
     if (!r->finished) {
         TRY(sk_json_add_null(o, "timed_out"));
+        TRY(sk_json_add_null(o, "termination_reason"));
+        TRY(sk_json_add_null(o, "group_survivors"));
         TRY(sk_json_add_null(o, "exit"));
         goto out;
     }
     TRY(sk_json_add_bool(o, "timed_out", rec->timed_out));
+    TRY(sk_json_add_str(o, "termination_reason",
+                        !rec->terminated ? NULL
+                        : rec->termination_reason == AC_TERM_TIMEOUT ? "timeout"
+                                                                     : "interrupted"));
+    TRY(sk_json_add_int(o, "group_survivors", rec->group_survivors));
     cJSON *ex = cJSON_CreateObject();
     TRY(sk_json_add(o, "exit", ex));
     TRY(sk_json_add_str(ex, "kind", rec->exit_kind == AC_EXIT_SIGNALED ? "signaled" : "exited"));
@@ -504,9 +547,12 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     ev.owned_alive = cs_liveness_owned_alive(&live);
     ev.parents_alive = cs_liveness_parents_alive(&live);
     ev.deadline_passed = !rec.finished && deadline_passed(rec.rec, live.boot_id_matches);
-    ev.started_record_mismatch = rec.started_mismatch;
+    ev.started_record_mismatch = rec.started_mismatch != NULL;
     if (rec.finished) {
         ev.timed_out = rec.rec->timed_out;
+        ev.runner_interrupted = rec.rec->terminated &&
+                                rec.rec->termination_reason == AC_TERM_INTERRUPTED;
+        ev.interrupt_signal = rec.rec->term_signal;
         ev.signaled = rec.rec->exit_kind == AC_EXIT_SIGNALED;
         ev.exit_code = rec.rec->has_exit_code ? rec.rec->exit_code : 0;
         ev.signal = rec.rec->has_signal ? rec.rec->signal : 0;
@@ -524,6 +570,23 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
         goto out;
     }
     dec_ok = 1;
+    if (rec.started_mismatch && cs_strlist_addf(&dec.notes, "started record: %s", rec.started_mismatch)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (rec.finished && rec.rec->group_survivors > 0 &&
+        cs_strlist_addf(&dec.notes, "the runner recorded %lld process(es) of the group alive when "
+                                    "the command ended",
+                        (long long)rec.rec->group_survivors)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (rec.finished && rec.rec->has_interruption && !ev.runner_interrupted &&
+        cs_strlist_addf(&dec.notes, "the runner received signal %lld after the group had ended",
+                        (long long)rec.rec->interruption_signal)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
     if (rec.finished && !rec.started_exists &&
         cs_strlist_add(&dec.notes, "the started record is missing (only the final record exists)")) {
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");

@@ -107,8 +107,9 @@ sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
     sk_err e = SK_OK;
     sk_buf b = SK_BUF_INIT;
     memset(dec, 0, sizeof *dec);
-    int natural = ev->record_finished && !ev->signaled && !ev->timed_out;
-    int interrupted = ev->record_finished && (ev->signaled || ev->timed_out);
+    int interrupted =
+        ev->record_finished && (ev->signaled || ev->timed_out || ev->runner_interrupted);
+    int natural = ev->record_finished && !interrupted;
     size_t alive = (ev->group_observed ? ev->owned_alive : 0) + ev->parents_alive;
 
     /* step 1 */
@@ -130,6 +131,12 @@ sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
     if (interrupted) {
         if (ev->timed_out)
             TRY(sk_buf_puts(&b, "the runner's declared timeout fired"));
+        else if (ev->runner_interrupted)
+            TRY(sk_buf_printf(&b, "the runner received signal %lld (%s) and ended the process "
+                                  "group: an external interruption",
+                              (long long)ev->interrupt_signal,
+                              cs_signal_name(ev->interrupt_signal) ? cs_signal_name(ev->interrupt_signal)
+                                                                   : "unnamed"));
         else if (cs_signal_is_fault(ev->signal))
             TRY(sk_buf_printf(&b, "the top-level process died of signal %lld (%s), a fault, not a "
                                   "natural return",

@@ -7,7 +7,8 @@
  * complementary on finished records):
  *   1 in_progress               an owned process or given parent is alive and
  *                               the runner has not timed out
- *   2 timed_out_or_interrupted  final record: timed_out, or ended by a signal
+ *   2 timed_out_or_interrupted  final record: timed_out, the runner was interrupted
+ *                               and signalled the group, or ended by a signal
  *   3 unknown                   no final record, liveness not observable, or
  *                               contradictory records
  *   4 succeeded / failed        natural return: decided by the final summary;
@@ -44,6 +45,9 @@ typedef struct cs_evidence {
     size_t owned_alive;         /* owned processes alive */
     size_t parents_alive;       /* --parent-pid processes alive */
     int timed_out;              /* final record */
+    int runner_interrupted;     /* final record: the runner forwarded a SIGINT/SIGTERM/SIGHUP it
+                                   received to the group (termination.reason "interrupted") */
+    int64_t interrupt_signal;   /* that signal */
     int signaled;               /* final record: exit.kind == signaled */
     int64_t exit_code;          /* final record, exited */
     int64_t signal;             /* final record, signaled */

@@ -10,7 +10,7 @@ module, so the C reader is tested against a second implementation.
   (with --pgid, --start-ticks, --runner-start-ticks, --cwd and the times given,
    nothing is read from /proc and the output is reproducible)
   producer_record.py finished STARTED OUT (--exit-code N | --signal N)
-        [--timed-out] [--ended-offset-ns N]
+        [--timed-out | --interrupted SIG] [--survivors N] [--ended-offset-ns N]
 """
 import argparse
 import hashlib
@@ -20,8 +20,9 @@ import sys
 import time
 
 SCHEMA = "skdcci-producer-run-1"
-SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 6: "SIGABRT", 9: "SIGKILL",
-                11: "SIGSEGV", 15: "SIGTERM"}
+SIGNAL_NAMES = {1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 5: "SIGTRAP",
+                6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL", 10: "SIGUSR1",
+                11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
 
 
 def canonical(obj):
@@ -91,20 +92,36 @@ def finished(a):
         raw = f.read()
     rec = json.loads(raw)
     rec["state"] = "finished"
-    rec["ended_realtime_ns"] = rec["started_realtime_ns"] + a.ended_offset_ns
-    rec["ended_monotonic_ns"] = rec["started_monotonic_ns"] + a.ended_offset_ns
+    start_mono = rec["started_monotonic_ns"]
+    end_mono = start_mono + a.ended_offset_ns
+    term = None
+    interruption = None
+    if a.timed_out:
+        deadline = rec["deadline_monotonic_ns"]
+        assert deadline is not None, "--timed-out needs a started record with a timeout"
+        term = {"reason": "timeout", "pgid": rec["process"]["pid"], "signal": 15,
+                "signal_name": "SIGTERM", "term_sent_monotonic_ns": deadline, "grace_ms": 5000,
+                "kill_sent_monotonic_ns": None}
+        end_mono = max(end_mono, deadline + 1000)
+    elif a.interrupted is not None:
+        interruption = {"signal": a.interrupted, "signal_name": SIGNAL_NAMES[a.interrupted],
+                        "received_monotonic_ns": start_mono + 500}
+        term = {"reason": "interrupted", "pgid": rec["process"]["pid"], "signal": a.interrupted,
+                "signal_name": SIGNAL_NAMES[a.interrupted],
+                "term_sent_monotonic_ns": start_mono + 600, "grace_ms": 5000,
+                "kill_sent_monotonic_ns": None}
+        end_mono = max(end_mono, start_mono + 1000)
+    rec["ended_monotonic_ns"] = end_mono
+    rec["ended_realtime_ns"] = rec["started_realtime_ns"] + (end_mono - start_mono)
     if a.signal is not None:
         rec["exit"] = {"kind": "signaled", "code": None, "signal": a.signal,
-                       "signal_name": SIGNAL_NAMES.get(a.signal)}
+                       "signal_name": SIGNAL_NAMES[a.signal]}
     else:
         rec["exit"] = {"kind": "exited", "code": a.exit_code, "signal": None, "signal_name": None}
     rec["timed_out"] = a.timed_out
-    if a.timed_out:
-        rec["termination"] = {"pgid": rec["process"]["pgid"],
-                              "term_sent_monotonic_ns": rec["ended_monotonic_ns"] - 1000,
-                              "grace_s": 5, "kill_sent_monotonic_ns": None}
-    else:
-        rec["termination"] = None
+    rec["interruption"] = interruption
+    rec["termination"] = term
+    rec["group_survivors"] = a.survivors
     rec["started_record_sha256"] = a.started_sha256 or hashlib.sha256(raw).hexdigest()
     publish(a.out, canonical(rec) + "\n")
 
@@ -133,7 +150,10 @@ def main():
     g = f.add_mutually_exclusive_group(required=True)
     g.add_argument("--exit-code", type=int)
     g.add_argument("--signal", type=int)
-    f.add_argument("--timed-out", action="store_true")
+    t = f.add_mutually_exclusive_group()
+    t.add_argument("--timed-out", action="store_true")
+    t.add_argument("--interrupted", type=int, metavar="SIG")
+    f.add_argument("--survivors", type=int, default=0)
     f.add_argument("--ended-offset-ns", type=int, default=1000000)
     f.add_argument("--started-sha256")
     a = p.parse_args()

@@ -67,7 +67,9 @@ cd ..
 mkdir s2 && cd s2
 start_group OTHER sleep 60
 REAL=$(awk '{print $22}' "/proc/$OTHER/stat")
-$REC started run.json.started.json --pid "$OTHER" --start-ticks $((REAL - 7))
+# (the recorded runner must not have started after the recorded child)
+$REC started run.json.started.json --pid "$OTHER" --pgid "$OTHER" --start-ticks $((REAL - 7)) \
+    --runner-pid $$ --runner-start-ticks $((REAL - 8))
 expect reused_pid_not_alive 23 \
     "d['compile_state']=='unknown' and d['liveness']['group_leader']=='pid_reused' and d['liveness']['owned_alive']==[] and len(d['liveness']['not_owned_in_group'])==1 and any('final record' in m for m in d['missing'])" \
     skdcci compile-state --record run.json.started.json

@@ -93,6 +93,20 @@ static void signal_end_is_interrupted(void)
     cs_decision_free(&dec);
 }
 
+static void runner_interruption_is_interrupted(void)
+{
+    /* the runner forwarded SIGINT to the group; the command then exited 0 */
+    cs_evidence ev = finished_natural(0, CS_SV_ALL_SUCCESS);
+    ev.runner_interrupted = 1;
+    ev.interrupt_signal = 2;
+    cs_decision dec;
+    T_EQ_INT(cs_decide(&ev, &dec), SK_OK);
+    T_EQ_INT(dec.compile_state, CS_TIMED_OUT_OR_INTERRUPTED);
+    T_EQ_INT(dec.run_state, CS_TIMED_OUT_OR_INTERRUPTED);
+    T_CONTAINS(dec.rule, "received signal 2 (SIGINT)");
+    cs_decision_free(&dec);
+}
+
 static void natural_return_table(void)
 {
     cs_evidence ev = finished_natural(0, CS_SV_ALL_SUCCESS);
@@ -191,15 +205,16 @@ static void timed_out_check_order_is_harmless(void)
         for (int to = 0; to <= 1; to++)
             for (int sig = 0; sig <= 1; sig++)
                 for (int v = CS_SV_ABSENT; v <= CS_SV_CONTRADICTORY; v++)
-                    for (int rc = 0; rc <= 1; rc++) {
-                        cs_evidence ev = finished_natural(rc, (cs_summary_verdict)v);
+                    for (int rc = 0; rc <= 3; rc++) {
+                        cs_evidence ev = finished_natural(rc & 1, (cs_summary_verdict)v);
                         ev.record_finished = fin;
                         ev.timed_out = fin && to;
                         ev.signaled = fin && sig;
+                        ev.runner_interrupted = fin && (rc & 2);
                         ev.signal = 9;
                         cs_decision dec;
                         T_EQ_INT(cs_decide(&ev, &dec), SK_OK);
-                        int natural = fin && !to && !sig;
+                        int natural = fin && !to && !sig && !(rc & 2);
                         if (dec.compile_state == CS_SUCCEEDED || dec.compile_state == CS_FAILED)
                             T_CHECK(natural);
                         if (dec.compile_state == CS_TIMED_OUT_OR_INTERRUPTED)
@@ -226,6 +241,7 @@ static const t_case cases[] = {
     T(owned_alive_ignored_when_group_not_observed),
     T(timeout_flag_is_interrupted),
     T(signal_end_is_interrupted),
+    T(runner_interruption_is_interrupted),
     T(natural_return_table),
     T(missing_summary_lists_what_is_missing),
     T(changing_logs_after_end_are_contradictory),
