@@ -138,25 +138,20 @@ void sk_diag_format(const sk_diag *d, char *out, size_t n)
     out[0] = '\0';
     if (!d)
         return;
-    size_t used = 0;
-#define APPEND(...)                                                                        \
-    do {                                                                                   \
-        if (used < n) {                                                                    \
-            int w_ = snprintf(out + used, n - used, __VA_ARGS__);                          \
-            if (w_ > 0)                                                                    \
-                used += (size_t)w_ < n - used ? (size_t)w_ : n - used - 1;                 \
-        }                                                                                  \
-    } while (0)
+    /* large enough for every part, so snprintf never truncates here */
+    char loc[SK_DIAG_FILE_MAX + 48] = "";
+    char field[SK_DIAG_FIELD_MAX + 4] = "";
     if (d->file[0]) {
-        APPEND("%s", d->file);
         if (d->line)
-            APPEND(":%llu", (unsigned long long)d->line);
+            snprintf(loc, sizeof loc, "%s:%llu: ", d->file, (unsigned long long)d->line);
         else if (d->has_offset)
-            APPEND(":@%llu", (unsigned long long)d->offset);
-        APPEND(": ");
+            snprintf(loc, sizeof loc, "%s:@%llu: ", d->file, (unsigned long long)d->offset);
+        else
+            snprintf(loc, sizeof loc, "%s: ", d->file);
     }
     if (d->field[0])
-        APPEND("%s: ", d->field);
-    APPEND("%s", d->msg[0] ? d->msg : sk_err_text(d->code));
-#undef APPEND
+        snprintf(field, sizeof field, "%s: ", d->field);
+    char all[sizeof loc + sizeof field + SK_DIAG_MSG_MAX];
+    snprintf(all, sizeof all, "%s%s%s", loc, field, d->msg[0] ? d->msg : sk_err_text(d->code));
+    copy_trunc(out, n, all);
 }

@@ -313,32 +313,31 @@ static int attach(build_frame *top, cJSON *item)
     return ok;
 }
 
-sk_err sk_json_parse(const char *buf, size_t len, const sk_json_lex_opts *opts, cJSON **out,
-                     sk_diag *d)
+/* Builds the value whose tokens come next from lx.  stop_at_eof: the value is
+ * the whole document (sk_json_parse); otherwise exactly one value is read. */
+static sk_err build_value(sk_json_lex *lx, const char *label, const char *path, size_t max_depth,
+                          cJSON **out, sk_diag *d)
 {
     sk_err e = SK_OK;
-    sk_json_lex *lx = NULL;
     build_frame *st = NULL;
     size_t depth = 0;
     cJSON *root = NULL;
-    sk_buf path = SK_BUF_INIT;
-    const char *label = opts && opts->label ? opts->label : "input";
-    size_t max_depth = opts && opts->max_depth ? opts->max_depth : SK_JSON_MAX_DEPTH;
+    sk_buf where = SK_BUF_INIT;
     *out = NULL;
 
-    e = sk_json_lex_new_mem(buf, len, opts, &lx);
-    if (e)
-        goto nomem;
     st = sk_calloc(max_depth + 1, sizeof *st);
     if (!st)
         goto nomem;
-    for (;;) {
+    do {
         sk_jtok tok;
         e = sk_json_lex_next(lx, &tok, d);
         if (e)
             goto out;
-        if (tok.type == SK_JT_EOF)
-            break;
+        if (tok.type == SK_JT_EOF) {
+            e = sk_diag_set(d, SK_E_JSON, path ? path : "", tok.line,
+                            "invalid %s JSON: Expecting value", label);
+            goto out;
+        }
         if (tok.type == SK_JT_KEY) {
             st[depth - 1].key = sk_strndup(tok.text, tok.len);
             if (!st[depth - 1].key)
@@ -353,18 +352,13 @@ sk_err sk_json_parse(const char *buf, size_t len, const sk_json_lex_opts *opts, 
         switch (tok.type) {
         case SK_JT_OBJ_BEGIN: item = cJSON_CreateObject(); break;
         case SK_JT_ARR_BEGIN: item = cJSON_CreateArray(); break;
-        case SK_JT_STRING: {
-            /* cJSON_CreateString copies up to NUL; the lexer rejects \u0000 */
-            item = cJSON_CreateString(tok.text);
-            break;
-        }
+        case SK_JT_STRING: item = cJSON_CreateString(tok.text); break; /* no NUL inside: lexer rule */
         case SK_JT_NUMBER: {
             double v = literal_to_double(tok.text);
             if (!tok.is_integer && !isfinite(v)) {
-                path_of(&path, label, st, depth, depth ? st[depth - 1].key : NULL);
-                e = sk_diag_set(d, SK_E_JSON, opts && opts->path ? opts->path : "", tok.line,
-                                "%s must contain only standard JSON values",
-                                sk_buf_cstr(&path));
+                path_of(&where, label, st, depth, depth ? st[depth - 1].key : NULL);
+                e = sk_diag_set(d, SK_E_JSON, path ? path : "", tok.line,
+                                "%s must contain only standard JSON values", sk_buf_cstr(&where));
                 goto out;
             }
             item = number_node(tok.text, tok.len, v);
@@ -383,24 +377,66 @@ sk_err sk_json_parse(const char *buf, size_t len, const sk_json_lex_opts *opts, 
             cJSON_Delete(item);
             goto nomem;
         }
-        if (tok.type == SK_JT_OBJ_BEGIN || tok.type == SK_JT_ARR_BEGIN)
+        if (tok.type == SK_JT_OBJ_BEGIN || tok.type == SK_JT_ARR_BEGIN) {
+            if (depth >= max_depth) {
+                e = sk_diag_set(d, SK_E_LIMIT, path ? path : "", tok.line,
+                                "%s exceeds maximum JSON depth %zu (JSON nesting limit)", label,
+                                max_depth);
+                goto out;
+            }
             st[depth++].node = item;
-    }
+        }
+    } while (depth > 0);
     *out = root;
     root = NULL;
     goto out;
 nomem:
-    e = sk_diag_set(d, SK_E_NOMEM, opts && opts->path ? opts->path : "", 0,
-                    "out of memory parsing %s JSON", label);
+    e = sk_diag_set(d, SK_E_NOMEM, path ? path : "", 0, "out of memory parsing %s JSON", label);
 out:
     if (st)
         for (size_t i = 0; i <= max_depth; i++)
             sk_free(st[i].key);
     sk_free(st);
     cJSON_Delete(root);
-    sk_json_lex_free(lx);
-    sk_buf_free(&path);
+    sk_buf_free(&where);
     return e;
+}
+
+sk_err sk_json_parse(const char *buf, size_t len, const sk_json_lex_opts *opts, cJSON **out,
+                     sk_diag *d)
+{
+    sk_json_lex *lx = NULL;
+    cJSON *v = NULL;
+    const char *label = opts && opts->label ? opts->label : "input";
+    const char *path = opts ? opts->path : NULL;
+    size_t max_depth = opts && opts->max_depth ? opts->max_depth : SK_JSON_MAX_DEPTH;
+    sk_jtok tok;
+    *out = NULL;
+    sk_err e = sk_json_lex_new_mem(buf, len, opts, &lx);
+    if (e) {
+        e = sk_diag_set(d, SK_E_NOMEM, path ? path : "", 0, "out of memory parsing %s JSON",
+                        label);
+        goto out;
+    }
+    e = build_value(lx, label, path, max_depth, &v, d);
+    if (!e)
+        e = sk_json_lex_next(lx, &tok, d); /* "Extra data" unless the input ends here */
+    if (!e && tok.type != SK_JT_EOF)
+        e = sk_diag_set(d, SK_E_INTERNAL, path ? path : "", 0, "tokenizer did not end");
+    if (!e) {
+        *out = v;
+        v = NULL;
+    }
+out:
+    cJSON_Delete(v);
+    sk_json_lex_free(lx);
+    return e;
+}
+
+sk_err sk_json_lex_read_value(sk_json_lex *lx, cJSON **out, sk_diag *d)
+{
+    return build_value(lx, sk_json_lex_label(lx), sk_json_lex_path(lx), sk_json_lex_max_depth(lx), out,
+                       d);
 }
 
 /* ------------------------------------------------------------ keys check */

@@ -26,6 +26,11 @@
 sk_err sk_json_parse(const char *buf, size_t len, const sk_json_lex_opts *opts, cJSON **out,
                      sk_diag *d);
 
+/* Reads the next complete value from a streaming tokenizer into a tree (same
+ * node rules as sk_json_parse), e.g. the "options" member of a large graph
+ * file while the rest is skipped with sk_json_lex_skip_value. */
+sk_err sk_json_lex_read_value(sk_json_lex *lx, cJSON **out, sk_diag *d);
+
 /* ------------------------------------------------------------ numbers */
 
 /* Literal text of a number node (NULL for other nodes).  Borrowed. */

@@ -82,5 +82,9 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d);
 sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d);
 /* Bytes consumed so far. */
 uint64_t sk_json_lex_offset(const sk_json_lex *lx);
+/* The options it was created with (label never NULL, path may be). */
+const char *sk_json_lex_label(const sk_json_lex *lx);
+const char *sk_json_lex_path(const sk_json_lex *lx);
+size_t sk_json_lex_max_depth(const sk_json_lex *lx);
 
 #endif

@@ -3,6 +3,9 @@
 
 #include "../../artifact_contract/sk_alloc.h"
 #include "../../artifact_contract/sk_json.h"
+#include "../../artifact_contract/sk_json_file.h"
+#include <stdio.h>
+#include <unistd.h>
 #include "t.h"
 
 /* Canonical text of a JSON document, or "ERR:<message>". Caller frees. */
@@ -438,7 +441,78 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+static void read_value_from_stream(void)
+{
+    const char *doc = "{\"version\":1,\"streams\":[{\"nodes\":[1,2,3]}],"
+                      "\"options\":{\"dcci_disable_on_kernel\":{\"name\":\"d\",\"value\":[\".*\"]},"
+                      "\"n\":12345678901234567890},\"tail\":null}";
+    sk_mem_reader r = {doc, strlen(doc), 0, 5};
+    sk_json_lex *lx = NULL;
+    sk_json_lex_opts o = {.label = "graph"};
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+    sk_jtok tok;
+    cJSON *opts = NULL;
+    T_EQ_INT(sk_json_lex_next(lx, &tok, NULL), SK_OK);
+    while (!sk_json_lex_next(lx, &tok, NULL) && tok.type == SK_JT_KEY) {
+        if (strcmp(tok.text, "options") == 0)
+            T_EQ_INT(sk_json_lex_read_value(lx, &opts, NULL), SK_OK);
+        else
+            T_EQ_INT(sk_json_lex_skip_value(lx, NULL), SK_OK);
+    }
+    T_EQ_INT(tok.type, SK_JT_OBJ_END);
+    sk_buf b = SK_BUF_INIT;
+    T_EQ_INT(sk_json_write(opts, SK_JSON_CANONICAL, &b, NULL), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&b), "{\"dcci_disable_on_kernel\":{\"name\":\"d\",\"value\":[\".*\"]},"
+                              "\"n\":12345678901234567890}");
+    sk_buf_free(&b);
+    cJSON_Delete(opts);
+    sk_json_lex_free(lx);
+    /* a scalar value and an error inside the value */
+    const char *bad = "[1e999]";
+    sk_mem_reader r2 = {bad, strlen(bad), 0, 0};
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r2, &o, &lx), SK_OK);
+    sk_diag d;
+    T_EQ_INT(sk_json_lex_read_value(lx, &opts, &d), SK_E_JSON);
+    T_CONTAINS(d.msg, "graph[0] must contain only standard JSON values");
+    T_CHECK(opts == NULL);
+    sk_json_lex_free(lx);
+}
+
+static void load_file(void)
+{
+    char path[] = "/tmp/skdcci-json-XXXXXX";
+    int fd = mkstemp(path);
+    T_CHECK(fd >= 0);
+    const char *doc = "{\"rank\": 0}\n";
+    T_EQ_INT(write(fd, doc, strlen(doc)), (long long)strlen(doc));
+    close(fd);
+    cJSON *j = NULL;
+    sk_stat st;
+    char sha[65];
+    sk_diag d;
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 0, &j, &st, sha, &d), SK_OK);
+    T_EQ_U64(st.size, strlen(doc));
+    char fp[65];
+    T_EQ_INT(sk_json_fingerprint(j, fp, NULL), SK_OK);
+    T_EQ_STR(fp, "420c4dd4fc43a4fb87eb15bd886daf8a510e20717ed3497fd83f237ae8d26918");
+    cJSON_Delete(j);
+    FILE *f = fopen(path, "w");
+    fputs("{\"rank\": 0,}", f);
+    fclose(f);
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 0, &j, NULL, NULL, &d),
+             SK_E_JSON);
+    T_EQ_STR(d.file, path);
+    T_CONTAINS(d.msg, "invalid control JSON: Expecting property name");
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 4, &j, NULL, NULL, &d),
+             SK_E_LIMIT);
+    unlink(path);
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 0, &j, NULL, NULL, &d),
+             SK_E_PATH);
+}
+
 static const t_case cases[] = {
+    T(load_file),
+    T(read_value_from_stream),
     T(fingerprint_vectors),
     T(float_repr_vectors),
     T(integers_stay_exact),
