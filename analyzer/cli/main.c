@@ -4,6 +4,51 @@
 #include "skx_exit.h"
 
 static const cli_cmd commands[] = {
+    {"stability", cmd_stability, "five-run stability of one CLEAN root (exit 10 when unstable)",
+     "Usage: skdcci stability DIR [--warmup N] [--expected-ranks N] [--json-out FILE]\n"
+    "\n"
+    "The five-run stability check of one CLEAN root on its own (S0, O0, and every\n"
+    "accepted trial after its top-up to five runs): stable iff exactly 5 runs and\n"
+    "the exact decimal spread (max - min) / mean * 100 of the per-run worst-rank\n"
+    "means is at most 5.0 %.  Exits 0 when stable, 10 when unstable.\n"
+    "\n"
+    "Options:\n"
+    "  --warmup N          decode samples dropped per rank log (8)\n"
+    "  --expected-ranks N  rank logs required per run (8)\n"
+    "  --json-out FILE     write the summary, the stability block and the evidence\n"
+    "                      (SHA-256 of every log); never overwrites\n"
+    "\n"
+    "Exit: 0 stable, 10 unstable, 1 input error, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
+    {"trial", cmd_trial, "Stage O option-trial gate: trial vs incumbent (exit 10 when rejected)",
+     "Usage: skdcci trial --baseline DIR --candidate NAME=DIR [options]\n"
+    "\n"
+    "The Stage O option-trial gate: compares one trial CLEAN root against the current\n"
+    "five-run incumbent exactly as analyze_performance.py --option-trial does, and\n"
+    "exits 0 when the trial is accepted, 10 when it is rejected.\n"
+    "\n"
+    "A CLEAN root holds run-*/log_<rank>.log; every 'Inference time (decode): N ms'\n"
+    "is a sample.  Checks (all must hold): baseline stable (exactly 5 runs, exact\n"
+    "decimal spread <= 5.0 %), baseline has exactly 5 runs, candidate has >= 3 runs,\n"
+    "mean improvement > 0, median-run improvement > 0, pooled decode P90 and\n"
+    "population stddev regressions within the allowances.\n"
+    "\n"
+    "Options:\n"
+    "  --baseline DIR                     current incumbent CLEAN root (required)\n"
+    "  --candidate NAME=DIR               the trial CLEAN root (exactly one)\n"
+    "  --warmup N                         decode samples dropped per rank log (8)\n"
+    "  --expected-ranks N                 rank logs required per run (8)\n"
+    "  --allow-p90-regression-pct X       tolerated P90 increase in percent (0.0)\n"
+    "  --allow-stddev-regression-pct X    tolerated stddev increase in percent (0.0)\n"
+    "  --json-out FILE                    write the full result (indent 2, sorted keys);\n"
+    "                                     never overwrites, parents are created\n"
+    "  --robust                           add a bootstrap interval and a Mann-Whitney\n"
+    "                                     p-value (information only, never the verdict)\n"
+    "  --option-trial                     accepted for compatibility (always on)\n"
+    "  --min-improvement-pct X            accepted and ignored, as in the reference\n"
+    "\n"
+    "Exit: 0 accepted, 10 rejected, 1 input error, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
     {NULL, NULL, NULL, NULL},
 };
 
