@@ -189,7 +189,7 @@ static sk_err read_log(int rootfd, const char *relpath, const char *display, uin
     sk_err rc = SK_OK;
     hashing_reader r = {NULL, NULL};
     sk_stat after;
-    rc = sk_rfile_openat(rootfd, relpath, display, &r.file, d);
+    rc = sk_rfile_openat(rootfd, relpath, "rank log", &r.file, d);
     if (rc != SK_OK) {
         sk_diag_set_file(d, display);
         goto out;

@@ -73,7 +73,8 @@ int cmd_trial(int argc, char **argv)
     int robust = 0, candidates = 0;
     optind = 0;
     opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
+    int which = 0;
+    for (int c; (c = getopt_long(argc, argv, ":", opts, &which)) != -1;) {
         switch (c) {
         case OPT_BASELINE:
             baseline = optarg;
@@ -117,7 +118,7 @@ int cmd_trial(int argc, char **argv)
                                  optarg);
             break; /* accepted and ignored, as in the reference's option-trial mode */
         case OPT_REFUSED:
-            return cli_usage(CMD, "%s is not accepted in option-trial mode", argv[optind - 1]);
+            return cli_usage(CMD, "--%s is not accepted in option-trial mode", opts[which].name);
         default:
             return cli_bad_option(CMD, argv, c);
         }
