@@ -4,6 +4,28 @@
 #include "skx_exit.h"
 
 static const cli_cmd commands[] = {
+    {"probe", cmd_probe, "probe check: are exact option values accepted by a probe report",
+     "Usage: skdcci probe check --report ENVIRONMENT.json --values OPTION-VALUES.json\n"
+    "                          [--json-out FILE]\n"
+    "\n"
+    "Consumes an option-probe report (check_environment.py --json) for the exact\n"
+    "values of an option-values file ({\"optimize_options\": {NAME: [VALUE, ...]},\n"
+    "\"debug_options\": {...}}, the shape given to the probe's --option-probes).\n"
+    "The report is evidence only when ready is true and runtime_environment.loaded\n"
+    "is true; otherwise every value is 'unknown' (never 'rejected').  A value is\n"
+    "accepted when it is present unchanged in accepted_values of its option,\n"
+    "compared as canonical JSON (1, 1.0 and true differ).\n"
+    "\n"
+    "Options:\n"
+    "  --report FILE      the probe report\n"
+    "  --values FILE      the option values (aliases: --option-values-json,\n"
+    "                     --option-probes)\n"
+    "  --json-out FILE    write the per-value result; never overwrites\n"
+    "\n"
+    "Exit: 0 every value accepted, 10 some value rejected by the wrapper,\n"
+    "3 unknown (report not usable) or incomplete (a value was not probed),\n"
+    "1 input error, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
     {"stability", cmd_stability, "five-run stability of one CLEAN root (exit 10 when unstable)",
      "Usage: skdcci stability DIR [--warmup N] [--expected-ranks N] [--json-out FILE]\n"
     "\n"
