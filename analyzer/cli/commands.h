@@ -5,4 +5,5 @@
 int cmd_trial(int argc, char **argv);
 int cmd_stability(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_matrix(int argc, char **argv);
 #endif

@@ -4,6 +4,30 @@
 #include "skx_exit.h"
 
 static const cli_cmd commands[] = {
+    {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
+     "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
+    "       skdcci matrix status FILE [--json]\n"
+    "\n"
+    "The superkernel-winner-option-matrix-v1 document of one Stage O winner\n"
+    "(schema: docs/schemas/winner-option-matrix-v1.schema.json).\n"
+    "\n"
+    "validate  checks the shape, then every protocol rule: unique ids, the four\n"
+    "          required categories, one DCCI family with its D1-D4 state machine,\n"
+    "          settlement, Chinese reasons and evidence for blocked/skipped items,\n"
+    "          no 'no profiling evidence' blockers, exact probe acceptance (the\n"
+    "          referenced probe report is read and its sha256 checked when it is\n"
+    "          readable), no debug options, one changed pointer per ordinary trial,\n"
+    "          the incumbent chain and the frozen plan fingerprint.  Violations are\n"
+    "          printed one per line.\n"
+    "  --settled         require settlement now\n"
+    "  --json-out FILE   write the validation result; never overwrites\n"
+    "\n"
+    "status    prints the current incumbent, every item's state and the next\n"
+    "          action (--json: skdcci-matrix-status-v1 on stdout).\n"
+    "\n"
+    "Relative paths inside the matrix are resolved against its directory.\n"
+    "Exit: 0 valid, 10 violations, 1 unreadable or malformed matrix, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
     {"probe", cmd_probe, "probe check: are exact option values accepted by a probe report",
      "Usage: skdcci probe check --report ENVIRONMENT.json --values OPTION-VALUES.json\n"
     "                          [--json-out FILE]\n"
