@@ -11,6 +11,7 @@
 
 #include "../artifact_contract/sk_alloc.h"
 #include "../artifact_contract/sk_buf.h"
+#include "../artifact_contract/sk_fs.h"
 #include "../artifact_contract/sk_json.h"
 
 /* ------------------------------------------------------------ scalar resolution */
@@ -750,4 +751,18 @@ sk_err so_config_parse(const char *buf, size_t len, const char *path, const so_c
         return sk_json_parse(buf, len, &lo, out, d);
     }
     return parse_yaml(buf, len, path, opts->allow_yaml11_ambiguity, out, d);
+}
+
+sk_err so_config_load(const char *path, const so_config_opts *opts, cJSON **out,
+                      char *sha256_hex, sk_diag *d)
+{
+    char *data = NULL;
+    size_t len = 0;
+    *out = NULL;
+    sk_err rc = sk_read_file(path, SK_PATH_NOFOLLOW_LEAF, "config", SO_CONFIG_MAX_BYTES, &data,
+                             &len, NULL, sha256_hex, d);
+    if (rc == SK_OK)
+        rc = so_config_parse(data, len, path, opts, out, d);
+    sk_free(data);
+    return rc;
 }

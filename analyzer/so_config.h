@@ -54,6 +54,12 @@ typedef struct so_config_opts {
 sk_err so_config_parse(const char *buf, size_t len, const char *path, const so_config_opts *opts,
                        cJSON **out, sk_diag *d);
 
+/* Reads path stably (no-follow leaf, change detection, at most
+ * SO_CONFIG_MAX_BYTES) and parses it as so_config_parse does; sha256_hex (65
+ * bytes, may be NULL) receives the SHA-256 of the exact bytes read. */
+sk_err so_config_load(const char *path, const so_config_opts *opts, cJSON **out,
+                      char *sha256_hex, sk_diag *d);
+
 /* How a plain YAML scalar resolves, exposed for tests and documentation. */
 typedef enum so_yaml_kind {
     SO_YAML_STR = 0,

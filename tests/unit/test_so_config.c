@@ -1,4 +1,6 @@
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "../../analyzer/so_config.h"
 #include "../../artifact_contract/sk_alloc.h"
@@ -261,6 +263,34 @@ static void json_syntax_by_name(void)
     T_EQ_INT(so_config_parse("a: 1", 4, "config.yaml", &o, &j, &d), SK_E_JSON);
 }
 
+static void load_from_file(void)
+{
+    char dir[] = "/tmp/so_config_XXXXXX";
+    T_CHECK(mkdtemp(dir) != NULL);
+    char path[64];
+    snprintf(path, sizeof path, "%s/config.yaml", dir);
+    FILE *f = fopen(path, "w");
+    T_CHECK(f != NULL);
+    if (!f)
+        return;
+    fputs("model_config:\n  custom_params: {a: 1}\n", f);
+    fclose(f);
+    cJSON *j = NULL;
+    char sha[65];
+    sk_diag d;
+    T_EQ_INT(so_config_load(path, NULL, &j, sha, &d), SK_OK);
+    /* sha256sum of the bytes written above */
+    T_EQ_STR(sha, "5d7ff37018cdaaa4ec02e6b2e7a1470186c1fbbed0be29f19533b9df4dde6101");
+    cJSON_Delete(j);
+    j = NULL;
+    char missing[80];
+    snprintf(missing, sizeof missing, "%s/none.yaml", dir);
+    T_CHECK(so_config_load(missing, NULL, &j, NULL, &d) != SK_OK);
+    T_CHECK(j == NULL);
+    remove(path);
+    rmdir(dir);
+}
+
 static void allocation_failures_are_clean(void)
 {
 #ifdef SK_TEST_HOOKS
@@ -300,6 +330,7 @@ static const t_case cases[] = {
     T(documents_and_syntax),
     T(depth_is_limited),
     T(json_syntax_by_name),
+    T(load_from_file),
     T(allocation_failures_are_clean),
     {NULL, NULL},
 };
