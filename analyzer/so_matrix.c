@@ -25,6 +25,8 @@ typedef struct mx {
 /* ------------------------------------------------------------ collecting */
 
 static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap)
 {
     char line[1536];
     vsnprintf(line, sizeof line, fmt, ap);
@@ -689,9 +691,12 @@ sk_err so_matrix_plan(const cJSON *m, cJSON **plan, sk_diag *d)
         if (sk_json_append(items, e) != SK_OK)
             bad = 1;
     }
+    if (bad) {
+        cJSON_Delete(items);
+        items = NULL;
+    }
+    /* sk_json_add owns items from here, also when it fails */
     if (bad || sk_json_add(p, "items", items) != SK_OK) {
-        if (!p)
-            cJSON_Delete(items);
         cJSON_Delete(p);
         *plan = NULL;
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the matrix plan");
