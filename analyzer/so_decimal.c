@@ -105,11 +105,15 @@ static void c_sub(uint32_t *r, const uint32_t *a, const uint32_t *b)
     }
 }
 
-/* c = c * m + add with m, add < 10^9; -1 on overflow. */
+/* c = c * m + add with m, add < 10^9; -1 on overflow.  Limbs above the
+ * highest non-zero one stay zero unless a carry reaches them. */
 static int c_mul_small(uint32_t *c, uint32_t m, uint32_t add)
 {
     uint64_t carry = add;
+    int top = top_limb(c);
     for (int i = 0; i < SO_DEC_LIMBS; i++) {
+        if (i > top && !carry)
+            return 0;
         uint64_t p = (uint64_t)c[i] * m + carry;
         c[i] = (uint32_t)(p % LIMB_BASE);
         carry = p / LIMB_BASE;
@@ -264,6 +268,10 @@ so_dec_status so_dec_parse(const char *s, size_t n, so_dec *out)
     int seen_dot = 0;
     coef c;
     memset(c, 0, sizeof c);
+    /* digits are gathered nine at a time, then folded in with one
+     * multiply-add: at most 64 digits, so the coefficient never overflows */
+    uint32_t chunk = 0;
+    int chunk_len = 0;
     for (size_t i = 0; i < n; i++) {
         char ch = s[i];
         if (ch == '.') {
@@ -274,14 +282,21 @@ so_dec_status so_dec_parse(const char *s, size_t n, so_dec *out)
             digits++;
             if (seen_dot)
                 frac++;
-            /* at most 64 digits, so the 180-digit coefficient never overflows */
-            (void)c_mul_small(c, 10u, (uint32_t)(ch - '0'));
+            chunk = chunk * 10u + (uint32_t)(ch - '0');
+            if (++chunk_len == LIMB_DIGITS) {
+                (void)c_shift10(c, LIMB_DIGITS); /* one whole limb: the low limb is now 0 */
+                c[0] = chunk;
+                chunk = 0;
+                chunk_len = 0;
+            }
         } else {
             return SO_DEC_SYNTAX;
         }
     }
     if (!digits)
         return SO_DEC_SYNTAX;
+    if (chunk_len)
+        (void)c_mul_small(c, pow10_small[chunk_len], chunk);
     memcpy(out->limb, c, sizeof c);
     out->exp = -(int32_t)frac;
     return SO_DEC_OK;

@@ -93,7 +93,11 @@ static sk_err keys(shape *s, const cJSON *o, const char *field, const char *cons
 /* base.key, or key alone for top-level fields (base "") */
 static void join(char *out, size_t n, const char *base, const char *key)
 {
-    snprintf(out, n, "%s%s%s", base, base[0] ? "." : "", key);
+    /* a path longer than the field buffer is cut; the diagnostic field is
+     * bounded the same way */
+    int k = snprintf(out, n, "%s%s%s", base, base[0] ? "." : "", key);
+    if (k < 0)
+        out[0] = '\0';
 }
 
 /* Non-empty, trimmed string when present (required: must be present). */

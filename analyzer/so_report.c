@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "../artifact_contract/sk_json.h"
+#include "so_jsonw.h"
 
 /* ------------------------------------------------------------ builder */
 
@@ -12,6 +13,7 @@
  * once at the end. */
 typedef struct jb {
     int failed;
+    so_jarrays *arrays; /* samples_ms arrays stay in the summaries */
 } jb;
 
 static cJSON *mark(jb *b, cJSON *item)
@@ -91,6 +93,12 @@ static void push(jb *b, cJSON *arr, cJSON *item)
         b->failed = 1;
 }
 
+/* samples_ms: a placeholder expanded by so_json_write_pretty */
+static cJSON *j_samples(jb *b, const double *v, size_t n)
+{
+    return mark(b, so_jarrays_node(b->arrays, v, n));
+}
+
 static cJSON *j_floats(jb *b, const double *v, size_t n)
 {
     cJSON *arr = j_arr(b);
@@ -99,15 +107,19 @@ static cJSON *j_floats(jb *b, const double *v, size_t n)
     return arr;
 }
 
-static sk_err finish(jb *b, cJSON *root, cJSON **out, sk_diag *d)
+/* Writes root (placeholders expanded) and a newline to out, then frees
+ * the tree and the table. */
+static sk_err finish(jb *b, cJSON *root, sk_buf *out, sk_diag *d)
 {
-    if (b->failed || !root) {
-        cJSON_Delete(root);
-        *out = NULL;
-        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the JSON report");
-    }
-    *out = root;
-    return SK_OK;
+    sk_err rc = SK_OK;
+    if (b->failed || !root)
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the JSON report");
+    else if ((rc = so_json_write_pretty(root, b->arrays, out, d)) == SK_OK &&
+             sk_buf_putc(out, '\n') != SK_OK)
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing the JSON report");
+    cJSON_Delete(root);
+    so_jarrays_free(b->arrays);
+    return rc;
 }
 
 /* ------------------------------------------------------------ summaries */
@@ -123,7 +135,7 @@ static cJSON *stats_json(jb *b, const so_stats *st, const double *samples, size_
     put(b, o, "stddev_ms", j_float(b, st->stddev_ms));
     put(b, o, "min_ms", j_float(b, st->min_ms));
     put(b, o, "max_ms", j_float(b, st->max_ms));
-    put(b, o, "samples_ms", j_floats(b, samples, n));
+    put(b, o, "samples_ms", j_samples(b, samples, n));
     if (mean_exact)
         put(b, o, "mean_exact_ms", j_dec(b, mean_exact));
     return o;
@@ -288,9 +300,10 @@ static const char *recommended(const so_trial_report *r)
     return r->eval->accepted ? r->candidate_name : "baseline";
 }
 
-sk_err so_trial_json(const so_trial_report *r, cJSON **out, sk_diag *d)
+sk_err so_trial_render(const so_trial_report *r, sk_buf *out, sk_diag *d)
 {
-    jb b = {0};
+    so_jarrays arrays = {0};
+    jb b = {0, &arrays};
     cJSON *root = j_obj(&b);
     put(&b, root, "baseline", set_json(&b, r->baseline));
     put(&b, root, "baseline_stability",
@@ -393,10 +406,11 @@ sk_err so_trial_text(const so_trial_report *r, sk_buf *out, sk_diag *d)
 
 /* ------------------------------------------------------------ stability */
 
-sk_err so_stability_json(const so_set *s, const so_stability *st, uint64_t expected_ranks,
-                         cJSON **out, sk_diag *d)
+sk_err so_stability_render(const so_set *s, const so_stability *st, uint64_t expected_ranks,
+                           sk_buf *out, sk_diag *d)
 {
-    jb b = {0};
+    so_jarrays arrays = {0};
+    jb b = {0, &arrays};
     cJSON *root = j_obj(&b);
     put(&b, root, "baseline", set_json(&b, s));
     put(&b, root, "baseline_stability", stability_json(&b, s, st));

@@ -243,7 +243,6 @@ static double round_to_double(const bn *z, int sticky, int exp2)
 
 /* ------------------------------------------------------------ exact sums */
 
-#define MANT_BITS 53
 
 static int check_values(const double *v, size_t n)
 {
@@ -255,17 +254,24 @@ static int check_values(const double *v, size_t n)
     return 0;
 }
 
-/* v = m * 2^e with m an odd integer below 2^53 (v > 0) */
+/* v = m * 2^e with m an odd integer below 2^53 (v > 0, finite), read from
+ * the IEEE 754 binary64 fields */
 static void decompose(double v, uint64_t *m, int *e)
 {
-    int k;
-    double f = frexp(v, &k); /* v = f * 2^k, 0.5 <= f < 1 */
-    *m = (uint64_t)ldexp(f, MANT_BITS);
-    *e = k - MANT_BITS;
-    while (!(*m & 1u)) {
-        *m >>= 1;
-        (*e)++;
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    int biased = (int)((bits >> 52) & 0x7FF);
+    uint64_t frac = bits & ((UINT64_C(1) << 52) - 1);
+    if (biased == 0) { /* subnormal */
+        *m = frac;
+        *e = -1074;
+    } else {
+        *m = frac | (UINT64_C(1) << 52);
+        *e = biased - 1075;
     }
+    int tz = __builtin_ctzll(*m); /* m > 0 because v > 0 */
+    *m >>= tz;
+    *e += tz;
 }
 
 /* Smallest binary exponent among the non-zero values (INT32_MAX if none):
@@ -311,66 +317,68 @@ static int exact_sums(const double *v, size_t n, int base, bn *sum, bn *sumsq)
     return 0;
 }
 
-sk_err so_exact_mean(const double *values, size_t n, double *out)
+/* Exact mean and population stddev from one pass over the values; either
+ * output may be NULL. */
+static sk_err exact_moments(const double *values, size_t n, double *mean, double *stddev)
 {
     if (check_values(values, n) != 0)
         return SK_E_ARG;
     int base = min_exponent(values, n);
-    if (base == INT32_MAX) {
-        *out = 0.0;
+    if (base == INT32_MAX) { /* all zero */
+        if (mean)
+            *mean = 0.0;
+        if (stddev)
+            *stddev = 0.0;
         return SK_OK;
     }
-    bn sum;
-    if (exact_sums(values, n, base, &sum, NULL) != 0)
+    bn sum, sumsq, num, sq;
+    if (exact_sums(values, n, base, &sum, stddev ? &sumsq : NULL) != 0)
         return SK_E_INTERNAL;
-    /* z = floor(sum * 2^s / n) with at least 56 significant bits */
-    int s = 90 - bn_bitlen(&sum);
-    if (s < 0)
-        s = 0;
-    if (bn_shl(&sum, s) != 0)
-        return SK_E_INTERNAL;
-    uint32_t rem = bn_div_u32(&sum, (uint32_t)n);
-    *out = round_to_double(&sum, rem != 0, base - s);
+    if (stddev) {
+        /* variance = (n * sumsq - sum^2) / n^2 (scaled by 4^base), so
+         * stddev = sqrt(n * sumsq - sum^2) / n * 2^base */
+        num = sumsq;
+        if (bn_mul_u32(&num, (uint32_t)n) != 0 || bn_mul(&sq, &sum, &sum) != 0)
+            return SK_E_INTERNAL;
+        if (bn_cmp(&num, &sq) < 0)
+            return SK_E_INTERNAL; /* Cauchy-Schwarz: cannot happen */
+        bn_sub(&num, &sq);
+        if (num.n == 0) {
+            *stddev = 0.0;
+        } else {
+            /* X = num * 4^t with isqrt(X) / n >= 2^56 */
+            int t = (180 - bn_bitlen(&num) + 1) / 2;
+            if (t < 0)
+                t = 0;
+            bn root;
+            int exact;
+            if (bn_shl(&num, 2 * t) != 0 || bn_isqrt(&num, &root, &exact) != 0)
+                return SK_E_INTERNAL;
+            uint32_t rem = bn_div_u32(&root, (uint32_t)n);
+            *stddev = round_to_double(&root, !exact || rem != 0, base - t);
+        }
+    }
+    if (mean) {
+        /* z = floor(sum * 2^s / n) with at least 56 significant bits */
+        int s = 90 - bn_bitlen(&sum);
+        if (s < 0)
+            s = 0;
+        if (bn_shl(&sum, s) != 0)
+            return SK_E_INTERNAL;
+        uint32_t rem = bn_div_u32(&sum, (uint32_t)n);
+        *mean = round_to_double(&sum, rem != 0, base - s);
+    }
     return SK_OK;
+}
+
+sk_err so_exact_mean(const double *values, size_t n, double *out)
+{
+    return exact_moments(values, n, out, NULL);
 }
 
 sk_err so_exact_pstdev(const double *values, size_t n, double *out)
 {
-    if (check_values(values, n) != 0)
-        return SK_E_ARG;
-    int base = min_exponent(values, n);
-    if (base == INT32_MAX) {
-        *out = 0.0;
-        return SK_OK;
-    }
-    bn sum, sumsq, num, sq;
-    if (exact_sums(values, n, base, &sum, &sumsq) != 0)
-        return SK_E_INTERNAL;
-    /* variance = (n * sumsq - sum^2) / n^2 (scaled by 4^base), so
-     * stddev = sqrt(n * sumsq - sum^2) / n * 2^base */
-    num = sumsq;
-    if (bn_mul_u32(&num, (uint32_t)n) != 0 || bn_mul(&sq, &sum, &sum) != 0)
-        return SK_E_INTERNAL;
-    if (bn_cmp(&num, &sq) < 0)
-        return SK_E_INTERNAL; /* Cauchy-Schwarz: cannot happen */
-    bn_sub(&num, &sq);
-    if (num.n == 0) {
-        *out = 0.0;
-        return SK_OK;
-    }
-    /* X = num * 4^t with isqrt(X) / n >= 2^56 */
-    int t = (180 - bn_bitlen(&num) + 1) / 2;
-    if (t < 0)
-        t = 0;
-    if (bn_shl(&num, 2 * t) != 0)
-        return SK_E_INTERNAL;
-    bn root;
-    int exact;
-    if (bn_isqrt(&num, &root, &exact) != 0)
-        return SK_E_INTERNAL;
-    uint32_t rem = bn_div_u32(&root, (uint32_t)n);
-    *out = round_to_double(&root, !exact || rem != 0, base - t);
-    return SK_OK;
+    return exact_moments(values, n, NULL, out);
 }
 
 /* ------------------------------------------------------------ order statistics */
@@ -379,6 +387,63 @@ int so_double_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* IEEE 754 bits mapped to an unsigned key with the order of the values. */
+static uint64_t sort_key(double v)
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return (bits >> 63) ? ~bits : bits | (UINT64_C(1) << 63);
+}
+
+static double from_key(uint64_t key)
+{
+    uint64_t bits = (key >> 63) ? key & ~(UINT64_C(1) << 63) : ~key;
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+sk_err so_sort_doubles(double *v, size_t n)
+{
+    if (n < 64) {
+        qsort(v, n, sizeof *v, so_double_cmp);
+        return SK_OK;
+    }
+    /* LSD radix sort on 8-bit digits; a pass whose digit is the same for
+     * every key is skipped, so typical timings need two or three passes */
+    uint64_t *a = sk_malloc(n * sizeof *a), *b = sk_malloc(n * sizeof *b);
+    if (!a || !b) {
+        sk_free(a);
+        sk_free(b);
+        return SK_E_NOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = sort_key(v[i]);
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(a[i] >> shift) & 0xFF]++;
+        if (count[(a[0] >> shift) & 0xFF] == n)
+            continue;
+        size_t pos = 0;
+        for (int k = 0; k < 256; k++) {
+            size_t c = count[k];
+            count[k] = pos;
+            pos += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            b[count[(a[i] >> shift) & 0xFF]++] = a[i];
+        uint64_t *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = from_key(a[i]);
+    sk_free(a);
+    sk_free(b);
+    return SK_OK;
 }
 
 double so_sorted_median(const double *sorted, size_t n)
@@ -420,10 +485,12 @@ sk_err so_stats_compute(const double *values, size_t n, so_stats *out, sk_diag *
         goto out;
     }
     memcpy(sorted, values, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, so_double_cmp);
+    if (so_sort_doubles(sorted, n) != SK_OK) {
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory sorting %zu samples", n);
+        goto out;
+    }
     out->count = n;
-    if (so_exact_mean(values, n, &out->mean_ms) != SK_OK ||
-        so_exact_pstdev(values, n, &out->stddev_ms) != SK_OK) {
+    if (exact_moments(values, n, &out->mean_ms, &out->stddev_ms) != SK_OK) {
         rc = sk_diag_set(d, SK_E_INTERNAL, "", 0, "exact statistics exceeded their capacity");
         goto out;
     }

@@ -42,5 +42,8 @@ double so_sorted_quantile(const double *sorted, size_t n, double probability);
 
 /* qsort comparator for doubles (no NaN). */
 int so_double_cmp(const void *a, const void *b);
+/* Sorts v ascending (no NaN) in O(n) for large n; SK_E_NOMEM when the
+ * scratch buffers cannot be allocated. */
+sk_err so_sort_doubles(double *v, size_t n);
 
 #endif

@@ -59,14 +59,14 @@ int cmd_stability(int argc, char **argv)
     sk_diag_clear(&d);
     so_set *set = NULL;
     so_stability st;
-    cJSON *doc = NULL;
-    sk_buf text = SK_BUF_INIT;
+    sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
     if ((json_out && so_cli_output_free(json_out, &d) != SK_OK) ||
         so_set_load(dir, &set_opts, &set, &d) != SK_OK ||
         so_stability_eval(set->run_means_exact, set->n_runs, &st, &d) != SK_OK ||
         so_stability_text(set, &st, &text, &d) != SK_OK ||
-        (json_out && (so_stability_json(set, &st, set_opts.expected_ranks, &doc, &d) != SK_OK ||
-                      so_cli_publish_json(json_out, doc, &d) != SK_OK))) {
+        (json_out &&
+         (so_stability_render(set, &st, set_opts.expected_ranks, &json, &d) != SK_OK ||
+          so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))) {
         rc = so_cli_fail(&d);
         goto out;
     }
@@ -74,7 +74,7 @@ int cmd_stability(int argc, char **argv)
     rc = st.stable ? SKX_OK : SKX_REJECTED;
 out:
     sk_buf_free(&text);
-    cJSON_Delete(doc);
+    sk_buf_free(&json);
     so_set_free(set);
     return rc;
 }

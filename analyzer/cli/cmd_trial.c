@@ -144,8 +144,7 @@ int cmd_trial(int argc, char **argv)
     sk_diag_clear(&d);
     char *name = sk_strndup(candidate_arg, (size_t)(eq - candidate_arg));
     so_set *base = NULL, *cand = NULL;
-    cJSON *doc = NULL;
-    sk_buf text = SK_BUF_INIT;
+    sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
     so_stability base_st, cand_st;
     so_trial_eval eval;
     so_bootstrap boot;
@@ -182,8 +181,8 @@ int cmd_trial(int argc, char **argv)
     };
     if (so_trial_text(&report, &text, &d) != SK_OK)
         goto fail;
-    if (json_out && (so_trial_json(&report, &doc, &d) != SK_OK ||
-                     so_cli_publish_json(json_out, doc, &d) != SK_OK))
+    if (json_out && (so_trial_render(&report, &json, &d) != SK_OK ||
+                     so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))
         goto fail;
     fputs(sk_buf_cstr(&text), stdout);
     rc = eval.accepted ? SKX_OK : SKX_REJECTED;
@@ -192,7 +191,7 @@ fail:
     rc = so_cli_fail(&d);
 out:
     sk_buf_free(&text);
-    cJSON_Delete(doc);
+    sk_buf_free(&json);
     so_set_free(base);
     so_set_free(cand);
     sk_free(name);

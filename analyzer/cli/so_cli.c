@@ -48,13 +48,10 @@ static sk_err render(const cJSON *doc, sk_buf *text, sk_diag *d)
     return rc;
 }
 
-sk_err so_cli_publish_json(const char *path, const cJSON *doc, sk_diag *d)
+sk_err so_cli_publish_text(const char *path, const char *data, size_t len, sk_diag *d)
 {
-    sk_buf text = SK_BUF_INIT;
     char *parent = NULL, *target = NULL;
-    sk_err rc = render(doc, &text, d);
-    if (rc != SK_OK)
-        goto out;
+    sk_err rc = SK_OK;
     const char *slash = strrchr(path, '/');
     if (slash && slash != path) {
         parent = sk_strndup(path, (size_t)(slash - path));
@@ -71,10 +68,19 @@ sk_err so_cli_publish_json(const char *path, const cJSON *doc, sk_diag *d)
         rc = d && d->code != SK_OK ? d->code : SK_E_NOMEM;
         goto out;
     }
-    rc = sk_publish(target, text.data, text.len, 0644, d);
+    rc = sk_publish(target, data, len, 0644, d);
 out:
     sk_free(target);
     sk_free(parent);
+    return rc;
+}
+
+sk_err so_cli_publish_json(const char *path, const cJSON *doc, sk_diag *d)
+{
+    sk_buf text = SK_BUF_INIT;
+    sk_err rc = render(doc, &text, d);
+    if (rc == SK_OK)
+        rc = so_cli_publish_text(path, text.data, text.len, d);
     sk_buf_free(&text);
     return rc;
 }

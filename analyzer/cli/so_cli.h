@@ -24,6 +24,9 @@ sk_err so_cli_output_free(const char *path, sk_diag *d);
  * created first (as the reference does). */
 sk_err so_cli_publish_json(const char *path, const cJSON *doc, sk_diag *d);
 
+/* Publishes data[0..len) the same way (atomic, no overwrite, parents created). */
+sk_err so_cli_publish_text(const char *path, const char *data, size_t len, sk_diag *d);
+
 /* Prints doc the same way on stdout. */
 sk_err so_cli_print_json(const cJSON *doc, sk_diag *d);
 

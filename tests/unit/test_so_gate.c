@@ -150,6 +150,37 @@ static void exact_statistics_vectors(void)
     T_CHECK(m == 5e299);
 }
 
+static void radix_sort_matches_qsort(void)
+{
+    uint64_t state = 99;
+    size_t n = 5000;
+    double *a = sk_malloc(n * sizeof *a), *b = sk_malloc(n * sizeof *b);
+    T_CHECK(a && b);
+    if (!a || !b) {
+        sk_free(a);
+        sk_free(b);
+        return;
+    }
+    for (int round = 0; round < 4; round++) {
+        for (size_t i = 0; i < n; i++) {
+            uint64_t r = so_splitmix64(&state);
+            double v = (double)(r >> 11) / 9007199254740992.0; /* [0, 1) */
+            if (round == 1)
+                v = v * 200 - 100; /* negative values too */
+            else if (round == 2)
+                v = (double)(r % 7) / 10; /* many ties */
+            else if (round == 3)
+                v = ldexp(v, (int)(r % 2000) - 1000); /* wide exponents, subnormals */
+            a[i] = b[i] = v;
+        }
+        T_EQ_INT(so_sort_doubles(a, n), SK_OK);
+        qsort(b, n, sizeof *b, so_double_cmp);
+        T_CHECK(memcmp(a, b, n * sizeof *a) == 0);
+    }
+    sk_free(a);
+    sk_free(b);
+}
+
 static void fixed_p90_value(void)
 {
     double x[] = {10.0, 10.1, 10.2, 10.3, 10.4};
@@ -166,6 +197,23 @@ static sk_err parse(const char *text, uint64_t warmup, size_t chunk, so_rank_tim
     so_rank_timings_init(t);
     sk_diag_clear(d);
     return so_ranklog_read(sk_mem_read, &r, "rank.log", warmup, t, d);
+}
+
+static void ranklog_counts_lines_across_words(void)
+{
+    /* newlines at every offset mod 8, then an error on line 20 */
+    char text[400];
+    size_t w = 0;
+    for (int i = 1; i < 20; i++)
+        w += (size_t)snprintf(text + w, sizeof text - w, "%.*s\n", i % 9, "xxxxxxxxx");
+    snprintf(text + w, sizeof text - w, "Inference time (decode): 1..2 ms\n");
+    for (size_t chunk = 0; chunk < 10; chunk += 3) {
+        so_rank_timings t;
+        sk_diag d;
+        T_EQ_INT(parse(text, 0, chunk, &t, &d), SK_E_FORMAT);
+        T_EQ_U64(d.line, 20);
+        so_rank_timings_free(&t);
+    }
 }
 
 static void ranklog_matches_like_the_reference(void)
@@ -411,6 +459,8 @@ static const t_case cases[] = {
     T(decimal_context_arithmetic),
     T(exact_statistics_vectors),
     T(fixed_p90_value),
+    T(radix_sort_matches_qsort),
+    T(ranklog_counts_lines_across_words),
     T(ranklog_matches_like_the_reference),
     T(ranklog_errors_carry_file_and_line),
     T(ranklog_long_lines_stream),
