@@ -10,6 +10,7 @@
  * DIR/ground-truth.json.  Exit 0 on success, 1 on failure, 2 on usage.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,20 @@ static sk_err make_dirs(const char *path, sk_diag *d)
     return make_dir(tmp, d);
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);
+}
+
+/* After a failure: removes everything below dir (which was empty or absent
+ * when the generator started, so all of it is the generator's). */
+static void remove_outputs(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static sk_err prepare_out_dir(const char *dir, sk_diag *d)
 {
     struct stat st;
@@ -133,6 +148,8 @@ static sk_err write_json(const char *path, cJSON *doc, sk_diag *d)
     o.fd = -1;
     sk_err e = doc ? sk_json_write(doc, SK_JSON_PRETTY, &text, d)
                    : sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory building the document");
+    if (e && d->code == SK_OK) /* sk_json_write reports NOMEM without a message */
+        sk_diag_set(d, e, path, 0, "out of memory writing the document");
     if (!e)
         e = gen_out_open(&o, path, 0, d);
     if (!e) {
@@ -358,6 +375,7 @@ int main(int argc, char **argv)
     memset(layouts, 0, sizeof layouts);
     memset(res, 0, sizeof res);
     char truth_path[1000];
+    int prepared = 0;
     sk_err e = sk_buf_printf(&cmd, "skdcci_gen --out DIR --scenario %s --seed %llu --scale %u --layers %u",
                              gen_scenario_name(opt.scenario), (unsigned long long)opt.seed, opt.scale, opt.layers);
     if (!e && opt.steps)
@@ -374,6 +392,9 @@ int main(int argc, char **argv)
     if (e)
         goto out;
     e = prepare_out_dir(out, &d);
+    if (e)
+        goto out;
+    prepared = 1;
     for (int side = 0; !e && side < 2; side++)
         e = write_side(&m, (gen_side)side, out, &layouts[side], &res[side], &d);
     if (!e)
@@ -391,10 +412,14 @@ out:
     gen_model_free(&m);
     sk_buf_free(&cmd);
     if (e) {
+        if (prepared)
+            remove_outputs(out);
         char msg[2400];
         sk_diag_format(&d, msg, sizeof msg);
         fprintf(stderr, "skdcci_gen: error: %s\n", msg);
-        return 1;
+        /* Invalid option combinations found while building the model are
+         * usage errors too. */
+        return e == SK_E_ARG ? 2 : 1;
     }
     return 0;
 }

@@ -132,7 +132,7 @@ int gen_runtime_match(const char *pattern, const char *name)
     size_t m = strlen(name);
     /* prev[j]/cur[j]: name[0..i) matches pattern[0..j). */
     unsigned char *prev = sk_calloc(n + 1, 1), *cur = sk_calloc(n + 1, 1);
-    int result = 0;
+    int result = -1;
     if (!prev || !cur)
         goto out;
     prev[0] = 1;
@@ -659,7 +659,10 @@ static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *se
                     const gen_template *t3 = &m->tmpl[s->tmpl];
                     for (unsigned p3 = 0; p3 < t3->nkernels; p3++) {
                         const char *sym = symbol_of(m, i, p3);
-                        if (!gen_runtime_match(regex, sym))
+                        int hit = gen_runtime_match(regex, sym);
+                        if (hit < 0)
+                            t->err = SK_E_NOMEM;
+                        if (hit <= 0)
                             continue;
                         if (strcmp(token_of(m, i, p3), token) != 0)
                             problem(tr, "pattern %s also matches %s (token %s)", regex, sym, token_of(m, i, p3));
@@ -676,7 +679,10 @@ static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *se
                 }
                 add(t, coll, gen_side_dir[side], list);
             }
-            if (!gen_runtime_match(regex, symbol_of(m, sk, p)))
+            int own = gen_runtime_match(regex, symbol_of(m, sk, p));
+            if (own < 0)
+                t->err = SK_E_NOMEM;
+            else if (own == 0)
                 problem(tr, "pattern %s does not match its own symbol", regex);
             add(t, o, "token", jstr(t, token));
             add(t, o, "regex", jstr(t, regex));
@@ -900,8 +906,11 @@ sk_err gen_truth_write(const gen_model *m, const gen_layout layouts[2], const ge
         goto out;
     }
     e = sk_json_write(root, SK_JSON_CANONICAL, &text, d);
-    if (e)
+    if (e) {
+        if (d->code == SK_OK) /* sk_json_write reports NOMEM without a message */
+            sk_diag_set(d, e, path, 0, "out of memory writing the ground truth");
         goto out;
+    }
     e = gen_out_open(&o, path, 0, d);
     if (e)
         goto out;

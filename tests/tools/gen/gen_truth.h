@@ -40,7 +40,8 @@ const char *gen_verdict_name(gen_verdict v);
 /* The runtime's DCCI pattern matcher (sk_options_manager.cpp @ 93c311f
  * MatchRegex): whitespace-trimmed pattern of [A-Za-z0-9_.*-] not starting
  * with '*'; full match where '.' is any character and 'X*' repeats X.
- * Returns 1 on a match, 0 otherwise (also for an invalid pattern). */
+ * Returns 1 on a match, 0 otherwise (also for an invalid pattern), -1
+ * when out of memory. */
 int gen_runtime_match(const char *pattern, const char *name);
 
 typedef struct gen_run_info {
