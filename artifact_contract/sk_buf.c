@@ -25,7 +25,7 @@ sk_err sk_buf_reserve(sk_buf *b, size_t extra)
     return SK_OK;
 }
 
-sk_err sk_buf_append(sk_buf *b, const void *p, size_t n)
+sk_err sk_buf_append_slow(sk_buf *b, const void *p, size_t n)
 {
     sk_err e = sk_buf_reserve(b, n);
     if (e)

@@ -3,6 +3,7 @@
 #define SK_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "sk_diag.h"
 
@@ -15,7 +16,20 @@ typedef struct sk_buf {
 #define SK_BUF_INIT {NULL, 0, 0}
 
 sk_err sk_buf_reserve(sk_buf *b, size_t extra);
-sk_err sk_buf_append(sk_buf *b, const void *p, size_t n);
+sk_err sk_buf_append_slow(sk_buf *b, const void *p, size_t n);
+
+/* Inline fast path: appending within capacity is a memcpy (hot in parsers). */
+static inline sk_err sk_buf_append(sk_buf *b, const void *p, size_t n)
+{
+    if (b->data && n < b->cap - b->len) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return SK_OK;
+    }
+    return sk_buf_append_slow(b, p, n);
+}
+
 sk_err sk_buf_puts(sk_buf *b, const char *s);
 sk_err sk_buf_putc(sk_buf *b, char c);
 sk_err sk_buf_printf(sk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

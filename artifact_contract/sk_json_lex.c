@@ -480,6 +480,21 @@ static sk_err scan_string(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     uint64_t start = lx->base + lx->pos;
     size_t i = lx->pos + 1; /* index into buf; rebased when fill() moves data */
     sk_buf_reset(&lx->scratch);
+    if (lx->own) {
+        /* Zero-copy fast path for the common escape-free ASCII string that
+         * lies completely in the owned buffer: the closing quote is replaced
+         * by the terminating NUL (it is never read again). */
+        size_t j = i;
+        while (j < lx->len && str_class((unsigned char)lx->buf[j]) == 0)
+            j++;
+        if (j < lx->len && lx->buf[j] == '"' && j - i <= lx->max_token) {
+            lx->own[j] = '\0';
+            tok->text = lx->own + i;
+            tok->len = j - i;
+            lx->pos = j + 1;
+            return SK_OK;
+        }
+    }
     for (;;) {
         size_t run = i;
         while (i < lx->len && str_class((unsigned char)lx->buf[i]) == 0)

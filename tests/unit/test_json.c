@@ -3,6 +3,9 @@
 
 #include "../../artifact_contract/sk_alloc.h"
 #include "../../artifact_contract/sk_json.h"
+#include "../../artifact_contract/sk_json_file.h"
+#include <stdio.h>
+#include <unistd.h>
 #include "t.h"
 
 /* Canonical text of a JSON document, or "ERR:<message>". Caller frees. */
@@ -475,7 +478,40 @@ static void read_value_from_stream(void)
     sk_json_lex_free(lx);
 }
 
+static void load_file(void)
+{
+    char path[] = "/tmp/skdcci-json-XXXXXX";
+    int fd = mkstemp(path);
+    T_CHECK(fd >= 0);
+    const char *doc = "{\"rank\": 0}\n";
+    T_EQ_INT(write(fd, doc, strlen(doc)), (long long)strlen(doc));
+    close(fd);
+    cJSON *j = NULL;
+    sk_stat st;
+    char sha[65];
+    sk_diag d;
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 0, &j, &st, sha, &d), SK_OK);
+    T_EQ_U64(st.size, strlen(doc));
+    char fp[65];
+    T_EQ_INT(sk_json_fingerprint(j, fp, NULL), SK_OK);
+    T_EQ_STR(fp, "420c4dd4fc43a4fb87eb15bd886daf8a510e20717ed3497fd83f237ae8d26918");
+    cJSON_Delete(j);
+    FILE *f = fopen(path, "w");
+    fputs("{\"rank\": 0,}", f);
+    fclose(f);
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 0, &j, NULL, NULL, &d),
+             SK_E_JSON);
+    T_EQ_STR(d.file, path);
+    T_CONTAINS(d.msg, "invalid control JSON: Expecting property name");
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 4, &j, NULL, NULL, &d),
+             SK_E_LIMIT);
+    unlink(path);
+    T_EQ_INT(sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "control", 0, &j, NULL, NULL, &d),
+             SK_E_PATH);
+}
+
 static const t_case cases[] = {
+    T(load_file),
     T(read_value_from_stream),
     T(fingerprint_vectors),
     T(float_repr_vectors),

@@ -1,0 +1,345 @@
+#include "sk_source.h"
+
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDStream_advanced: allocations via sk_alloc */
+#include <string.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "../artifact_contract/sk_alloc.h"
+
+#define MAGIC_LEN 4
+/* RFC 8878: frame magic, and the 16 skippable-frame magics. */
+#define ZSTD_FRAME_MAGIC 0xFD2FB528u
+#define ZSTD_SKIPPABLE_MAGIC 0x184D2A50u
+#define ZSTD_SKIPPABLE_MASK 0xFFFFFFF0u
+/* Scratch size for sk_source_finish draining unread input. */
+#define DRAIN_CHUNK 16384
+
+struct sk_source {
+    sk_read_fn raw_read;
+    void *raw_ctx;
+    char *label;
+    sk_sha256 *sha;
+    int decided;
+    int zstd;
+    unsigned char head[MAGIC_LEN]; /* first raw bytes, read to decide the mode */
+    size_t head_len;
+    size_t head_pos;               /* plain mode: head bytes already handed out */
+    ZSTD_DStream *ds;
+    unsigned char *in_buf;
+    size_t in_cap;
+    ZSTD_inBuffer in;
+    unsigned char *out_buf;
+    size_t out_cap;
+    size_t out_len;
+    size_t out_pos;
+    int out_full;        /* the last decode call filled out_buf: more may be pending */
+    size_t last_hint;    /* last ZSTD_decompressStream result; 0 = at a frame boundary */
+    int raw_eof;
+    int done;
+    uint64_t raw_bytes;
+    uint64_t decoded_bytes;
+    uint64_t frames;
+    sk_err failed;       /* sticky: every call after an error repeats it */
+    sk_diag fail_diag;
+    int finished;
+    char hex[SK_SHA256_HEX_LEN + 1];
+};
+
+static sk_err fail(sk_source *s, sk_diag *d)
+{
+    if (d)
+        *d = s->fail_diag;
+    return s->failed;
+}
+
+/* Records an error so that later calls repeat it, and reports it. */
+static sk_err remember(sk_source *s, sk_err code, sk_diag *d)
+{
+    s->failed = code;
+    if (d)
+        *d = s->fail_diag;
+    return code;
+}
+
+/* Reads raw bytes, hashing and counting them. */
+static sk_err raw_fill(sk_source *s, void *buf, size_t cap, size_t *got)
+{
+    *got = 0;
+    sk_diag_clear(&s->fail_diag);
+    sk_err e = s->raw_read(s->raw_ctx, buf, cap, got, &s->fail_diag);
+    if (e != SK_OK) {
+        s->failed = e;
+        return e;
+    }
+    if (*got > cap) {
+        s->failed = sk_diag_set_at(&s->fail_diag, SK_E_INTERNAL, s->label, s->raw_bytes,
+                                   "reader returned %zu bytes for a %zu-byte buffer", *got, cap);
+        return s->failed;
+    }
+    if (*got) {
+        e = sk_sha256_update(s->sha, buf, *got);
+        if (e != SK_OK) {
+            s->failed = sk_diag_set(&s->fail_diag, e, s->label, 0, "SHA-256 update failed");
+            return e;
+        }
+        s->raw_bytes += *got;
+    }
+    return SK_OK;
+}
+
+sk_err sk_source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, sk_source **out,
+                     sk_diag *d)
+{
+    sk_err e = SK_OK;
+    sk_source *s = NULL;
+    *out = NULL;
+    if (!raw_read)
+        return sk_diag_set(d, SK_E_ARG, label, 0, "no reader given");
+    s = sk_calloc(1, sizeof *s);
+    if (!s) {
+        e = sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory creating an input source");
+        goto out;
+    }
+    s->raw_read = raw_read;
+    s->raw_ctx = raw_ctx;
+    s->label = sk_strdup(label ? label : "");
+    s->sha = sk_sha256_new();
+    if (!s->label || !s->sha) {
+        e = sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory creating an input source");
+        goto out;
+    }
+    *out = s;
+    s = NULL;
+out:
+    sk_source_free(s);
+    return e;
+}
+
+static int is_zstd_magic(const unsigned char *p)
+{
+    uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return m == ZSTD_FRAME_MAGIC || (m & ZSTD_SKIPPABLE_MASK) == ZSTD_SKIPPABLE_MAGIC;
+}
+
+static sk_err start_zstd(sk_source *s)
+{
+    ZSTD_customMem mem = {sk_alloc_zstd_malloc, sk_alloc_zstd_free, NULL};
+    s->ds = ZSTD_createDStream_advanced(mem);
+    s->in_cap = ZSTD_DStreamInSize();
+    s->out_cap = ZSTD_DStreamOutSize();
+    s->in_buf = sk_malloc(s->in_cap);
+    s->out_buf = sk_malloc(s->out_cap);
+    if (!s->ds || !s->in_buf || !s->out_buf) {
+        s->failed = sk_diag_set(&s->fail_diag, SK_E_NOMEM, s->label, 0,
+                                "out of memory creating the zstd decoder");
+        return s->failed;
+    }
+    size_t r = ZSTD_initDStream(s->ds);
+    if (ZSTD_isError(r)) {
+        s->failed = sk_diag_set(&s->fail_diag, SK_E_COMPRESS, s->label, 0,
+                                "cannot initialise the zstd decoder: %s", ZSTD_getErrorName(r));
+        return s->failed;
+    }
+    memcpy(s->in_buf, s->head, s->head_len);
+    s->in.src = s->in_buf;
+    s->in.size = s->head_len;
+    s->in.pos = 0;
+    s->last_hint = 1; /* a frame has begun: its magic is in the input */
+    s->zstd = 1;
+    return SK_OK;
+}
+
+static sk_err decide(sk_source *s)
+{
+    while (s->head_len < MAGIC_LEN) {
+        size_t got = 0;
+        sk_err e = raw_fill(s, s->head + s->head_len, MAGIC_LEN - s->head_len, &got);
+        if (e != SK_OK)
+            return e;
+        if (got == 0) {
+            s->raw_eof = 1;
+            break;
+        }
+        s->head_len += got;
+    }
+    s->decided = 1;
+    if (s->head_len == MAGIC_LEN && is_zstd_magic(s->head))
+        return start_zstd(s);
+    return SK_OK;
+}
+
+static sk_err read_plain(sk_source *s, unsigned char *buf, size_t cap, size_t *got)
+{
+    if (s->head_pos < s->head_len) {
+        size_t n = s->head_len - s->head_pos;
+        if (n > cap)
+            n = cap;
+        memcpy(buf, s->head + s->head_pos, n);
+        s->head_pos += n;
+        *got = n;
+        return SK_OK;
+    }
+    if (s->raw_eof) {
+        s->done = 1;
+        return SK_OK;
+    }
+    sk_err e = raw_fill(s, buf, cap, got);
+    if (e != SK_OK)
+        return e;
+    if (*got == 0) {
+        s->raw_eof = 1;
+        s->done = 1;
+    }
+    return SK_OK;
+}
+
+static sk_err zstd_error(sk_source *s, size_t r)
+{
+    uint64_t at = s->raw_bytes - (s->in.size - s->in.pos);
+    if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge) {
+        sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at,
+                       "zstd frame needs a window above the default limit of %u MiB "
+                       "(compressed with --long?); recompress without --long",
+                       (1u << ZSTD_WINDOWLOG_LIMIT_DEFAULT) >> 20);
+        s->fail_diag.sub = SK_SOURCE_E_WINDOW;
+    } else {
+        sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at, "corrupt zstd data: %s",
+                       ZSTD_getErrorName(r));
+        s->fail_diag.sub = SK_SOURCE_E_CORRUPT;
+    }
+    s->failed = SK_E_COMPRESS;
+    return SK_E_COMPRESS;
+}
+
+static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *got)
+{
+    for (;;) {
+        if (s->out_pos < s->out_len) {
+            size_t n = s->out_len - s->out_pos;
+            if (n > cap)
+                n = cap;
+            memcpy(buf, s->out_buf + s->out_pos, n);
+            s->out_pos += n;
+            *got = n;
+            return SK_OK;
+        }
+        if (s->in.pos == s->in.size && !s->out_full) {
+            if (!s->raw_eof) {
+                size_t n = 0;
+                sk_err e = raw_fill(s, s->in_buf, s->in_cap, &n);
+                if (e != SK_OK)
+                    return e;
+                s->in.size = n;
+                s->in.pos = 0;
+                if (n == 0)
+                    s->raw_eof = 1;
+            }
+            if (s->raw_eof) {
+                if (s->last_hint != 0) {
+                    sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, s->raw_bytes,
+                                   "truncated zstd frame: input ends inside a frame");
+                    s->fail_diag.sub = SK_SOURCE_E_TRUNCATED;
+                    s->failed = SK_E_COMPRESS;
+                    return SK_E_COMPRESS;
+                }
+                s->done = 1;
+                return SK_OK;
+            }
+        }
+        ZSTD_outBuffer o = {s->out_buf, s->out_cap, 0};
+        size_t consumed_before = s->in.pos;
+        size_t r = ZSTD_decompressStream(s->ds, &o, &s->in);
+        if (ZSTD_isError(r))
+            return zstd_error(s, r);
+        /* The decoder stops at every frame end (r == 0), but a small frame can
+         * start and end within one call: count an end when a frame was open
+         * or this call consumed input. */
+        if (r == 0 && (s->last_hint != 0 || s->in.pos != consumed_before))
+            s->frames++;
+        s->last_hint = r;
+        s->out_len = o.pos;
+        s->out_pos = 0;
+        s->out_full = o.pos == o.size;
+    }
+}
+
+sk_err sk_source_read(void *source, void *buf, size_t cap, size_t *got, sk_diag *d)
+{
+    sk_source *s = source;
+    *got = 0;
+    if (s->failed)
+        return fail(s, d);
+    if (cap == 0)
+        return SK_OK;
+    sk_err e = SK_OK;
+    if (!s->decided && (e = decide(s)) != SK_OK)
+        return remember(s, e, d);
+    if (s->done)
+        return SK_OK;
+    e = s->zstd ? read_zstd(s, buf, cap, got) : read_plain(s, buf, cap, got);
+    if (e != SK_OK)
+        return remember(s, e, d);
+    s->decoded_bytes += *got;
+    return SK_OK;
+}
+
+sk_err sk_source_finish(sk_source *s, char sha256_hex[SK_SHA256_HEX_LEN + 1], sk_diag *d)
+{
+    if (s->finished) {
+        memcpy(sha256_hex, s->hex, sizeof s->hex);
+        return SK_OK;
+    }
+    unsigned char scratch[DRAIN_CHUNK];
+    for (;;) {
+        size_t got = 0;
+        sk_err e = sk_source_read(s, scratch, sizeof scratch, &got, d);
+        if (e != SK_OK)
+            return e;
+        if (got == 0)
+            break;
+    }
+    sk_err e = sk_sha256_final_hex(s->sha, s->hex);
+    if (e != SK_OK)
+        return sk_diag_set(d, e, s->label, 0, "SHA-256 finalisation failed");
+    s->finished = 1;
+    memcpy(sha256_hex, s->hex, sizeof s->hex);
+    return SK_OK;
+}
+
+int sk_source_is_zstd(const sk_source *s)
+{
+    return s->zstd;
+}
+
+uint64_t sk_source_raw_bytes(const sk_source *s)
+{
+    return s->raw_bytes;
+}
+
+uint64_t sk_source_decoded_bytes(const sk_source *s)
+{
+    return s->decoded_bytes;
+}
+
+uint64_t sk_source_frames(const sk_source *s)
+{
+    return s->frames;
+}
+
+const char *sk_source_label(const sk_source *s)
+{
+    return s->label;
+}
+
+void sk_source_free(sk_source *s)
+{
+    if (!s)
+        return;
+    ZSTD_freeDStream(s->ds);
+    sk_free(s->in_buf);
+    sk_free(s->out_buf);
+    sk_sha256_free(s->sha);
+    sk_free(s->label);
+    sk_free(s);
+}

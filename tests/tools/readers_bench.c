@@ -1,0 +1,110 @@
+/* Throughput check of the streaming readers on a real file:
+ *   readers_bench csv|lines|fused|rtlog FILE
+ * Prints records, raw and decoded MB, seconds and decoded MB/s on stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../analyzer/sk_fused_log.h"
+#include "../../analyzer/sk_kernel_details.h"
+#include "../../analyzer/sk_lines.h"
+#include "../../analyzer/sk_runtime_log.h"
+#include "../../analyzer/sk_source.h"
+
+typedef struct fd_reader {
+    int fd;
+} fd_reader;
+
+static sk_err fd_read(void *ctx, void *buf, size_t cap, size_t *got, sk_diag *d)
+{
+    fd_reader *r = ctx;
+    for (;;) {
+        ssize_t n = read(r->fd, buf, cap);
+        if (n >= 0) {
+            *got = (size_t)n;
+            return SK_OK;
+        }
+        if (errno != EINTR)
+            return sk_diag_set(d, SK_E_IO, "", 0, "read failed: %s", strerror(errno));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: readers_bench csv|lines|fused|rtlog FILE\n");
+        return 2;
+    }
+    fd_reader fr = {open(argv[2], O_RDONLY)};
+    if (fr.fd < 0) {
+        fprintf(stderr, "readers_bench: cannot open %s\n", argv[2]);
+        return 1;
+    }
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_source *src = NULL;
+    uint64_t records = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    sk_err e = sk_source_new(fd_read, &fr, argv[2], &src, &d);
+    if (e == SK_OK && strcmp(argv[1], "csv") == 0) {
+        sk_kd_reader *r = NULL;
+        e = sk_kd_open(sk_source_read, src, argv[2], NULL, &r, &d);
+        while (e == SK_OK) {
+            sk_kd_row row;
+            int have;
+            e = sk_kd_next(r, &row, &have, &d);
+            if (!have)
+                break;
+            records++;
+        }
+        sk_kd_free(r);
+    } else if (e == SK_OK && strcmp(argv[1], "lines") == 0) {
+        sk_lines *lr = NULL;
+        e = sk_lines_new(sk_source_read, src, argv[2], 0, &lr, &d);
+        while (e == SK_OK) {
+            sk_line line;
+            int have;
+            e = sk_lines_next(lr, &line, &have, &d);
+            if (!have)
+                break;
+            records++;
+        }
+        sk_lines_free(lr);
+    } else if (e == SK_OK && strcmp(argv[1], "fused") == 0) {
+        sk_fused_log *log = NULL;
+        e = sk_fused_log_parse(sk_source_read, src, argv[2], NULL, &log, &d);
+        records = log ? log->n_nodes : 0;
+        sk_fused_log_free(log);
+    } else if (e == SK_OK && strcmp(argv[1], "rtlog") == 0) {
+        sk_runtime_log *log = NULL;
+        e = sk_runtime_log_parse(sk_source_read, src, argv[2], 0, &log, &d);
+        records = log ? log->lines : 0;
+        sk_runtime_log_free(log);
+    } else if (e == SK_OK) {
+        fprintf(stderr, "readers_bench: unknown reader %s\n", argv[1]);
+        e = SK_E_ARG;
+    }
+    char hex[65] = "";
+    if (e == SK_OK)
+        e = sk_source_finish(src, hex, &d);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    int rc = 0;
+    if (e != SK_OK) {
+        char msg[2048];
+        sk_diag_format(&d, msg, sizeof msg);
+        fprintf(stderr, "readers_bench: %s\n", msg);
+        rc = 1;
+    } else {
+        double raw = (double)sk_source_raw_bytes(src) / 1e6, dec = (double)sk_source_decoded_bytes(src) / 1e6;
+        printf("%s records=%llu raw_MB=%.1f decoded_MB=%.1f seconds=%.3f decoded_MB_per_s=%.0f sha256=%s\n",
+               argv[1], (unsigned long long)records, raw, dec, secs, secs > 0 ? dec / secs : 0.0, hex);
+    }
+    sk_source_free(src);
+    close(fr.fd);
+    return rc;
+}

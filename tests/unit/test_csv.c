@@ -1,0 +1,215 @@
+#include "../../analyzer/sk_csv.h"
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "t.h"
+#include "t_io.h"
+
+#include <stdlib.h>
+
+/* Serialises header and records as "H[a|b]L2[x|y]..." for comparison. */
+static sk_err collect(const char *data, size_t len, size_t chunk, const sk_csv_opts *opts,
+                      sk_buf *out, sk_diag *d)
+{
+    sk_mem_reader mem = {data, len, 0, chunk};
+    sk_csv *c = NULL;
+    sk_err e = sk_csv_new(sk_mem_read, &mem, "kd.csv", opts, &c, d);
+    if (e == SK_OK)
+        e = sk_csv_read_header(c, d);
+    if (e == SK_OK) {
+        sk_buf_puts(out, "H[");
+        for (size_t i = 0; i < sk_csv_ncolumns(c); i++)
+            sk_buf_printf(out, "%s%s", i ? "|" : "", sk_csv_column_name(c, i));
+        sk_buf_puts(out, "]");
+    }
+    while (e == SK_OK) {
+        int have;
+        e = sk_csv_next(c, &have, d);
+        if (e != SK_OK || !have)
+            break;
+        sk_buf_printf(out, "L%llu[", (unsigned long long)sk_csv_line(c));
+        for (size_t i = 0; i < sk_csv_nfields(c); i++) {
+            size_t flen;
+            const char *f = sk_csv_field(c, i, &flen);
+            if (strlen(f) != flen)
+                t_fail(__FILE__, __LINE__, "field length mismatch");
+            sk_buf_printf(out, "%s%s", i ? "|" : "", f);
+        }
+        sk_buf_puts(out, "]");
+    }
+    sk_csv_free(c);
+    return e;
+}
+
+static void expect_csv(const char *data, size_t len, const char *want)
+{
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_buf out = SK_BUF_INIT;
+        sk_diag d;
+        sk_diag_clear(&d);
+        sk_err e = collect(data, len, t_chunks[k], NULL, &out, &d);
+        if (e != SK_OK)
+            t_fail(__FILE__, __LINE__, "chunk %zu: %s: %s", t_chunks[k], sk_err_name(e), d.msg);
+        T_EQ_STR(sk_buf_cstr(&out), want);
+        sk_buf_free(&out);
+    }
+}
+#define CSV(lit, want) expect_csv(lit, sizeof(lit) - 1, want)
+
+static void csv_basic_lf_crlf_bom(void)
+{
+    CSV("a,b\n1,2\n", "H[a|b]L2[1|2]");
+    CSV("a,b\r\n1,2\r\n3,4", "H[a|b]L2[1|2]L3[3|4]");
+    CSV("\xEF\xBB\xBF" "a,b\n1,2\n", "H[a|b]L2[1|2]");
+    CSV("\xEF\xBB\xBF" "a", "H[a]");
+    CSV("a,b\n,\n", "H[a|b]L2[|]");
+    CSV("a,b\n1,2\r\n", "H[a|b]L2[1|2]");
+}
+
+static void csv_quotes_and_trimming(void)
+{
+    CSV("a,b,c\n\"x,y\",\"say \"\"hi\"\"\",\"line1\nline2\"\n9,8,7\n",
+        "H[a|b|c]L2[x,y|say \"hi\"|line1\nline2]L4[9|8|7]");
+    CSV("a,b\n  1.5 ,\t2\t\n", "H[a|b]L2[1.5|2]");
+    CSV("a,b\n \" padded \" , \"\"\n", "H[a|b]L2[ padded |]");
+    CSV("a,b\n\"\r\n\",x\r\n", "H[a|b]L2[\r\n|x]");
+    CSV("a,b\nin side,x y\n", "H[a|b]L2[in side|x y]");
+    CSV("a\n\"\"\"\"\n", "H[a]L2[\"]");
+}
+
+static void csv_blank_lines_are_skipped(void)
+{
+    CSV("\n\na,b\n\n1,2\n  \t\n\r\n3,4\n\n", "H[a|b]L5[1|2]L8[3|4]");
+}
+
+static void csv_column_lookup(void)
+{
+    const char *t = "Step Id,Name,Start Time(us)\n1,k,0\n";
+    sk_mem_reader mem = {t, strlen(t), 0, 0};
+    sk_csv *c = NULL;
+    sk_diag d;
+    T_EQ_INT(sk_csv_new(sk_mem_read, &mem, "x", NULL, &c, &d), SK_OK);
+    T_EQ_INT(sk_csv_read_header(c, &d), SK_OK);
+    T_EQ_INT(sk_csv_column(c, "Name"), 1);
+    T_EQ_INT(sk_csv_column(c, "Start Time(us)"), 2);
+    T_EQ_INT(sk_csv_column(c, "name"), -1); /* exact match only */
+    T_EQ_INT(sk_csv_column(c, "Step"), -1);
+    int have;
+    T_EQ_INT(sk_csv_next(c, &have, &d), SK_OK);
+    T_EQ_INT(have, 1);
+    T_EQ_U64(sk_csv_records(c), 1);
+    T_CHECK(sk_csv_field(c, 3, NULL) == NULL);
+    T_EQ_INT(sk_csv_next(c, &have, &d), SK_OK);
+    T_EQ_INT(have, 0);
+    sk_csv_free(c);
+}
+
+static void expect_csv_error(const char *data, size_t len, const sk_csv_opts *opts, sk_err code,
+                             int sub, uint64_t line, const char *msg)
+{
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_buf out = SK_BUF_INIT;
+        sk_diag d;
+        sk_diag_clear(&d);
+        T_EQ_INT(collect(data, len, t_chunks[k], opts, &out, &d), code);
+        T_EQ_INT(d.sub, sub);
+        T_EQ_U64(d.line, line);
+        T_EQ_STR(d.file, "kd.csv");
+        T_CONTAINS(d.msg, msg);
+        sk_buf_free(&out);
+    }
+}
+#define CSV_ERR(lit, code, sub, line, msg) expect_csv_error(lit, sizeof(lit) - 1, NULL, code, sub, line, msg)
+
+static void csv_malformed_inputs(void)
+{
+    CSV_ERR("a,b\n1,2\n3\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT, 3, "expected 2 fields, found 1");
+    CSV_ERR("a,b\n1,2,3\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT, 2, "expected 2 fields, found 3");
+    CSV_ERR("a,b\n\"multi\nline\",2,3\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT, 2,
+            "expected 2 fields, found 3");
+    CSV_ERR("a,b\n1,2\n\"open,3\nmore\n", SK_E_FORMAT, SK_CSV_E_UNTERMINATED, 3,
+            "unterminated quoted field");
+    CSV_ERR("a,b\n1,2\n\xEF\xBB\xBF" "3,4\n", SK_E_FORMAT, SK_CSV_E_BOM, 3,
+            "byte order mark inside the data");
+    CSV_ERR("a,b\nab\"c,2\n", SK_E_FORMAT, SK_CSV_E_STRAY_QUOTE, 2, "quote inside an unquoted field");
+    CSV_ERR("a,b\n\"ab\"c,2\n", SK_E_FORMAT, SK_CSV_E_AFTER_QUOTE, 2,
+            "unexpected character after a closing quote");
+    CSV_ERR("a,b\n\"ab\" c,2\n", SK_E_FORMAT, SK_CSV_E_AFTER_QUOTE, 2, "after a closing quote");
+    CSV_ERR("a,b\n1,2\n3,\0" "4\n", SK_E_FORMAT, SK_CSV_E_NUL, 3, "NUL byte");
+    CSV_ERR("a,b\n1,2\r3,4\n", SK_E_FORMAT, SK_CSV_E_BARE_CR, 2, "CR not followed by LF");
+    CSV_ERR("a,b\n\r3,4\n", SK_E_FORMAT, SK_CSV_E_BARE_CR, 2, "CR not followed by LF");
+    CSV_ERR("", SK_E_FORMAT, SK_CSV_E_HEADER, 1, "no header row");
+    CSV_ERR("\n \n", SK_E_FORMAT, SK_CSV_E_HEADER, 1, "no header row");
+    CSV_ERR("x,Name,y,Name\n", SK_E_FORMAT, SK_CSV_E_HEADER, 1,
+            "duplicate column name 'Name' (columns 2 and 4)");
+}
+
+static void csv_size_limits(void)
+{
+    sk_csv_opts small = {8, 20, 3};
+    const char *t = "a,b\n12345678,x\n123456789,x\n";
+    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 3,
+                     "field size in bytes exceeds the limit of 8");
+    t = "a,b,c\n12345678,12345678,1234\n12345678,12345678,12345\n";
+    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 3,
+                     "record size in bytes exceeds the limit of 20");
+    t = "a,b\n1,2,3,4\n";
+    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 2,
+                     "number of fields exceeds the limit of 3");
+    t = "a,b\n12345678,x\n";
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_buf out = SK_BUF_INIT;
+        sk_diag d;
+        T_EQ_INT(collect(t, strlen(t), t_chunks[k], &small, &out, &d), SK_OK);
+        T_EQ_STR(sk_buf_cstr(&out), "H[a|b]L2[12345678|x]");
+        sk_buf_free(&out);
+    }
+}
+
+static void csv_reference_fixtures_load(void)
+{
+    size_t len;
+    char *data = t_slurp(t_fixture("reference/pipeline/candidate.csv"), &len);
+    T_CHECK(data != NULL);
+    if (!data)
+        return;
+    const char *want =
+        "H[Step Id|Device_id|Model ID|Task ID|Stream ID|Name|Type|OP State|Accelerator Core|"
+        "Start Time(us)|Duration(us)|Wait Time(us)|Block Num|Mix Block Num|aic_scalar_time(us)|"
+        "aic_scalar_ratio|aiv_scalar_time(us)|aiv_scalar_ratio]"
+        "L2[1|0|48|99|1|sk_1_decoder.layer.0.mlp_start_static_kernel_GroupedMatmul_hash_end_"
+        "static_kernel_VectorPost_hash|SuperKernel|static|MIX_AIC|0|14|0|1|1|0|0|0|0]";
+    expect_csv(data, len, want);
+    free(data);
+}
+
+static void csv_alloc_failures(void)
+{
+#ifdef SK_TEST_HOOKS
+    const char *t = "a,b\n1,2\n";
+    int ok = 0;
+    for (unsigned long n = 1; n < 30 && !ok; n++) {
+        sk_buf out = SK_BUF_INIT;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = collect(t, strlen(t), 0, NULL, &out, &d);
+        sk_alloc_fail_at(0);
+        T_CHECK(e == SK_OK || e == SK_E_NOMEM);
+        ok = e == SK_OK;
+        sk_buf_free(&out);
+    }
+    T_CHECK(ok);
+#endif
+}
+
+static const t_case cases[] = {
+    T(csv_basic_lf_crlf_bom),
+    T(csv_quotes_and_trimming),
+    T(csv_blank_lines_are_skipped),
+    T(csv_column_lookup),
+    T(csv_malformed_inputs),
+    T(csv_size_limits),
+    T(csv_reference_fixtures_load),
+    T(csv_alloc_failures),
+    {NULL, NULL},
+};
+T_MAIN(cases)

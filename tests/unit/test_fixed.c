@@ -1,0 +1,207 @@
+#include "../../analyzer/sk_fixed.h"
+#include "t.h"
+
+typedef struct {
+    const char *text;
+    unsigned scale;
+    int64_t value;
+    int rounded;
+} ok_vec;
+
+static void check_ok(const ok_vec *v, sk_fixed_mode mode, int line)
+{
+    sk_fixed_result r;
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_err e = sk_fixed_parse(v->text, strlen(v->text), v->scale, mode, &r, &d);
+    if (e != SK_OK) {
+        t_fail(__FILE__, line, "'%s' scale %u: %s", v->text, v->scale, d.msg);
+        return;
+    }
+    if (r.value != v->value || r.rounded != v->rounded || r.missing)
+        t_fail(__FILE__, line, "'%s' scale %u: got %lld rounded %d missing %d, want %lld rounded %d",
+               v->text, v->scale, (long long)r.value, r.rounded, r.missing, (long long)v->value,
+               v->rounded);
+}
+
+static void fixed_exact_vectors(void)
+{
+    static const ok_vec vecs[] = {
+        {"1717000000123456.789", 3, 1717000000123456789LL, 0},
+        {"0", 3, 0, 0},
+        {"8", 3, 8000, 0},
+        {"-3.25", 3, -3250, 0},
+        {"+3.25", 3, 3250, 0},
+        {".5", 3, 500, 0},
+        {"5.", 3, 5000, 0},
+        {"-0", 3, 0, 0},
+        {"-0.000", 3, 0, 0},
+        {"  14\t", 3, 14000, 0},
+        {"\t 0.001 ", 3, 1, 0},
+        {"000123.4", 3, 123400, 0},
+        {"1.2340000", 3, 1234, 0}, /* trailing zeros are exact, even in strict mode */
+        {"9223372036854775.807", 3, INT64_MAX, 0},
+        {"-9223372036854775.808", 3, INT64_MIN, 0},
+        {"9223372036854775807", 0, INT64_MAX, 0},
+        {"12", 0, 12, 0},
+        {"0.000000000000000001", 18, 1, 0},
+        {"1000.000000", 6, 1000000000LL, 0},
+    };
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+        check_ok(&vecs[i], SK_FIXED_STRICT, __LINE__);
+        check_ok(&vecs[i], SK_FIXED_ROUND_HALF_EVEN, __LINE__);
+    }
+}
+
+static void fixed_round_half_even(void)
+{
+    static const ok_vec vecs[] = {
+        {"1.0005", 3, 1000, 1},   /* tie, 0 is even: stays */
+        {"1.0015", 3, 1002, 1},   /* tie, 1 is odd: up */
+        {"1.00150001", 3, 1002, 1},
+        {"1.00050001", 3, 1001, 1}, /* above the tie */
+        {"1.0004999", 3, 1000, 1},
+        {"1.0006", 3, 1001, 1},
+        {"-1.0015", 3, -1002, 1}, /* symmetric for negatives */
+        {"-1.0005", 3, -1000, 1},
+        {"-1.0006", 3, -1001, 1},
+        {"1000.123456", 3, 1000123, 1},
+        {"1000.123500", 3, 1000124, 1},
+        {"1000.124500", 3, 1000124, 1},
+        {"1000.000000", 3, 1000000, 0},
+        {"0.0009", 3, 1, 1},
+        {"0.0004", 3, 0, 1},
+        {"2.5", 0, 2, 1},
+        {"3.5", 0, 4, 1},
+        /* an sk_prof µs timestamp printed with %f and float noise */
+        {"123456.789999", 3, 123456790, 1},
+        {"9223372036854775.8069", 3, INT64_MAX, 1},
+    };
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+        check_ok(&vecs[i], SK_FIXED_ROUND_HALF_EVEN, __LINE__);
+}
+
+typedef struct {
+    const char *text;
+    int sub;
+    const char *msg;
+} bad_vec;
+
+static void fixed_errors(void)
+{
+    static const bad_vec vecs[] = {
+        {"1e5", SK_FIXED_E_EXPONENT, "exponent notation is not allowed: '1e5'"},
+        {"1.5E-3", SK_FIXED_E_EXPONENT, "exponent"},
+        {"NaN", SK_FIXED_E_NONFINITE, "NaN and infinity are not allowed: 'NaN'"},
+        {"-inf", SK_FIXED_E_NONFINITE, "NaN and infinity"},
+        {"Infinity", SK_FIXED_E_NONFINITE, "NaN and infinity"},
+        {"0x10", SK_FIXED_E_HEX, "hexadecimal numbers are not allowed: '0x10'"},
+        {"1,000", SK_FIXED_E_SEPARATOR, "digit separators are not allowed: '1,000'"},
+        {"1_000", SK_FIXED_E_SEPARATOR, "digit separators"},
+        {"1.5,2", SK_FIXED_E_SEPARATOR, "digit separators"},
+        {"abc", SK_FIXED_E_SYNTAX, "not a decimal number: 'abc'"},
+        {".", SK_FIXED_E_SYNTAX, "not a decimal number: '.'"},
+        {"-", SK_FIXED_E_SYNTAX, "not a decimal number"},
+        {"+-1", SK_FIXED_E_SYNTAX, "not a decimal number"},
+        {"1.2.3", SK_FIXED_E_SYNTAX, "not a decimal number"},
+        {"1 2", SK_FIXED_E_SYNTAX, "not a decimal number: '1 2'"},
+        {"12us", SK_FIXED_E_SYNTAX, "not a decimal number"},
+        {"e5", SK_FIXED_E_SYNTAX, "not a decimal number"},
+        {"9223372036854775.808", SK_FIXED_E_RANGE, "value out of range"},
+        {"-9223372036854775.809", SK_FIXED_E_RANGE, "value out of range"},
+        {"99999999999999999999", SK_FIXED_E_RANGE, "value out of range"},
+        {"1.0001", SK_FIXED_E_PRECISION, "more than 3 decimal places: '1.0001'"},
+    };
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+        sk_fixed_result r;
+        sk_diag d;
+        sk_diag_clear(&d);
+        sk_err e = sk_fixed_parse(vecs[i].text, strlen(vecs[i].text), 3, SK_FIXED_STRICT, &r, &d);
+        T_EQ_INT(e, SK_E_FORMAT);
+        T_EQ_INT(d.sub, vecs[i].sub);
+        T_CONTAINS(d.msg, vecs[i].msg);
+    }
+    /* rounding a value at the limit upwards overflows */
+    sk_fixed_result r;
+    sk_diag d;
+    T_EQ_INT(sk_fixed_parse("9223372036854775.8075", 21, 3, SK_FIXED_ROUND_HALF_EVEN, &r, &d),
+             SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_RANGE);
+    T_EQ_INT(sk_fixed_parse("1", 1, 19, SK_FIXED_STRICT, &r, &d), SK_E_ARG);
+}
+
+static void fixed_missing_is_not_an_error(void)
+{
+    const char *missing[] = {"", "   ", "\t", "N/A", "n/a", " N/A\t"};
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        sk_fixed_result r = {7, 0, 1};
+        T_EQ_INT(sk_fixed_parse(missing[i], strlen(missing[i]), 3, SK_FIXED_STRICT, &r, NULL), SK_OK);
+        T_EQ_INT(r.missing, 1);
+        T_EQ_INT(r.value, 0);
+        T_EQ_INT(r.rounded, 0);
+    }
+    sk_fixed_result r;
+    sk_diag d;
+    T_EQ_INT(sk_fixed_parse("NA", 2, 3, SK_FIXED_STRICT, &r, &d), SK_E_FORMAT);
+    /* not NUL-terminated: only len bytes are looked at */
+    T_EQ_INT(sk_fixed_parse("12.5xyz", 4, 3, SK_FIXED_STRICT, &r, &d), SK_OK);
+    T_EQ_INT(r.value, 12500);
+}
+
+static void fixed_format_round_trips(void)
+{
+    char buf[64];
+    T_EQ_INT(sk_fixed_format(1717000000123456789LL, 3, buf, sizeof buf), 20);
+    T_EQ_STR(buf, "1717000000123456.789");
+    sk_fixed_format(-3250, 3, buf, sizeof buf);
+    T_EQ_STR(buf, "-3.250");
+    sk_fixed_format(5, 3, buf, sizeof buf);
+    T_EQ_STR(buf, "0.005");
+    sk_fixed_format(0, 3, buf, sizeof buf);
+    T_EQ_STR(buf, "0.000");
+    sk_fixed_format(42, 0, buf, sizeof buf);
+    T_EQ_STR(buf, "42");
+    sk_fixed_format(INT64_MIN, 3, buf, sizeof buf);
+    T_EQ_STR(buf, "-9223372036854775.808");
+    T_EQ_INT(sk_fixed_format(12345, 3, buf, 6), 0); /* "12.345" needs 7 bytes */
+    T_EQ_INT(sk_fixed_format(12345, 3, buf, 7), 6);
+    sk_fixed_result r;
+    T_EQ_INT(sk_fixed_parse(buf, strlen(buf), 3, SK_FIXED_STRICT, &r, NULL), SK_OK);
+    T_EQ_INT(r.value, 12345);
+}
+
+static void parse_uint_vectors(void)
+{
+    uint64_t v;
+    int missing;
+    sk_diag d;
+    T_EQ_INT(sk_parse_uint(" 4294967295 ", 12, UINT64_MAX, &v, &missing, &d), SK_OK);
+    T_EQ_U64(v, 4294967295ULL);
+    T_EQ_INT(missing, 0);
+    T_EQ_INT(sk_parse_uint("18446744073709551615", 20, UINT64_MAX, &v, NULL, &d), SK_OK);
+    T_EQ_U64(v, UINT64_MAX);
+    T_EQ_INT(sk_parse_uint("18446744073709551616", 20, UINT64_MAX, &v, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_RANGE);
+    T_EQ_INT(sk_parse_uint("65536", 5, 65535, &v, NULL, &d), SK_E_FORMAT);
+    T_CONTAINS(d.msg, "value out of range for an integer at most 65535: '65536'");
+    T_EQ_INT(sk_parse_uint("N/A", 3, 10, &v, &missing, &d), SK_OK);
+    T_EQ_INT(missing, 1);
+    T_EQ_INT(sk_parse_uint("", 0, 10, &v, NULL, &d), SK_E_FORMAT);
+    T_CONTAINS(d.msg, "missing value");
+    T_EQ_INT(sk_parse_uint("-1", 2, 10, &v, NULL, &d), SK_E_FORMAT);
+    T_CONTAINS(d.msg, "expected an unsigned integer: not a decimal number: '-1'");
+    T_EQ_INT(sk_parse_uint("1.0", 3, 10, &v, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(sk_parse_uint("0x1f", 4, 100, &v, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_HEX);
+}
+
+static const t_case cases[] = {
+    T(fixed_exact_vectors),
+    T(fixed_round_half_even),
+    T(fixed_errors),
+    T(fixed_missing_is_not_an_error),
+    T(fixed_format_round_trips),
+    T(parse_uint_vectors),
+    {NULL, NULL},
+};
+T_MAIN(cases)

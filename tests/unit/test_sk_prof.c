@@ -1,0 +1,202 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../analyzer/sk_prof.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "t.h"
+
+typedef struct collect {
+    sk_buf out;
+    int stop_after;
+} collect;
+
+static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
+{
+    collect *c = ctx;
+    (void)sk_buf_printf(&c->out,
+                        "%llu|%s|blk=%d:%u/%u|par=%d|lane=%d|pid=%s|core=%lld|ts=%lld|dur=%lld|"
+                        "r=%d|m=%s|sk=%lld|node=%lld|kt=%s|line=%llu\n",
+                        (unsigned long long)ev->index, ev->name, ev->has_block, ev->block_idx,
+                        ev->block_num, ev->is_parent, ev->lane, ev->pid,
+                        ev->has_core ? (long long)ev->core : -1LL, (long long)ev->ts_ns,
+                        (long long)ev->dur_ns, ev->rounded, ev->model_id,
+                        ev->has_sk_id ? (long long)ev->sk_id : -1LL,
+                        ev->has_node_id ? (long long)ev->node_id : -1LL, ev->kernel_type,
+                        (unsigned long long)ev->line);
+    if (c->stop_after && (int)ev->index + 1 >= c->stop_after)
+        return sk_diag_set(d, SK_E_FORMAT, "cb", 0, "stopped by callback");
+    return SK_OK;
+}
+
+static sk_err run(const char *doc, size_t chunk, sk_buf *out, sk_prof_summary *sum, sk_diag *d)
+{
+    collect c = {SK_BUF_INIT, 0};
+    sk_mem_reader r = {doc, strlen(doc), 0, chunk};
+    sk_err e = sk_prof_read(sk_mem_read, &r, "trace.json", on_event, &c, sum, d);
+    *out = c.out;
+    return e;
+}
+
+static const char *RUNTIME_DOC =
+    "[{\"ph\":\"X\",\"name\":\"[0/2]static_kernel_RmsNorm_abcdef0123456789abcdef0123456789_9_d0\","
+    "\"pid\":\"AIV\",\"tid\":25,\"ts\":1000.020000,\"dur\":5.000000,\"args\":{\"modelId\":\"48_1\","
+    "\"skId\":7,\"nodeId\":3}},\n"
+    "{\"ph\":\"X\",\"name\":\"[1/2] sk_7_decode.block.0_start_a_end_b\",\"pid\":\"AIC\",\"tid\":0,"
+    "\"ts\":990.000000,\"dur\":30.000000,\"args\":{\"modelId\":\"48_1\",\"skId\":7}},\n"
+    "{\"ph\":\"X\",\"name\":\"[1/2]x\",\"pid\":\"AIV\",\"tid\":26,\"ts\":1000.0200004,\"dur\":0.0006,"
+    "\"args\":{\"modelId\":\"48_1\",\"skId\":7,\"nodeId\":5,\"extra\":[1,{\"a\":2}]},\"cat\":\"c\"},\n"
+    "{\"ph\":\"X\",\"name\":\"[0/1]z\",\"pid\":\"AIC\",\"tid\":1,\"ts\":5,\"dur\":0},\n"
+    "{\"ph\":\"B\",\"name\":\"[0/1]z\",\"ts\":5,\"dur\":1},\n"
+    "{}]";
+
+static void runtime_shape(void)
+{
+    sk_buf out;
+    sk_prof_summary sum;
+    sk_diag d;
+    T_EQ_INT(run(RUNTIME_DOC, 0, &out, &sum, &d), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&out),
+             "0|static_kernel_RmsNorm_abcdef0123456789abcdef0123456789_9_d0|blk=1:0/2|par=0|lane=2|"
+             "pid=AIV|core=25|ts=1000020|dur=5000|r=0|m=48_1|sk=7|node=3|kt=|line=1\n"
+             "1|sk_7_decode.block.0_start_a_end_b|blk=1:1/2|par=1|lane=1|pid=AIC|core=0|ts=990000|"
+             "dur=30000|r=0|m=48_1|sk=7|node=-1|kt=|line=2\n"
+             "2|x|blk=1:1/2|par=0|lane=2|pid=AIV|core=26|ts=1000020|dur=1|r=1|m=48_1|sk=7|node=5|"
+             "kt=|line=3\n");
+    T_EQ_INT(sum.shape, SK_PROF_SHAPE_ARRAY);
+    T_EQ_U64(sum.elements, 6);
+    T_EQ_U64(sum.events, 3);
+    T_EQ_U64(sum.parents, 1);
+    T_EQ_U64(sum.skipped_no_ts, 1);
+    T_EQ_U64(sum.skipped_phase, 1);
+    T_EQ_U64(sum.zero_duration, 1);
+    T_EQ_U64(sum.rounded, 1);
+    T_EQ_U64(sum.bytes, strlen(RUNTIME_DOC));
+    /* every chunking gives the same events */
+    size_t chunks[] = {1, 2, 3, 7, 100};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        sk_buf o2;
+        T_EQ_INT(run(RUNTIME_DOC, chunks[i], &o2, &sum, &d), SK_OK);
+        T_EQ_STR(sk_buf_cstr(&o2), sk_buf_cstr(&out));
+        sk_buf_free(&o2);
+    }
+    sk_buf_free(&out);
+}
+
+static void empty_runtime_trace(void)
+{
+    sk_buf out;
+    sk_prof_summary sum;
+    T_EQ_INT(run("[{}]", 0, &out, &sum, NULL), SK_OK);
+    T_EQ_U64(sum.events, 0);
+    T_EQ_U64(sum.skipped_no_ts, 1);
+    sk_buf_free(&out);
+    T_EQ_INT(run("[]", 0, &out, &sum, NULL), SK_OK);
+    T_EQ_U64(sum.elements, 0);
+    sk_buf_free(&out);
+}
+
+static void fixture_shape(void)
+{
+    const char *repo = getenv("SK_REPO");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/fixtures/reference/pipeline/sk_prof_device_0.json",
+             repo ? repo : ".");
+    FILE *f = fopen(path, "rb");
+    T_CHECK(f != NULL);
+    if (!f)
+        return;
+    char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    sk_buf out;
+    sk_prof_summary sum;
+    sk_diag d;
+    T_EQ_INT(run(buf, 0, &out, &sum, &d), SK_OK);
+    T_EQ_INT(sum.shape, SK_PROF_SHAPE_TRACE_EVENTS);
+    T_EQ_STR(sk_buf_cstr(&out),
+             "0|static_kernel_GroupedMatmul_hash|blk=0:0/0|par=0|lane=1|pid=|core=1|ts=0|dur=6000|"
+             "r=0|m=|sk=-1|node=10|kt=AIC_ONLY|line=3\n"
+             "1|static_kernel_VectorPost_hash|blk=0:0/0|par=0|lane=2|pid=|core=2|ts=6000|dur=6000|"
+             "r=0|m=|sk=-1|node=11|kt=AIV_ONLY|line=11\n");
+    sk_buf_free(&out);
+}
+
+static void check_bad(const char *file, int line, const char *doc, const char *want, sk_err code)
+{
+    sk_buf out;
+    sk_prof_summary sum;
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_err e = run(doc, 3, &out, &sum, &d);
+    char msg[1024];
+    sk_diag_format(&d, msg, sizeof msg);
+    if (e != code || !strstr(msg, want))
+        t_fail(file, line, "%s: got %s \"%s\", want %s \"%s\"", doc, sk_err_name(e), msg,
+               sk_err_name(code), want);
+    sk_buf_free(&out);
+}
+#define BAD(doc, want) check_bad(__FILE__, __LINE__, doc, want, SK_E_FORMAT)
+#define BADJ(doc, want) check_bad(__FILE__, __LINE__, doc, want, SK_E_JSON)
+
+static void malformed_traces(void)
+{
+    BAD("1", "must be a JSON array of events");
+    BAD("{\"x\":1}", "no traceEvents array");
+    BAD("{\"traceEvents\":{}}", "traceEvents must be an array");
+    BAD("[1]", "trace.json:1: sk_prof element 0 is not an object");
+    BAD("[{\"ts\":1,\"dur\":1}]", "sk_prof event 0: name is missing");
+    BAD("[{\"name\":\"a\",\"ts\":1}]", "dur is missing");
+    BAD("[{\"name\":\"a\",\"ts\":\"x\",\"dur\":1}]", "ts is not a decimal number");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":-1}]", "dur is negative");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1e3}]", "dur is not a decimal number");
+    BAD("[{\"name\":\"a\",\"ts\":\"N/A\",\"dur\":1}]", "ts is missing");
+    BAD("[{\"name\":5,\"ts\":1,\"dur\":1}]", "name must be a string");
+    BAD("[{\"name\":\"a\",\"ts\":true,\"dur\":1}]", "ts must be a number or a string");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"tid\":1.5}]", "tid must be an integer");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"tid\":-1}]", "tid must not be negative");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":[]}]", "args must be an object");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"skId\":\"7\"}}]", "args.skId must be an integer");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"nodeId\":99999999999999999999}}]",
+        "args.nodeId is out of range");
+    BAD("[{\"name\":\"[2/2]a\",\"ts\":1,\"dur\":1}]", "malformed [blockIdx/blockNum] prefix");
+    BAD("[{\"name\":\"[0/0]a\",\"ts\":1,\"dur\":1}]", "malformed");
+    BAD("[{\"name\":\"[0/256]a\",\"ts\":1,\"dur\":1}]", "malformed");
+    BAD("[{\"name\":\"[x]a\",\"ts\":1,\"dur\":1}]", "malformed");
+    BAD("[{\"name\":\"[0/1]\",\"ts\":1,\"dur\":1}]", "name is empty");
+    BAD("[{\"name\":\"a\",\"ts\":9223372036854775,\"dur\":9223372036854775}]", "overflows");
+    BADJ("[{\"name\":\"a\",\"ts\":1,\"dur\":1}", "unexpected end of data");
+    BADJ("[{\"name\":\"a\",\"ts\":1,\"dur\":1}] x", "Extra data");
+    BADJ("[{\"name\":\"a\",\"name\":\"b\",\"ts\":1,\"dur\":1}]", "duplicate JSON key: name");
+    BADJ("[{\"name\":\"a\",\"ts\":NaN,\"dur\":1}]", "non-standard JSON constant");
+    /* the callback's error stops the read */
+    collect c = {SK_BUF_INIT, 1};
+    sk_mem_reader r = {RUNTIME_DOC, strlen(RUNTIME_DOC), 0, 0};
+    sk_diag d;
+    T_EQ_INT(sk_prof_read(sk_mem_read, &r, "t", on_event, &c, NULL, &d), SK_E_FORMAT);
+    T_EQ_STR(d.msg, "stopped by callback");
+    sk_buf_free(&c.out);
+}
+
+static void block_prefix_parser(void)
+{
+    unsigned i = 9, n = 9;
+    T_EQ_INT(sk_prof_parse_block_prefix("[0/1]a", 6, &i, &n), 5);
+    T_EQ_INT(i, 0);
+    T_EQ_INT(n, 1);
+    T_EQ_INT(sk_prof_parse_block_prefix("[254/255] s", 11, &i, &n), 9);
+    T_EQ_INT(sk_prof_parse_block_prefix("abc", 3, &i, &n), 0);
+    T_EQ_INT(sk_prof_parse_block_prefix("[1/1]a", 6, &i, &n), -1);
+    T_EQ_INT(sk_prof_parse_block_prefix("[1/2", 4, &i, &n), -1);
+    T_EQ_INT(sk_prof_parse_block_prefix("[12345/2]", 9, &i, &n), -1);
+}
+
+static const t_case cases[] = {
+    T(runtime_shape),
+    T(empty_runtime_trace),
+    T(fixture_shape),
+    T(malformed_traces),
+    T(block_prefix_parser),
+    {NULL, NULL},
+};
+T_MAIN(cases)

@@ -1,0 +1,338 @@
+#include "../../analyzer/sk_source.h"
+#include "../../artifact_contract/sk_alloc.h"
+#include "t.h"
+#include "t_io.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* Deterministic text with some repetition, bigger than zstd's 128 KiB blocks. */
+static char *make_text(size_t n)
+{
+    char *s = malloc(n + 1);
+    uint32_t x = 12345;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        s[i] = (i % 61 == 60) ? '\n' : (char)('a' + (x >> 16) % 7);
+    }
+    s[n] = '\0';
+    return s;
+}
+
+static unsigned char *compress(const char *src, size_t n, int checksum, size_t *out_len)
+{
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, checksum);
+    size_t cap = ZSTD_compressBound(n);
+    unsigned char *dst = malloc(cap);
+    *out_len = ZSTD_compress2(c, dst, cap, src, n);
+    ZSTD_freeCCtx(c);
+    return dst;
+}
+
+/* Reads everything through the source with the given caller capacity. */
+static sk_err drain(sk_source *s, size_t cap, char **out, size_t *len, sk_diag *d)
+{
+    size_t n = 0, room = 1 << 16;
+    char *buf = malloc(room);
+    char chunk[8192];
+    sk_err e;
+    for (;;) {
+        size_t got = 0;
+        e = sk_source_read(s, chunk, cap, &got, d);
+        if (e != SK_OK || got == 0)
+            break;
+        if (n + got > room) {
+            room = (n + got) * 2;
+            buf = realloc(buf, room);
+        }
+        memcpy(buf + n, chunk, got);
+        n += got;
+    }
+    *out = buf;
+    *len = n;
+    return e;
+}
+
+static void check_roundtrip(const unsigned char *raw, size_t raw_len, const char *want,
+                            size_t want_len, int want_zstd, uint64_t want_frames)
+{
+    char want_hex[65];
+    sk_sha256_hex(raw, raw_len, want_hex);
+    for (size_t c = 0; c < t_nchunks; c++) {
+        const size_t caps[] = {1, 5, 4096};
+        for (size_t k = 0; k < 3; k++) {
+            sk_mem_reader mem = {(const char *)raw, raw_len, 0, t_chunks[c]};
+            sk_source *s = NULL;
+            sk_diag d;
+            T_EQ_INT(sk_source_new(sk_mem_read, &mem, "in", &s, &d), SK_OK);
+            char *got = NULL;
+            size_t got_len = 0;
+            T_EQ_INT(drain(s, caps[k], &got, &got_len, &d), SK_OK);
+            T_EQ_U64(got_len, want_len);
+            T_CHECK(got_len == want_len && memcmp(got, want, want_len) == 0);
+            char hex[65];
+            T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
+            T_EQ_STR(hex, want_hex);
+            T_EQ_INT(sk_source_is_zstd(s), want_zstd);
+            T_EQ_U64(sk_source_raw_bytes(s), raw_len);
+            T_EQ_U64(sk_source_decoded_bytes(s), want_len);
+            T_EQ_U64(sk_source_frames(s), want_frames);
+            free(got);
+            sk_source_free(s);
+        }
+    }
+}
+
+static void plain_input_passes_through(void)
+{
+    const char *text = "Step Id,Name\n1,a\n";
+    check_roundtrip((const unsigned char *)text, strlen(text), text, strlen(text), 0, 0);
+    check_roundtrip((const unsigned char *)"", 0, "", 0, 0, 0);
+    check_roundtrip((const unsigned char *)"ab", 2, "ab", 2, 0, 0); /* shorter than a magic */
+    /* four bytes that are not a magic */
+    check_roundtrip((const unsigned char *)"\x28\xb5\x2f\xfe", 4, "\x28\xb5\x2f\xfe", 4, 0, 0);
+}
+
+static void zstd_single_and_concatenated_frames(void)
+{
+    size_t n = 300000;
+    char *text = make_text(n);
+    size_t c1, c2;
+    unsigned char *f1 = compress(text, 200000, 1, &c1);
+    unsigned char *f2 = compress(text + 200000, n - 200000, 0, &c2);
+    check_roundtrip(f1, c1, text, 200000, 1, 1);
+    /* two frames, then an empty frame, decode as one stream */
+    size_t c3;
+    unsigned char *f3 = compress("", 0, 0, &c3);
+    unsigned char *cat = malloc(c1 + c2 + c3);
+    memcpy(cat, f1, c1);
+    memcpy(cat + c1, f2, c2);
+    memcpy(cat + c1 + c2, f3, c3);
+    check_roundtrip(cat, c1 + c2 + c3, text, n, 1, 3);
+    free(f1);
+    free(f2);
+    free(f3);
+    free(cat);
+    free(text);
+}
+
+static void zstd_skippable_frames(void)
+{
+    const char *text = "hello, skippable\n";
+    size_t c;
+    unsigned char *f = compress(text, strlen(text), 0, &c);
+    /* skippable frame (magic 0x184D2A53, 5-byte payload) before and after */
+    unsigned char skip[13] = {0x53, 0x2A, 0x4D, 0x18, 5, 0, 0, 0, 'x', 'y', 'z', 'w', 'v'};
+    unsigned char *buf = malloc(c + 26);
+    memcpy(buf, skip, 13);
+    memcpy(buf + 13, f, c);
+    memcpy(buf + 13 + c, skip, 13);
+    check_roundtrip(buf, c + 26, text, strlen(text), 1, 3);
+    /* only a skippable frame: zstd, no data */
+    check_roundtrip(skip, 13, "", 0, 1, 1);
+    free(f);
+    free(buf);
+}
+
+static sk_err read_all_error(const unsigned char *raw, size_t len, size_t chunk, sk_diag *d,
+                             char *hex_out)
+{
+    sk_mem_reader mem = {(const char *)raw, len, 0, chunk};
+    sk_source *s = NULL;
+    T_EQ_INT(sk_source_new(sk_mem_read, &mem, "trace.json.zst", &s, d), SK_OK);
+    char *got = NULL;
+    size_t got_len;
+    sk_err e = drain(s, 4096, &got, &got_len, d);
+    free(got);
+    if (e == SK_OK)
+        e = sk_source_finish(s, hex_out, d);
+    else {
+        /* sticky: a later call repeats the error */
+        char c;
+        size_t g;
+        sk_diag d2;
+        T_EQ_INT(sk_source_read(s, &c, 1, &g, &d2), e);
+        T_EQ_STR(d2.msg, d->msg);
+    }
+    sk_source_free(s);
+    return e;
+}
+
+static void zstd_truncated_frame_is_an_error(void)
+{
+    char *text = make_text(50000);
+    size_t c;
+    unsigned char *f = compress(text, 50000, 1, &c);
+    const size_t cuts[] = {4, 5, 10, c / 2, c - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        for (size_t k = 0; k < t_nchunks; k++) {
+            sk_diag d;
+            char hex[65];
+            T_EQ_INT(read_all_error(f, cuts[i], t_chunks[k], &d, hex), SK_E_COMPRESS);
+            T_EQ_INT(d.sub, SK_SOURCE_E_TRUNCATED);
+            T_CONTAINS(d.msg, "truncated zstd frame");
+            T_EQ_STR(d.file, "trace.json.zst");
+            T_EQ_INT(d.has_offset, 1);
+            T_EQ_U64(d.offset, cuts[i]);
+        }
+    }
+    /* a complete frame followed by the start of a second one */
+    unsigned char *two = malloc(c + 7);
+    memcpy(two, f, c);
+    memcpy(two + c, f, 7);
+    sk_diag d;
+    char hex[65];
+    T_EQ_INT(read_all_error(two, c + 7, 0, &d, hex), SK_E_COMPRESS);
+    T_CONTAINS(d.msg, "truncated zstd frame");
+    free(two);
+    free(f);
+    free(text);
+}
+
+static void zstd_corrupt_data_is_an_error(void)
+{
+    char *text = make_text(50000);
+    size_t c;
+    unsigned char *f = compress(text, 50000, 1, &c);
+    /* damage the last block: the content checksum no longer matches */
+    unsigned char *bad = malloc(c);
+    memcpy(bad, f, c);
+    bad[c - 1] ^= 0xff;
+    sk_diag d;
+    char hex[65];
+    T_EQ_INT(read_all_error(bad, c, 0, &d, hex), SK_E_COMPRESS);
+    T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+    T_CONTAINS(d.msg, "corrupt zstd data: ");
+    /* garbage after a valid frame is not a frame */
+    unsigned char *tail = malloc(c + 8);
+    memcpy(tail, f, c);
+    memcpy(tail + c, "garbage!", 8);
+    T_EQ_INT(read_all_error(tail, c + 8, 3, &d, hex), SK_E_COMPRESS);
+    T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+    T_CONTAINS(d.msg, "corrupt zstd data: Unknown frame descriptor");
+    /* a damaged frame header */
+    memcpy(bad, f, c);
+    bad[4] = 0xff;
+    bad[5] = 0xff;
+    T_EQ_INT(read_all_error(bad, c, 0, &d, hex), SK_E_COMPRESS);
+    free(bad);
+    free(tail);
+    free(f);
+    free(text);
+}
+
+static void zstd_window_above_default_limit_is_refused(void)
+{
+    /* A streamed frame with unknown size keeps windowLog 28 in its header. */
+    const char *text = "small payload, large declared window\n";
+    ZSTD_CCtx *c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_windowLog, 28);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_contentSizeFlag, 0);
+    unsigned char dst[256];
+    ZSTD_outBuffer o = {dst, sizeof dst, 0};
+    ZSTD_inBuffer in = {text, strlen(text), 0};
+    ZSTD_compressStream2(c, &o, &in, ZSTD_e_continue);
+    ZSTD_inBuffer none = {NULL, 0, 0};
+    while (ZSTD_compressStream2(c, &o, &none, ZSTD_e_end) != 0) {
+    }
+    ZSTD_freeCCtx(c);
+    sk_diag d;
+    char hex[65];
+    T_EQ_INT(read_all_error(dst, o.pos, 0, &d, hex), SK_E_COMPRESS);
+    T_EQ_INT(d.sub, SK_SOURCE_E_WINDOW);
+    T_CONTAINS(d.msg, "default limit of 128 MiB");
+}
+
+static void reader_errors_propagate(void)
+{
+    const char *text = "0123456789abcdef";
+    t_failing_reader fr = {{text, strlen(text), 0, 3}, 7};
+    sk_source *s = NULL;
+    sk_diag d;
+    T_EQ_INT(sk_source_new(t_failing_read, &fr, "x", &s, &d), SK_OK);
+    char *got = NULL;
+    size_t len;
+    T_EQ_INT(drain(s, 100, &got, &len, &d), SK_E_IO);
+    T_CONTAINS(d.msg, "simulated read error");
+    T_EQ_U64(len, 7);
+    free(got);
+    char hex[65];
+    T_EQ_INT(sk_source_finish(s, hex, &d), SK_E_IO);
+    sk_source_free(s);
+}
+
+static void fd_reader_and_fixture_hash(void)
+{
+    /* the reference CSV through a plain descriptor: digest of its bytes */
+    size_t len;
+    char *bytes = t_slurp(t_fixture("reference/pipeline/baseline.csv"), &len);
+    T_CHECK(bytes != NULL);
+    if (!bytes)
+        return;
+    T_EQ_U64(len, 411);
+    t_fd_reader fr = {open(t_fixture("reference/pipeline/baseline.csv"), O_RDONLY)};
+    T_CHECK(fr.fd >= 0);
+    sk_source *s = NULL;
+    sk_diag d;
+    T_EQ_INT(sk_source_new(t_fd_read, &fr, "baseline.csv", &s, &d), SK_OK);
+    char hex[65], want[65];
+    T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
+    sk_sha256_hex(bytes, len, want);
+    T_EQ_STR(hex, want);
+    T_EQ_U64(sk_source_decoded_bytes(s), 411);
+    T_EQ_STR(sk_source_label(s), "baseline.csv");
+    /* finish is idempotent */
+    T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
+    T_EQ_STR(hex, want);
+    sk_source_free(s);
+    close(fr.fd);
+    free(bytes);
+}
+
+static void allocation_failures_are_clean(void)
+{
+#ifdef SK_TEST_HOOKS
+    char *text = make_text(1000);
+    size_t c;
+    unsigned char *f = compress(text, 1000, 0, &c);
+    int saw_nomem = 0, succeeded = 0;
+    for (unsigned long n = 1; n < 50 && !succeeded; n++) {
+        sk_mem_reader mem = {(const char *)f, c, 0, 0};
+        sk_source *s = NULL;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = sk_source_new(sk_mem_read, &mem, "x", &s, &d);
+        char hex[65];
+        if (e == SK_OK)
+            e = sk_source_finish(s, hex, &d);
+        sk_alloc_fail_at(0);
+        if (e == SK_OK)
+            succeeded = 1;
+        else {
+            T_EQ_INT(e, SK_E_NOMEM);
+            saw_nomem = 1;
+        }
+        sk_source_free(s);
+    }
+    T_CHECK(saw_nomem && succeeded);
+    free(f);
+    free(text);
+#endif
+}
+
+static const t_case cases[] = {
+    T(plain_input_passes_through),
+    T(zstd_single_and_concatenated_frames),
+    T(zstd_skippable_frames),
+    T(zstd_truncated_frame_is_an_error),
+    T(zstd_corrupt_data_is_an_error),
+    T(zstd_window_above_default_limit_is_refused),
+    T(reader_errors_propagate),
+    T(fd_reader_and_fixture_hash),
+    T(allocation_failures_are_clean),
+    {NULL, NULL},
+};
+T_MAIN(cases)
