@@ -15,7 +15,7 @@ t_expect zero_scale 2 "between 1 and 1000000" "$GEN" --out x --scenario regressi
 t_expect few_steps 2 "--steps: must be at least 3" "$GEN" --out x --scenario regression --steps 2
 t_expect few_layers 2 "--layers: must be between 3" "$GEN" --out x --scenario regression --layers 2
 t_expect buffer_full_fixed 2 "buffer_full sizes its own run" "$GEN" --out x --scenario buffer_full --scale 2
-[ -e x ] && t_fail usage_errors_write_nothing "x exists" || t_pass usage_errors_write_nothing
+if [ -e x ]; then t_fail usage_errors_write_nothing "x exists"; else t_pass usage_errors_write_nothing; fi
 
 mkdir full && echo keep >full/file
 t_expect refuses_non_empty 1 "output directory is not empty" "$GEN" --out full --scenario regression

@@ -40,4 +40,4 @@ if command -v /usr/bin/time >/dev/null; then
 fi
 # Too many launches for the largest per-core buffer is refused with a reason.
 t_expect capacity_limit 1 "ASCEND_PROF_SK_ON=5120" "$GEN" --out huge --scenario regression --scale 100000
-[ -e huge ] && [ -n "$(ls -A huge)" ] && t_fail capacity_limit_leaves_nothing || t_pass capacity_limit_leaves_nothing
+if [ -e huge ] && [ -n "$(ls -A huge)" ]; then t_fail capacity_limit_leaves_nothing; else t_pass capacity_limit_leaves_nothing; fi

@@ -400,9 +400,9 @@ int main(int argc, char **argv)
     if (!e)
         e = write_inputs(&m, out, &d);
     if (!e) {
-        gen_run_info info = {sk_buf_cstr(&cmd), INPUTS_DIR, {0, 0}};
+        gen_run_info info = {sk_buf_cstr(&cmd), INPUTS_DIR};
         snprintf(truth_path, sizeof truth_path, "%s/ground-truth.json", out);
-        e = gen_truth_write(&m, layouts, res, &info, truth_path, &d);
+        e = gen_truth_write(&m, res, &info, truth_path, &d);
     }
 out:
     for (int side = 0; side < 2; side++) {

@@ -98,9 +98,8 @@ static void node_format(gen_out *o, const gen_model *m, gen_side side, const gen
                    (unsigned long long)host_ptr(m, side, 0x200u + g->op), (unsigned long long)dev_ptr(m, side, g->id));
 }
 
-static const gen_gnode *fused_node(const gen_model *m, const gen_layout *l, unsigned sk, unsigned k)
+static const gen_gnode *fused_node(const gen_layout *l, unsigned sk, unsigned k)
 {
-    (void)m;
     return &l->nodes[l->fused[(size_t)sk * GEN_MAX_NODES + k]];
 }
 
@@ -121,7 +120,7 @@ static void sk_block(gen_out *o, log_clock *clk, int prefixed, const gen_model *
         if (prefixed)
             log_prefix(o, clk, "INFO", "sk_optimizer.cpp", 36, "PrintSKNodesDetail");
         gen_out_printf(o, "    [%u] ", k);
-        node_format(o, m, side, fused_node(m, l, sk, k));
+        node_format(o, m, side, fused_node(l, sk, k));
         gen_out_putc(o, '\n');
     }
 }
@@ -155,7 +154,7 @@ static sk_err write_scope_split(const gen_model *m, gen_side side, const gen_lay
     char path[1200];
     gen_out o;
     log_clock clk = {&m->ids[side], 40};
-    int prefixed = m->fused_style != GEN_LOG_PLAIN;
+    int prefixed = m->fused_style == GEN_LOG_PREFIXED;
     snprintf(path, sizeof path, "%s/sk_scope_split.log", dir);
     sk_err e = gen_out_open(&o, path, 0, d);
     if (e)
@@ -253,7 +252,7 @@ static sk_err write_fail_reasons(const gen_model *m, gen_side side, const gen_la
         log_prefix(&o, &clk, "INFO", "sk_dump_json.cpp", 327, "PrintFusedNodeIds");
         gen_out_puts(&o, "    fusedNodeIds=[");
         for (unsigned k = 0; k < t->nnodes; k++)
-            gen_out_printf(&o, k ? ", %llu" : "%llu", (unsigned long long)fused_node(m, l, i, k)->id);
+            gen_out_printf(&o, k ? ", %llu" : "%llu", (unsigned long long)fused_node(l, i, k)->id);
         gen_out_puts(&o, "];\n");
         log_prefix(&o, &clk, "INFO", "sk_dump_json.cpp", 473, "PrintFusedScopes");
         gen_out_puts(&o, "    scopeStatus=SUCCESS\n");
@@ -670,8 +669,8 @@ static void scope_lines(gen_out *o, log_clock *clk, const gen_model *m, gen_side
         gen_reorder_event ev[2 * GEN_MAX_NODES];
         unsigned nev = gen_reorder_waits(t, task, ev);
         for (unsigned i = 0; i < nev; i++) {
-            const gen_gnode *wn = fused_node(m, l, sk, ev[i].node);
-            const gen_gnode *tk = ev[i].target < t->nnodes ? fused_node(m, l, sk, ev[i].target) : NULL;
+            const gen_gnode *wn = fused_node(l, sk, ev[i].node);
+            const gen_gnode *tk = ev[i].target < t->nnodes ? fused_node(l, sk, ev[i].target) : NULL;
             switch (ev[i].kind) {
             case GEN_RE_DEFER:
                 log_prefix(o, clk, "INFO", "sk_optimizer.cpp", 136, "ReorderWaitNodesForTaskBuild");
@@ -707,7 +706,7 @@ static void scope_lines(gen_out *o, log_clock *clk, const gen_model *m, gen_side
     for (unsigned i = 0; i < t->nnodes; i++) {
         log_prefix(o, clk, "INFO", "sk_optimizer.cpp", 55, "PrintTaskNodesDetail");
         gen_out_printf(o, "  [%u] ", i);
-        node_format(o, m, side, fused_node(m, l, sk, t->task[i]));
+        node_format(o, m, side, fused_node(l, sk, t->task[i]));
         gen_out_putc(o, '\n');
     }
     if (side == GEN_DA) {

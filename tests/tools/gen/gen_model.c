@@ -576,11 +576,11 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     m->fixture_shape = sc == GEN_SC_FIXTURE_SHAPE;
     m->options_mismatch = sc == GEN_SC_OPTIONS_MISMATCH;
     static const gen_log_style styles[GEN_SC_COUNT] = {
-        [GEN_SC_REGRESSION] = GEN_LOG_PREFIXED,      [GEN_SC_NO_REGRESSION] = GEN_LOG_PLAIN,
-        [GEN_SC_NO_REGRESSED_CHILD] = GEN_LOG_MIXED, [GEN_SC_BUFFER_FULL] = GEN_LOG_PLAIN,
+        [GEN_SC_REGRESSION] = GEN_LOG_MIXED,          [GEN_SC_NO_REGRESSION] = GEN_LOG_PLAIN,
+        [GEN_SC_NO_REGRESSED_CHILD] = GEN_LOG_PREFIXED, [GEN_SC_BUFFER_FULL] = GEN_LOG_PLAIN,
         [GEN_SC_INCOMPLETE_LANES] = GEN_LOG_PREFIXED, [GEN_SC_AMBIGUOUS] = GEN_LOG_MIXED,
-        [GEN_SC_OPTIONS_MISMATCH] = GEN_LOG_PLAIN,   [GEN_SC_REORDERED] = GEN_LOG_MIXED,
-        [GEN_SC_FIXTURE_SHAPE] = GEN_LOG_PREFIXED};
+        [GEN_SC_OPTIONS_MISMATCH] = GEN_LOG_PREFIXED, [GEN_SC_REORDERED] = GEN_LOG_PREFIXED,
+        [GEN_SC_FIXTURE_SHAPE] = GEN_LOG_PLAIN};
     m->fused_style = styles[sc];
 
     build_ops(m);

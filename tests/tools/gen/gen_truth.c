@@ -366,7 +366,6 @@ static const char token_order_rule[] =
 
 typedef struct truth {
     const gen_model *m;
-    const gen_layout *layouts;
     const gen_side_result *res;
     tb t;
     cmp_result *sk_cmp;      /* [nsks] */
@@ -529,8 +528,13 @@ static cJSON *jchildren(truth *tr, unsigned sk)
         if (slot >= 0 && paired(m, sk)) {
             cJSON *r = jobj(t);
             const cmp_result *cc = &tr->child_cmp[((size_t)slot * GEN_MAX_KERNELS + p) * GEN_M_COUNT];
-            for (unsigned k = 0; k < GEN_M_COUNT; k++)
+            int mix = op->ktype == GEN_KT_MIX_1_1 || op->ktype == GEN_KT_MIX_1_2;
+            for (unsigned k = 0; k < GEN_M_COUNT; k++) {
+                /* Separate AIC / AIV max-lanes only mean something for MIX kernels. */
+                if (!mix && (k == GEN_M_MAXLANE_AIC || k == GEN_M_MAXLANE_AIV))
+                    continue;
                 add(t, r, gen_metric_name[k], jcompare(t, &cc[k]));
+            }
             add(t, c, "realized", r);
         }
         push(t, arr, c);
@@ -601,9 +605,8 @@ static cJSON *jsks(truth *tr)
 /* Narrowest runtime pattern for a token whose selected symbols are given:
  * static_kernel_<T>_.* when every symbol has that form, else the single
  * symbol itself. */
-static void token_regex(const gen_model *m, const char *token, const char *symbol, char *out, size_t n)
+static void token_regex(const char *token, const char *symbol, char *out, size_t n)
 {
-    (void)m;
     char prefix[160];
     snprintf(prefix, sizeof prefix, "static_kernel_%s_", token);
     if (strncmp(symbol, prefix, strlen(prefix)) == 0)
@@ -639,7 +642,7 @@ static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *se
                 continue;
             seen[nseen++] = token;
             char regex[200];
-            token_regex(m, token, symbol_of(m, sk, p), regex, sizeof regex);
+            token_regex(token, symbol_of(m, sk, p), regex, sizeof regex);
             cJSON *o = jobj(t), *sel = jarr(t), *syms = jarr(t), *coll = jobj(t);
             /* Every selected child with this token (any SK, any position). */
             for (unsigned oj = 0; oj < tr->norder; oj++) {
@@ -670,7 +673,6 @@ static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *se
                             continue;
                         cJSON *c = jobj(t);
                         add(t, c, "sk_index", jint(t, i));
-                        add(t, c, "name", jstr(t, s->name[side]));
                         add(t, c, "scope", jstr(t, t3->scope));
                         add(t, c, "layer", jint(t, s->layer));
                         add(t, c, "position", jint(t, p3));
@@ -830,13 +832,12 @@ static cJSON *jintegrity(truth *tr)
     return o;
 }
 
-sk_err gen_truth_write(const gen_model *m, const gen_layout layouts[2], const gen_side_result res[2],
-                       const gen_run_info *info, const char *path, sk_diag *d)
+sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const gen_run_info *info,
+                       const char *path, sk_diag *d)
 {
     truth tr;
     memset(&tr, 0, sizeof tr);
     tr.m = m;
-    tr.layouts = layouts;
     tr.res = res;
     cJSON *root = NULL;
     sk_buf text = SK_BUF_INIT;

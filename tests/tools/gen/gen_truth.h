@@ -45,14 +45,13 @@ const char *gen_verdict_name(gen_verdict v);
 int gen_runtime_match(const char *pattern, const char *name);
 
 typedef struct gen_run_info {
-    const char *command;       /* the generator command line */
+    const char *command;       /* the generator command line (DIR for the output) */
     const char *inputs_dir;    /* "inputs" */
-    uint64_t plain_file_bytes[2];
 } gen_run_info;
 
 /* Self-checks the planted classes against the realized statistics and
  * writes DIR/ground-truth.json (canonical JSON + newline). */
-sk_err gen_truth_write(const gen_model *m, const gen_layout layouts[2], const gen_side_result res[2],
-                       const gen_run_info *info, const char *path, sk_diag *d);
+sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const gen_run_info *info,
+                       const char *path, sk_diag *d);
 
 #endif
