@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "../../../artifact_contract/sk_alloc.h"
 
@@ -56,7 +57,8 @@ static void drain(gen_out *o, int end)
         ZSTD_outBuffer out = {o->zbuf, o->zcap, 0};
         size_t r = ZSTD_compressStream2(o->zs, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
         if (ZSTD_isError(r)) {
-            fail(o, SK_E_COMPRESS);
+            /* libzstd allocates its workspace on the first call. */
+            fail(o, ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? SK_E_NOMEM : SK_E_COMPRESS);
             return;
         }
         write_all(o, o->zbuf, out.pos);
@@ -132,6 +134,8 @@ sk_err gen_out_close(gen_out *o, sk_diag *d)
     gen_out_abandon(o);
     if (e == SK_E_COMPRESS)
         return sk_diag_set(d, e, path, 0, "zstd compression failed");
+    if (e == SK_E_NOMEM)
+        return sk_diag_set(d, e, path, 0, "out of memory while compressing");
     if (e == SK_E_INTERNAL)
         return sk_diag_set(d, e, path, 0, "JSON keys written out of order (generator bug)");
     if (e)
