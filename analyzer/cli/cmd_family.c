@@ -189,8 +189,8 @@ int cmd_family(int argc, char **argv)
     rc = r.status == SO_FAMILY_ACCEPTED   ? SKX_OK
          : r.status == SO_FAMILY_REJECTED ? SKX_REJECTED
                                           : SKX_BLOCKED;
-    if (r.status == SO_FAMILY_BLOCKED)
-        fprintf(stderr, "skdcci " CMD ": blocked: %s\n",
+    if (r.status != SO_FAMILY_ACCEPTED)
+        fprintf(stderr, "skdcci " CMD ": %s: %s\n", so_family_status_name(r.status),
                 sk_json_get(dec, "reason_code")->valuestring);
 out:
     sk_outdir_free(od);
