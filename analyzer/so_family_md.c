@@ -65,6 +65,15 @@ static void row(md *m, const cJSON *const *cells, size_t n)
     put(m, "\n");
 }
 
+/* A temporary string node for a cell; an allocation failure is recorded. */
+static cJSON *tmp_str(md *m, const char *s)
+{
+    cJSON *v = cJSON_CreateString(s);
+    if (!v && m->rc == SK_OK)
+        m->rc = SK_E_NOMEM;
+    return v;
+}
+
 static const char *status_zh(const char *s)
 {
     if (strcmp(s, "accepted") == 0)
@@ -134,7 +143,7 @@ static void clean_table(md *m, const cJSON *doc)
         if (!cJSON_IsObject(c))
             continue;
         const cJSON *cells[10];
-        cJSON *name = cJSON_CreateString(sides[i]);
+        cJSON *name = tmp_str(m, sides[i]);
         cells[0] = name;
         for (int k = 0; k < 9; k++)
             cells[k + 1] = get(c, keys[k]);
@@ -154,7 +163,7 @@ static void gate(md *m, const cJSON *g, const char *title)
     put(m, cJSON_IsTrue(get(g, "accepted")) ? "通过" : "未通过");
     put(m, "\n\n| 检查 | 结果 |\n|---|---|\n");
     for (const cJSON *c = get(g, "checks")->child; c; c = c->next) {
-        cJSON *k = cJSON_CreateString(c->string);
+        cJSON *k = tmp_str(m, c->string);
         const cJSON *cells[2] = {k, c};
         row(m, cells, 2);
         cJSON_Delete(k);
@@ -199,7 +208,7 @@ static void analysis(md *m, const cJSON *doc)
     for (int i = 0; i < 2; i++) {
         const cJSON *c = get2(a, "collections", sides[i]);
         const cJSON *man = get(c, "manifest");
-        cJSON *name = cJSON_CreateString(sides[i]);
+        cJSON *name = tmp_str(m, sides[i]);
         const cJSON *cells[9] = {name,
                                  get(c, "root"),
                                  get(man, "path"),
@@ -272,7 +281,7 @@ static void settings(md *m, const cJSON *doc)
                                        "dcci_after_kernel_end"};
     static const char *const ptr[] = {"disable", "before", "after"};
     for (int i = 0; i < 3; i++) {
-        cJSON *name = cJSON_CreateString(opts[i]);
+        cJSON *name = tmp_str(m, opts[i]);
         const cJSON *cells[3] = {name, get(s, opts[i]), get2(s, "pointers", ptr[i])};
         row(m, cells, 3);
         cJSON_Delete(name);
@@ -324,7 +333,7 @@ static void configs(md *m, const cJSON *doc)
         const cJSON *x = get(c, roles[i]);
         if (!cJSON_IsObject(x))
             continue;
-        cJSON *name = cJSON_CreateString(roles[i]);
+        cJSON *name = tmp_str(m, roles[i]);
         const cJSON *cells[4] = {name, get(x, "path"), get(x, "sha256"), get(x, "fingerprint")};
         row(m, cells, 4);
         cJSON_Delete(name);
@@ -340,7 +349,7 @@ static void configs(md *m, const cJSON *doc)
     put(m, "\n| 比较 | 指针 | 类型 |\n|---|---|---|\n");
     for (const cJSON *dl = get(proof, "diffs")->child; dl; dl = dl->next)
         for (const cJSON *ch = dl->child; ch; ch = ch->next) {
-            cJSON *name = cJSON_CreateString(dl->string);
+            cJSON *name = tmp_str(m, dl->string);
             const cJSON *cells[3] = {name, get(ch, "pointer"), get(ch, "kind")};
             row(m, cells, 3);
             cJSON_Delete(name);
