@@ -672,6 +672,16 @@ static void require_configs(fam *f, int need_repair)
     }
 }
 
+/* Code of the first blocker (the decision's reason when blocked). */
+static const char *first_blocker(const fam *f)
+{
+    const cJSON *code = f->blockers && f->blockers->child ? sk_json_get(f->blockers->child, "code")
+                                                          : NULL;
+    /* only reachable without a blocker after an allocation failure, which
+     * so_family_build then reports as SK_E_NOMEM */
+    return cJSON_IsString(code) ? code->valuestring : "evidence_incomplete";
+}
+
 static void decide(fam *f, decision *dc, cJSON *probe_values_out)
 {
     jb *b = &f->b;
@@ -714,7 +724,7 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
         require_probe(f, need, 1, probe_values_out);
         require_configs(f, 0);
         if (cJSON_GetArraySize(f->blockers))
-            set_decision(dc, SO_FAMILY_BLOCKED, sk_json_get(f->blockers->child, "code")->valuestring,
+            set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
                          "disable-all 的证据不完整，暂不能接受", "O0");
         else
             set_decision(dc, SO_FAMILY_ACCEPTED, "disable_all_gain",
@@ -754,7 +764,7 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
     if (!f->has_rp) {
         add_issue(f, f->blockers, "repair_trial_missing",
                   "disable-all regressed; the joint repair trial (--repair) has not been run");
-        set_decision(dc, SO_FAMILY_BLOCKED, sk_json_get(f->blockers->child, "code")->valuestring,
+        set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
                      "disable-all 回退，但联合修复试验的证据不完整，无法判定", "O0");
         goto out;
     }
@@ -799,7 +809,7 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
         require_probe(f, need, 3, probe_values_out);
     }
     if (cJSON_GetArraySize(f->blockers))
-        set_decision(dc, SO_FAMILY_BLOCKED, sk_json_get(f->blockers->child, "code")->valuestring,
+        set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
                      "联合修复胜过 O0，但证据不完整或不一致，暂不能接受", "O0");
     else
         set_decision(dc, SO_FAMILY_ACCEPTED, "repair_beats_o0",
