@@ -183,7 +183,8 @@ sk_err so_cdiff_expect(const so_cdiff *c, const char *const *expected, size_t n,
     for (size_t i = 0; i < n; i++)
         if (!so_cdiff_has(c, expected[i]))
             m.missing[m.n_missing++] = expected[i];
-    qsort(m.missing, m.n_missing, sizeof *m.missing, cmp_str);
+    if (m.n_missing > 1)
+        qsort(m.missing, m.n_missing, sizeof *m.missing, cmp_str);
     for (size_t i = 0; i < c->count; i++) {
         int found = 0;
         for (size_t j = 0; j < n && !found; j++)
@@ -328,7 +329,8 @@ sk_err so_cdiff_document(const so_cdiff_input *a, const so_cdiff_input *b, const
             goto nomem;
         for (size_t i = 0; i < n_expected; i++)
             sorted[i] = expected[i];
-        qsort(sorted, n_expected, sizeof *sorted, cmp_str);
+        if (n_expected > 1)
+            qsort(sorted, n_expected, sizeof *sorted, cmp_str);
         cJSON *e = cJSON_CreateObject();
         if (!e || sk_json_add(doc, "expectation", e) != SK_OK ||
             sk_json_add(e, "expected_pointers", string_array(sorted, n_expected)) != SK_OK ||
