@@ -6,6 +6,10 @@ int cmd_trial(int argc, char **argv);
 int cmd_stability(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
+int cmd_config_diff(int argc, char **argv);
+extern const char cmd_config_diff_usage[];
+int cmd_family(int argc, char **argv);
+extern const char cmd_family_usage[];
 
 /* static-compile process safety (docs/compile-safety.md) */
 int cmd_compile_state(int argc, char **argv);

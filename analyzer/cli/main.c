@@ -18,6 +18,11 @@ static const cli_cmd commands[] = {
     {"uninstall-plan", cmd_uninstall_plan,
      "which uninstall.sh paths in a run log are safe (hardened rules); --execute runs them",
      cmd_uninstall_plan_usage},
+    {"config-diff", cmd_config_diff,
+     "RFC 6901 diff of two configs; --dcci-repair proves the DCCI joint repair rule",
+     cmd_config_diff_usage},
+    {"family", cmd_family, "family report: the DCCI family decision with all its evidence",
+     cmd_family_usage},
     {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
      "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
     "       skdcci matrix status FILE [--json]\n"

@@ -1,0 +1,199 @@
+/* skdcci family report: the DCCI family decision with its evidence
+ * (docs/stage-o.md §9). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../artifact_contract/cli/cli_util.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "../../artifact_contract/sk_fs.h"
+#include "../../artifact_contract/sk_json.h"
+#include "../so_family.h"
+#include "commands.h"
+#include "skx_exit.h"
+#include "so_cli.h"
+
+#define CMD "family"
+
+const char cmd_family_usage[] =
+    "Usage: skdcci family report --o0 DIR --disable-all DIR [--repair DIR]\n"
+    "                            [--analysis OUTDIR] [--probe REPORT]\n"
+    "                            [--configs O0 DA REPAIR] [--warmup N]\n"
+    "                            [--expected-ranks N] -o OUT\n"
+    "\n"
+    "Assembles the DCCI family result: for O0, disable-all and the joint repair\n"
+    "the clean run counts, worst-rank mean, median-run, P50, P90, stddev, spread,\n"
+    "gates (every trial against O0) and the incumbent change; from an `skdcci\n"
+    "analyze` output the collection paths, fingerprints and integrity, the per-SK\n"
+    "and per-child findings, the token union and the regex list (checked against\n"
+    "its option files and the repair config); the probe evidence for the exact\n"
+    "values; and the config diffs (the joint repair rule).  Decision: the family\n"
+    "is accepted only if the repair beats O0 itself under the trial gate (beating\n"
+    "disable-all is not enough) with a stable five-run top-up; when disable-all did\n"
+    "not regress it is judged on its own trial; otherwise the family is rejected\n"
+    "and O0 restored; missing or inconsistent evidence blocks the decision.\n"
+    "\n"
+    "Options:\n"
+    "  --o0 DIR             O0 CLEAN root (five runs, run-*/log_<rank>.log)\n"
+    "  --disable-all DIR    disable-all CLEAN root\n"
+    "  --repair DIR         joint repair CLEAN root\n"
+    "  --analysis OUTDIR    skdcci analyze output directory\n"
+    "  --probe REPORT       option-probe report (check_environment.py --json)\n"
+    "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
+    "                       trial exists\n"
+    "  --warmup N           decode samples dropped per rank log (8)\n"
+    "  --expected-ranks N   rank logs required per run (8)\n"
+    "  -o, --output OUT     output directory (must not exist or be empty): \n"
+    "                       dcci-family-report.json and DCCI_FAMILY_REPORT.md\n"
+    "\n"
+    "Exit: 0 accepted, 10 rejected (O0 kept or restored), 3 blocked (evidence\n"
+    "missing or inconsistent), 1 unreadable or malformed input or I/O error,\n"
+    "2 usage error.\n"
+    "Details: docs/stage-o.md\n";
+
+static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od, sk_diag *d)
+{
+    sk_buf json = SK_BUF_INIT;
+    sk_err rc = sk_json_write(r->doc, SK_JSON_CANONICAL, &json, d);
+    if (rc == SK_OK && sk_buf_putc(&json, '\n') != SK_OK)
+        rc = sk_diag_set(d, SK_E_NOMEM, out_dir, 0, "out of memory");
+    if (rc == SK_OK)
+        rc = sk_outdir_add(od, SO_FAMILY_JSON_NAME, json.data, json.len, 0644, d);
+    if (rc == SK_OK)
+        rc = sk_outdir_add(od, SO_FAMILY_MD_NAME, r->markdown.data, r->markdown.len, 0644, d);
+    if (rc == SK_OK)
+        rc = sk_outdir_commit(od, d);
+    sk_buf_free(&json);
+    return rc;
+}
+
+int cmd_family(int argc, char **argv)
+{
+    enum {
+        OPT_O0 = 1000,
+        OPT_DA,
+        OPT_REPAIR,
+        OPT_ANALYSIS,
+        OPT_PROBE,
+        OPT_CONFIGS,
+        OPT_WARMUP,
+        OPT_RANKS
+    };
+    static const struct option opts[] = {
+        {"o0", required_argument, NULL, OPT_O0},
+        {"disable-all", required_argument, NULL, OPT_DA},
+        {"repair", required_argument, NULL, OPT_REPAIR},
+        {"analysis", required_argument, NULL, OPT_ANALYSIS},
+        {"probe", required_argument, NULL, OPT_PROBE},
+        {"configs", required_argument, NULL, OPT_CONFIGS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"expected-ranks", required_argument, NULL, OPT_RANKS},
+        {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    if (argc < 2)
+        return cli_usage(CMD, "a subcommand is required: report");
+    if (strcmp(argv[1], "report") != 0)
+        return cli_usage(CMD, "unknown subcommand '%s' (expected: report)", argv[1]);
+    argc--;
+    argv++;
+    so_family_opts o;
+    memset(&o, 0, sizeof o);
+    o.set_opts.warmup = 8; /* the reference's defaults */
+    o.set_opts.expected_ranks = 8;
+    const char *out_dir = NULL;
+    const char **slot = NULL;
+    optind = 0;
+    opterr = 0;
+    /* "+": stop at the first non-option so that --configs can take three words */
+    for (int c; (c = getopt_long(argc, argv, "+:o:", opts, NULL)) != -1;) {
+        const char *name = NULL;
+        switch (c) {
+        case OPT_O0:
+            slot = &o.o0_dir, name = "--o0";
+            break;
+        case OPT_DA:
+            slot = &o.da_dir, name = "--disable-all";
+            break;
+        case OPT_REPAIR:
+            slot = &o.repair_dir, name = "--repair";
+            break;
+        case OPT_ANALYSIS:
+            slot = &o.analysis_dir, name = "--analysis";
+            break;
+        case OPT_PROBE:
+            slot = &o.probe_path, name = "--probe";
+            break;
+        case 'o':
+            slot = &out_dir, name = "--output";
+            break;
+        case OPT_CONFIGS:
+            if (o.configs[0])
+                return cli_usage(CMD, "--configs is given twice");
+            if (optind + 1 >= argc)
+                return cli_usage(CMD, "--configs needs three configs: O0 DA REPAIR ('-' for no "
+                                      "REPAIR)");
+            o.configs[0] = optarg;
+            o.configs[1] = argv[optind];
+            o.configs[2] = argv[optind + 1];
+            optind += 2;
+            for (int i = 0; i < 3; i++)
+                if (!o.configs[i][0] || (i < 2 && strcmp(o.configs[i], "-") == 0))
+                    return cli_usage(CMD, "--configs: config %d must be a file name", i + 1);
+            if (strcmp(o.configs[2], "-") == 0)
+                o.configs[2] = NULL;
+            continue;
+        case OPT_WARMUP:
+            if (so_cli_parse_count(optarg, &o.set_opts.warmup) != 0)
+                return cli_usage(CMD, "--warmup must be a non-negative integer, got '%s'", optarg);
+            continue;
+        case OPT_RANKS:
+            if (so_cli_parse_count(optarg, &o.set_opts.expected_ranks) != 0 ||
+                o.set_opts.expected_ranks == 0)
+                return cli_usage(CMD, "--expected-ranks must be a positive integer, got '%s'",
+                                 optarg);
+            continue;
+        default:
+            return cli_bad_option(CMD, argv, c);
+        }
+        if (*slot)
+            return cli_usage(CMD, "%s is given twice", name);
+        if (!optarg[0])
+            return cli_usage(CMD, "%s must not be empty", name);
+        *slot = optarg;
+    }
+    if (optind < argc)
+        return cli_usage(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!o.o0_dir)
+        return cli_usage(CMD, "--o0 is required");
+    if (!o.da_dir)
+        return cli_usage(CMD, "--disable-all is required");
+    if (!out_dir)
+        return cli_usage(CMD, "-o OUT is required");
+
+    int rc = SKX_FAIL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_outdir *od = NULL;
+    so_family_result r;
+    memset(&r, 0, sizeof r);
+    if (sk_outdir_begin(out_dir, 0755, &od, &d) != SK_OK || so_family_build(&o, &r, &d) != SK_OK ||
+        publish(out_dir, &r, od, &d) != SK_OK) {
+        rc = so_cli_fail(&d);
+        goto out;
+    }
+    const cJSON *dec = sk_json_get(r.doc, "decision");
+    printf("status %s\nreason %s\nincumbent %s\nreport %s/%s\n", so_family_status_name(r.status),
+           sk_json_get(dec, "reason_code")->valuestring,
+           sk_json_get(dec, "incumbent_after")->valuestring, out_dir, SO_FAMILY_MD_NAME);
+    rc = r.status == SO_FAMILY_ACCEPTED   ? SKX_OK
+         : r.status == SO_FAMILY_REJECTED ? SKX_REJECTED
+                                          : SKX_BLOCKED;
+    if (r.status != SO_FAMILY_ACCEPTED)
+        fprintf(stderr, "skdcci " CMD ": %s: %s\n", so_family_status_name(r.status),
+                sk_json_get(dec, "reason_code")->valuestring);
+out:
+    sk_outdir_free(od);
+    so_family_result_free(&r);
+    return rc;
+}

@@ -1,0 +1,15 @@
+# Writes the CLEAN roots of the family-report cases (2 ranks, no warmup:
+# run with --warmup 0 --expected-ranks 2).  Sourced by tests/cases/skdcci/family_*/cmd
+# with $TOOLS set.  O0: worst-rank means 10.3 10.3 10.2 10.3 10.3 (stable,
+# 0.97 % spread); DA_GAIN beats O0; DA_NEUTRAL ties it; DA_REGRESSED is slower
+# than O0's slowest run; RP_BEATS beats O0; RP_BEATS_DA_ONLY beats disable-all
+# but not O0; RP_THREE beats O0 with three runs (no top-up yet);
+# RP_SIX beats O0 but has six runs (the top-up must be exactly five).
+$TOOLS/so_mkclean O0 2 '10.3*3' '10.3*3' '10.2*3' '10.3*3' '10.3*3'
+$TOOLS/so_mkclean DA_GAIN 2 '10.1*3' '10.1*3' '10.0*3' '10.1*3' '10.1*3'
+$TOOLS/so_mkclean DA_NEUTRAL 2 '10.3*3' '10.2*3' '10.3*3' '10.3*3' '10.3*3'
+$TOOLS/so_mkclean DA_REGRESSED 2 '11.0*3' '11.1*3' '11.0*3' '11.0*3' '11.05*3'
+$TOOLS/so_mkclean RP_BEATS 2 '10.1*3' '10.1*3' '10.0*3' '10.1*3' '10.1*3'
+$TOOLS/so_mkclean RP_BEATS_DA_ONLY 2 '10.6*3' '10.6*3' '10.5*3' '10.6*3' '10.6*3'
+$TOOLS/so_mkclean RP_THREE 2 '10.1*3' '10.1*3' '10.1*3'
+$TOOLS/so_mkclean RP_SIX 2 '10.1*3' '10.1*3' '10.0*3' '10.1*3' '10.1*3' '10.1*3'
