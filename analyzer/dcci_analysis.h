@@ -53,6 +53,9 @@ typedef struct dcci_opts {
     sk_classify_opts classify;       /* thresholds and min occurrences */
     dcci_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
+    int serial;                      /* run the sides one after the other on the calling
+                                        thread (deterministic allocation order for
+                                        fault-injection tests) */
 } dcci_opts;
 
 void dcci_opts_default(dcci_opts *o);
@@ -135,6 +138,8 @@ typedef struct dcci_analysis {
     dcci_issues issues;              /* cross-side and attribution issues */
     cJSON *contract_summary;         /* sealed mode: the validator's summary, or NULL */
     dcci_status status;
+    dcci_status status_if_sealed;    /* --unsealed: the status without the unsealed_input
+                                        blocker (exploration); equal to status otherwise */
 } dcci_analysis;
 
 void dcci_analysis_init(dcci_analysis *a);

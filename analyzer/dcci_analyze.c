@@ -104,7 +104,7 @@ static sk_err both_sides(dcci_analysis *a, void *(*fn)(void *), const unsigned c
         jobs[i].tracked = tracked ? tracked[i] : NULL;
     }
     for (int i = 0; i < 2; i++) {
-        if (pthread_create(&th[i], NULL, fn, &jobs[i]) == 0)
+        if (!a->opts.serial && pthread_create(&th[i], NULL, fn, &jobs[i]) == 0)
             started[i] = 1;
         else
             fn(&jobs[i]); /* no thread available: run it here */

@@ -324,18 +324,34 @@ sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d)
     return e;
 }
 
+static size_t collection_issues(const dcci_analysis *a, int ignore_unsealed)
+{
+    size_t n = 0;
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            n += lists[l]->v[i].gate == DCCI_GATE_COLLECTION &&
+                 !(ignore_unsealed && strcmp(lists[l]->v[i].code, "unsealed_input") == 0);
+    return n;
+}
+
+static dcci_status decide(const dcci_analysis *a, size_t selected_children, int ignore_unsealed)
+{
+    if (collection_issues(a, ignore_unsealed))
+        return DCCI_STATUS_COLLECTION_BLOCKED;
+    if (dcci_analysis_count_issues(a, DCCI_GATE_MAPPING))
+        return DCCI_STATUS_MAPPING_BLOCKED;
+    if (!a->nslow)
+        return DCCI_STATUS_NO_SIGNIFICANT_REGRESSION;
+    if (dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
+        return DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED;
+    if (!selected_children || !a->nregexes)
+        return DCCI_STATUS_NO_REGRESSED_CHILD;
+    return DCCI_STATUS_REPAIR_CANDIDATE;
+}
+
 void dcci_decide_status(dcci_analysis *a, size_t selected_children)
 {
-    if (dcci_analysis_count_issues(a, DCCI_GATE_COLLECTION))
-        a->status = DCCI_STATUS_COLLECTION_BLOCKED;
-    else if (dcci_analysis_count_issues(a, DCCI_GATE_MAPPING))
-        a->status = DCCI_STATUS_MAPPING_BLOCKED;
-    else if (!a->nslow)
-        a->status = DCCI_STATUS_NO_SIGNIFICANT_REGRESSION;
-    else if (dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
-        a->status = DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED;
-    else if (!selected_children || !a->nregexes)
-        a->status = DCCI_STATUS_NO_REGRESSED_CHILD;
-    else
-        a->status = DCCI_STATUS_REPAIR_CANDIDATE;
+    a->status = decide(a, selected_children, 0);
+    a->status_if_sealed = decide(a, selected_children, 1);
 }

@@ -60,8 +60,11 @@ static sk_err key_of(const dcci_side *s, dcci_sk *k, sk_diag *d)
         sk_json_add_str(key, "scope", k->scope))
         goto nomem;
     if ((e = sk_json_write(key, SK_JSON_CANONICAL, &text, d)) ||
-        (e = sk_json_fingerprint(key, fp, d)))
+        (e = sk_json_fingerprint(key, fp, d))) {
+        if (e == SK_E_NOMEM) /* the writer may fail without a message */
+            e = nomem(d);
         goto out;
+    }
     k->key_text = sk_buf_take(&text);
     if (!k->key_text)
         goto nomem;
@@ -251,10 +254,11 @@ static sk_err match_by_position(dcci_side *side[2], size_t *v[2], size_t from[2]
             size_t mine = count_at(side[s], v[s], from[s], to[s], k);
             size_t theirs = count_at(side[o], v[o], from[o], to[o], k);
             if (mine > 1 || theirs > 1) {
-                e = set_state(k, DCCI_AMBIGUOUS, d, "duplicate_position: %zu SKs on %s and %zu on "
-                              "%s at graph position (%llu, %llu)", mine, side[s]->name, theirs,
-                              side[o]->name, (unsigned long long)k->pos_stream,
-                              (unsigned long long)k->pos_node);
+                size_t n0 = s == 0 ? mine : theirs, n1 = s == 0 ? theirs : mine;
+                e = set_state(k, DCCI_AMBIGUOUS, d, "duplicate_position: graph position (%llu, "
+                              "%llu) holds %zu SKs with this key on %s and %zu on %s",
+                              (unsigned long long)k->pos_stream, (unsigned long long)k->pos_node,
+                              n0, side[0]->name, n1, side[1]->name);
             } else if (theirs == 0) {
                 e = set_state(k, DCCI_UNMATCHED, d, "position_unpaired: no SK with this key at "
                               "graph position (%llu, %llu) on %s",
@@ -334,22 +338,24 @@ sk_err dcci_align(dcci_side *o0, dcci_side *dis, dcci_alignment *out, sk_diag *d
         size_t from[2] = {i[0], i[1]};
         size_t to[2] = {group_end(side[0], v[0], side[0]->nsks, i[0]),
                         group_end(side[1], v[1], side[1]->nsks, i[1])};
-        if (group_has_all_positions(side[0], v[0], from[0], to[0]) &&
-            group_has_all_positions(side[1], v[1], from[1], to[1])) {
+        if (to[0] - from[0] != to[1] - from[1]) {
+            /* Different counts prove that the fused graphs differ; node indices then
+             * shift, and identical positions may hold different occurrences. */
+            for (int s = 0; s < 2; s++)
+                for (size_t j = from[s]; j < to[s] && !e; j++)
+                    e = set_state(&side[s]->sks[v[s][j]], DCCI_AMBIGUOUS, d,
+                                  "count_differs %zu vs %zu: the sides hold different numbers of "
+                                  "SKs with this key, so no occurrence can be paired",
+                                  to[0] - from[0], to[1] - from[1]);
+        } else if (group_has_all_positions(side[0], v[0], from[0], to[0]) &&
+                   group_has_all_positions(side[1], v[1], from[1], to[1])) {
             e = match_by_position(side, v, from, to, out, &cap, d);
-        } else if (to[0] - from[0] == to[1] - from[1]) {
+        } else {
             for (size_t j = 0; j < to[0] - from[0] && !e; j++) {
                 pair(side[0], v[0][from[0] + j], side[1], v[1][from[1] + j], 1);
                 e = add_pair(out, v[0][from[0] + j], v[1][from[1] + j], &cap, d);
                 out->paired_by_rank++;
             }
-        } else {
-            for (int s = 0; s < 2; s++)
-                for (size_t j = from[s]; j < to[s] && !e; j++)
-                    e = set_state(&side[s]->sks[v[s][j]], DCCI_AMBIGUOUS, d,
-                                  "count_differs %zu vs %zu: graph positions are missing and the "
-                                  "sides hold different numbers of SKs with this key",
-                                  to[0] - from[0], to[1] - from[1]);
         }
         i[0] = to[0];
         i[1] = to[1];

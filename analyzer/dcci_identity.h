@@ -13,13 +13,14 @@
  * position (file order when a position of the group is missing).
  *
  * Matching, per key present on both sides:
- *   - every SK of the key has a position on both sides: SKs at the same
- *     position pair; a position held by two SKs of one side makes the SKs at
- *     that position ambiguous; a position on one side only leaves its SK
- *     unmatched;
- *   - otherwise, equal counts pair by occurrence index (paired_by_rank);
- *     different counts make every SK of the key ambiguous
- *     ("count_differs a vs b").
+ *   - different counts make every SK of the key ambiguous ("count_differs a
+ *     vs b"): the fused graphs differ, so node indices shift and identical
+ *     positions may hold different occurrences;
+ *   - equal counts, every SK with a position: SKs at the same position pair;
+ *     a position held by two SKs of one side makes the SKs at that position
+ *     ambiguous; a position on one side only leaves its SK unmatched;
+ *   - equal counts, some position missing: pairs by occurrence index
+ *     (paired_by_rank).
  * A key on one side only leaves its SKs unmatched.
  */
 #ifndef DCCI_IDENTITY_H

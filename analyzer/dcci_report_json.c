@@ -764,6 +764,8 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     put_str(&b, tool, "version", SK_VERSION);
     put(&b, o, "tool", tool);
     put_str(&b, o, "status", dcci_status_name(a->status));
+    put_str(&b, o, "status_if_sealed",
+            a->opts.unsealed ? dcci_status_name(a->status_if_sealed) : NULL);
     put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
     put(&b, o, "inputs", inputs_obj(&b, a));
     put(&b, o, "thresholds", thresholds_obj(&b, a));
@@ -852,7 +854,7 @@ static sk_err add_json(sk_outdir *o, const char *name, const cJSON *v, sk_diag *
 {
     sk_buf text = SK_BUF_INIT;
     sk_err e = sk_json_write(v, SK_JSON_PRETTY, &text, d);
-    if (!e && sk_buf_putc(&text, '\n'))
+    if (e == SK_E_NOMEM || (!e && sk_buf_putc(&text, '\n')))
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing %s", name);
     if (!e)
         e = sk_outdir_add(o, name, text.data, text.len, 0644, d);
