@@ -53,6 +53,8 @@ for s in regression no_regression no_regressed_child buffer_full incomplete_lane
     out=$(python3 "$CHECK" "$d/ground-truth.json" "$W/$s.out" "$rc" "$sealed" 2>&1)
     if [ $? -eq 0 ]; then t_pass "$s:ground_truth"; else t_fail "$s:ground_truth" "$out" "$(cat "$W/err.txt")"; fi
     [ -n "$out" ] && echo "$out" | sed 's/^/# /'
+    t_ok "$s:schema" python3 "$SK_REPO/tests/scripts/schema_check.py" \
+        "$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json" "$W/$s.out/dcci-regression-analysis.json"
     tree_state "$d/o0" >"$W/after.o0"
     tree_state "$d/disable_all" >"$W/after.dis"
     if cmp -s "$W/before.o0" "$W/after.o0" && cmp -s "$W/before.dis" "$W/after.dis"; then
