@@ -132,6 +132,7 @@ void dcci_prof_side_free(struct dcci_prof_side *p)
         return;
     for (size_t i = 0; i < p->nfiles; i++) {
         sk_free(p->files[i].label);
+        sk_free(p->files[i].core_records);
         sk_free(p->files[i].full_cores);
     }
     sk_free(p->files);
@@ -746,25 +747,30 @@ out:
 static sk_err file_summary(run *r, sk_diag *d)
 {
     dcci_prof_file_summary *fs = r->fs;
-    size_t full = 0;
+    size_t full = 0, used = 0;
     for (size_t i = 0; i < r->ncores; i++) {
         const core_state *c = &r->cores[i];
         if (!c->used)
             continue;
-        fs->cores++;
+        used++;
         if (c->records > fs->max_core_records)
             fs->max_core_records = c->records;
         if (r->opts->capacity && c->records >= r->opts->capacity)
             full++;
     }
-    if (!full)
-        return SK_OK;
-    fs->full_cores = sk_calloc(full, sizeof *fs->full_cores);
-    if (!fs->full_cores)
+    fs->cores = used;
+    if (used && !(fs->core_records = sk_calloc(used, sizeof *fs->core_records)))
         return nomem(d);
+    if (full && !(fs->full_cores = sk_calloc(full, sizeof *fs->full_cores)))
+        return nomem(d);
+    size_t k = 0;
     for (size_t i = 0; i < r->ncores; i++) {
         const core_state *c = &r->cores[i];
-        if (c->used && c->records >= r->opts->capacity) {
+        if (!c->used)
+            continue;
+        fs->core_records[k].core = i;
+        fs->core_records[k++].records = c->records;
+        if (r->opts->capacity && c->records >= r->opts->capacity) {
             fs->full_cores[fs->nfull_cores].core = i;
             fs->full_cores[fs->nfull_cores].records = c->records;
             fs->nfull_cores++;

@@ -82,6 +82,7 @@ typedef struct dcci_prof_file_summary {
     uint64_t no_sk_id;              /* events without args.skId (reference fixture shape) */
     uint64_t cores;                 /* distinct cores with records */
     uint64_t max_core_records;
+    dcci_core_count *core_records;  /* every core with records, by core index */
     dcci_core_count *full_cores;    /* cores whose count reached the capacity */
     size_t nfull_cores;
 } dcci_prof_file_summary;

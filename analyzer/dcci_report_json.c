@@ -725,6 +725,14 @@ static cJSON *side_integrity(jb *b, const dcci_analysis *a, int i)
                 put(b, full, NULL, y);
             }
             put(b, x, "cores_at_capacity", full);
+            cJSON *counts = arr(b);
+            for (size_t c = 0; c < (size_t)fs->cores; c++) {
+                cJSON *y = obj(b);
+                put_u64(b, y, "core", fs->core_records[c].core);
+                put_u64(b, y, "records", fs->core_records[c].records);
+                put(b, counts, NULL, y);
+            }
+            put(b, x, "core_records", counts);
             put(b, files, NULL, x);
         }
     put(b, o, "sk_prof_files", files);
