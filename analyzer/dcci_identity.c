@@ -38,7 +38,11 @@ static sk_err key_of(const dcci_side *s, dcci_sk *k, sk_diag *d)
         e = nomem(d);
         goto out;
     }
-    if ((e = sk_json_add(key, "children", children)) || (e = sk_json_add(key, "boundary", boundary)))
+    if (sk_json_add(key, "children", children)) { /* consumed children */
+        cJSON_Delete(boundary);
+        goto nomem;
+    }
+    if (sk_json_add(key, "boundary", boundary)) /* consumed boundary */
         goto nomem;
     for (size_t i = 0; i < k->nchildren; i++) {
         const sk_sknode *n = k->children[i].node;

@@ -260,6 +260,7 @@ static sk_err build_sk(dcci_side *s, size_t model_index, const sk_fused_sk *fs, 
     sk_err e = SK_OK;
     k->model = model_index;
     k->fused = fs;
+    k->name_len = strlen(fs->name);
     k->scope = sk_strndup(fs->scope, fs->scope_len);
     k->children = sk_calloc(fs->n_kernels ? fs->n_kernels : 1, sizeof *k->children);
     rank_of = sk_malloc((fs->n_nodes ? fs->n_nodes : 1) * sizeof *rank_of);
@@ -274,6 +275,7 @@ static sk_err build_sk(dcci_side *s, size_t model_index, const sk_fused_sk *fs, 
             continue;
         dcci_child *c = &k->children[k->nchildren];
         c->node = n;
+        c->func_len = strlen(n->func_name);
         c->node_index = i;
         e = sk_token_canonical(n->func_name, strlen(n->func_name), &c->token, d);
         if (e)

@@ -533,9 +533,8 @@ static void mismatch(dcci_sk *k, const sk_prof_event *ev)
     p->mismatches++;
 }
 
-static int name_is(const sk_prof_event *ev, const char *want)
+static int name_is(const sk_prof_event *ev, const char *want, size_t n)
 {
-    size_t n = strlen(want);
     return ev->name_len == n && memcmp(ev->name, want, n) == 0;
 }
 
@@ -571,7 +570,7 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
                                                                            : LANE_UNKNOWN;
     if (ev->is_parent) {
         p->parents++;
-        if (!name_is(ev, k->fused->name)) {
+        if (!name_is(ev, k->fused->name, k->name_len)) {
             mismatch(k, ev);
             return SK_OK;
         }
@@ -591,7 +590,7 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
                            (long long)ev->node_id, k->ntask, k->fused->name,
                            k->task_from_reorder ? " (reordered)" : "");
     int32_t rank = k->task_rank[ev->node_id];
-    if (!name_is(ev, k->children[rank].node->func_name)) {
+    if (!name_is(ev, k->children[rank].node->func_name, k->children[rank].func_len)) {
         mismatch(k, ev);
         return SK_OK;
     }

@@ -46,6 +46,7 @@ typedef struct dcci_model {
 
 typedef struct dcci_child {
     const sk_sknode *node; /* borrowed from the fused log */
+    size_t func_len;       /* strlen(node->func_name) */
     size_t node_index;     /* index in the SK's fused node list */
     char *token;           /* sk_token_canonical(funcName) */
 } dcci_child;
@@ -68,6 +69,7 @@ struct dcci_prof_sk; /* sk_prof aggregates, dcci_prof.h */
 typedef struct dcci_sk {
     size_t model;                 /* index in side->models */
     const sk_fused_sk *fused;     /* borrowed */
+    size_t name_len;              /* strlen(fused->name) */
     char *scope;                  /* NUL-terminated copy of the scope part */
     dcci_child *children;         /* kernel children in fused order */
     size_t nchildren;
