@@ -480,17 +480,28 @@ static void cores_free(run *r)
 
 /* ------------------------------------------------------------ events */
 
+/* The side has no fused log for the event's model: the metadata is missing,
+ * not the trace malformed.  Counted, and reported once per file and model. */
+static sk_err no_metadata(run *r, const sk_prof_event *ev, sk_diag *d)
+{
+    if (r->fs->no_metadata++)
+        return SK_OK;
+    return dcci_issue_add(&r->side->issues, DCCI_GATE_COLLECTION, "missing_input", r->side->name,
+                          r->label, ev->line, d, "sk_prof records of modelId \"%.60s\" but the "
+                          "side has no sk_meta/<pid>/model_<modelId>/sk_fused_nodes.log for it",
+                          ev->model_id);
+}
+
+/* *out = NULL when the model's metadata is missing (the event is skipped). */
 static sk_err find_sk(run *r, const sk_prof_event *ev, dcci_sk **out, sk_diag *d)
 {
     size_t mlen = strlen(ev->model_id);
+    *out = NULL;
     if (mlen >= sizeof r->model_text || strcmp(ev->model_id, r->model_text) != 0 ||
         r->model_index < 0) {
         long mi = dcci_side_find_model_runtime(r->side, ev->model_id, mlen);
-        if (mi < 0)
-            return sk_diag_set(d, SK_E_FORMAT, r->label, ev->line,
-                               "sk_prof modelId \"%.60s\" matches no sk_meta model directory "
-                               "(model_<modelId>)",
-                               ev->model_id);
+        if (mi < 0 || !r->side->models[mi].fused)
+            return no_metadata(r, ev, d);
         r->model_index = mi;
         if (mlen < sizeof r->model_text)
             memcpy(r->model_text, ev->model_id, mlen + 1);
@@ -561,7 +572,7 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
     sk_err e = core_at(r, ev->core, &c, d, ev->line);
     if (!e)
         e = find_sk(r, ev, &k, d);
-    if (e)
+    if (e || !k)
         return e;
     c->records++;
     struct dcci_prof_sk *p = k->prof;

@@ -80,6 +80,7 @@ typedef struct dcci_prof_file_summary {
     char *label;
     sk_prof_summary sum;
     uint64_t no_sk_id;              /* events without args.skId (reference fixture shape) */
+    uint64_t no_metadata;           /* events of a model whose fused log the side lacks */
     uint64_t cores;                 /* distinct cores with records */
     uint64_t max_core_records;
     dcci_core_count *core_records;  /* every core with records, by core index */
@@ -101,8 +102,10 @@ typedef struct dcci_prof_opts {
 /* Reads every sk_prof file of the side, aggregating for all SKs and the
  * per-position child metrics for the SKs with tracked[i] != 0 (tracked has
  * side->nsks entries).  Fills side->prof and every sk->prof.  Malformed
- * traces, records of SKs or nodeIds the metadata does not know, and
- * non-kernel nodeIds are errors naming file and line. */
+ * traces, records of SKs or nodeIds a model's fused log does not know, and
+ * non-kernel nodeIds are errors naming file and line.  Records of a model
+ * the side has no fused log for are counted (no_metadata) and reported as
+ * the collection issue missing_input. */
 sk_err dcci_prof_run(dcci_side *side, const unsigned char *tracked, const dcci_prof_opts *opts,
                      sk_diag *d);
 

@@ -229,7 +229,8 @@ static int sk_prof_complete(const dcci_side *s)
         return 0;
     if (s->prof)
         for (size_t f = 0; f < s->prof->nfiles; f++)
-            if (s->prof->files[f].nfull_cores || s->prof->files[f].no_sk_id)
+            if (s->prof->files[f].nfull_cores || s->prof->files[f].no_sk_id ||
+                s->prof->files[f].no_metadata)
                 return 0;
     return 1;
 }
@@ -712,6 +713,7 @@ static cJSON *side_integrity(jb *b, const dcci_analysis *a, int i)
             put_u64(b, x, "events", fs->sum.events);
             put_u64(b, x, "parent_records", fs->sum.parents);
             put_u64(b, x, "events_without_sk_id", fs->no_sk_id);
+            put_u64(b, x, "events_without_metadata", fs->no_metadata);
             put_u64(b, x, "skipped_without_ts", fs->sum.skipped_no_ts);
             put_u64(b, x, "skipped_phase", fs->sum.skipped_phase);
             put_u64(b, x, "zero_duration", fs->sum.zero_duration);

@@ -359,9 +359,6 @@ static void unknown_node_sk_model(void)
         {"{\"ph\":\"X\",\"name\":\"[0/2]kA\",\"pid\":\"AIV\",\"tid\":25,\"ts\":1,\"dur\":1,"
          "\"args\":{\"modelId\":\"48_1\",\"skId\":9,\"nodeId\":0}}",
          "sk_prof skId 9 of model 48_1 is not an SK of model_48_1/sk_fused_nodes.log"},
-        {"{\"ph\":\"X\",\"name\":\"[0/2]kA\",\"pid\":\"AIV\",\"tid\":25,\"ts\":1,\"dur\":1,"
-         "\"args\":{\"modelId\":\"49_1\",\"skId\":1,\"nodeId\":0}}",
-         "sk_prof modelId \"49_1\" matches no sk_meta model directory"},
         {"{\"ph\":\"X\",\"name\":\"[0/2]kA\",\"pid\":\"AIV\",\"ts\":1,\"dur\":1,"
          "\"args\":{\"modelId\":\"48_1\",\"skId\":1,\"nodeId\":0}}",
          "sk_prof event has skId but no tid"},
@@ -385,6 +382,33 @@ static void unknown_node_sk_model(void)
         dcci_side_free(&s);
         tfs_rm_rf(root);
     }
+}
+
+/* A model the side has no fused log for: counted, a collection issue, no error. */
+static void unknown_model_is_missing_metadata(void)
+{
+    const char *root = setup(NULL);
+    trace t = {SK_BUF_INIT, 0};
+    for (int l = 0; l < 3; l++)
+        for (int c = 0; c < 3; c++)
+            core_launch(&t, CORES[c], 1000 * US + l * 100 * US, 0, 0, 2);
+    add(&t, "{\"ph\":\"X\",\"name\":\"[0/2]kA\",\"pid\":\"AIV\",\"tid\":25,\"ts\":1,"
+            "\"dur\":1,\"args\":{\"modelId\":\"49_1\",\"skId\":1,\"nodeId\":0}}");
+    add(&t, "{\"ph\":\"X\",\"name\":\"[1/2]kA\",\"pid\":\"AIV\",\"tid\":26,\"ts\":1,"
+            "\"dur\":1,\"args\":{\"modelId\":\"49_1\",\"skId\":1,\"nodeId\":0}}");
+    write_trace(root, "profiler/sk_prof_device_0.json", &t);
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(run(root, &s, 0, 0, &d), SK_OK);
+    T_EQ_INT(s.prof->files[0].no_metadata, 2);
+    /* the first issue: these test sides have no kernel_details */
+    T_EQ_INT(s.issues.n, 2);
+    T_EQ_STR(s.issues.v[1].code, "missing_input");
+    T_EQ_INT(s.issues.v[1].line, 19);
+    T_CONTAINS(s.issues.v[1].message, "sk_prof records of modelId \"49_1\"");
+    check_clean_three(dcci_prof_sk_result(&s.sks[0]));
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
 }
 
 static void symbol_mismatch_counted(void)
@@ -564,6 +588,7 @@ static const t_case cases[] = {
     T(reordered_positions),
     T(reordered_control_node_is_error),
     T(unknown_node_sk_model),
+    T(unknown_model_is_missing_metadata),
     T(symbol_mismatch_counted),
     T(capacity_reached),
     T(mix_lanes_and_two_blocks_per_core),
