@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../artifact_contract/sk_alloc.h"
+#include "../artifact_contract/sk_json.h"
 #include "dcci_report.h"
 
 typedef struct md {
@@ -241,6 +242,14 @@ static void section_inputs(md *m, const dcci_analysis *a)
         cell_code(m, s->in.manifest_fingerprint[0] ? s->in.manifest_fingerprint : NULL);
         cell_code(m, s->in.has_manifest ? s->in.manifest_sha256 : NULL);
         emit(m, "\n");
+    }
+    if (a->contract_summary) {
+        const cJSON *fp = sk_json_get(a->contract_summary, "set_fingerprint");
+        const cJSON *ch = sk_json_get(a->contract_summary, "config_change");
+        const cJSON *ptr = ch ? sk_json_get(ch, "pointer") : NULL;
+        emit(m, "\n契约校验通过：集合指纹 `%s`；两侧配置只在 `%s` 处不同。\n",
+             cJSON_IsString(fp) ? fp->valuestring : "—",
+             cJSON_IsString(ptr) ? ptr->valuestring : "—");
     }
     emit(m, "\n| 侧 | 角色 | 相对路径 | SHA-256 | 校验方 | zstd |\n|---|---|---|---|---|---|\n");
     for (int i = 0; i < 2; i++) {
