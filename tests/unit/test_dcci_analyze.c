@@ -525,6 +525,40 @@ static void no_valid_regex_blocks(void)
     done(&r);
 }
 
+/* A rejected kernel_details row (duration 0) makes its SK insufficient. */
+static void rejected_row_is_insufficient(void)
+{
+    world w;
+    side_spec o0, dis;
+    regression_world(&w, &o0, &dis);
+    run r;
+    sk_diag d;
+    for (int i = 0; i < 2; i++) {
+        snprintf(r.root[i], sizeof r.root[i], "%s", tfs_scratch());
+        build_side(r.root[i], &w, i ? &dis : &o0);
+    }
+    size_t len;
+    char *csv = t_slurp(tfs_path("%s/profiler/kernel_details.csv", r.root[0]), &len);
+    sk_buf b = SK_BUF_INIT;
+    sk_buf_append(&b, csv, len);
+    sk_buf_printf(&b, "9,0,48,0,3,%s,SuperKernel,static,MIX_AIC,1.000,0.000\n", sk_name(&w.sk[0]));
+    tdc_write(r.root[0], "profiler/kernel_details.csv", sk_buf_cstr(&b));
+    free(csv);
+    sk_buf_free(&b);
+    dcci_analysis_init(&r.a);
+    T_EQ_INT(dcci_input_discover(r.root[0], &r.a.side[0].in, &d), SK_OK);
+    T_EQ_INT(dcci_input_discover(r.root[1], &r.a.side[1].in, &d), SK_OK);
+    T_EQ_INT(dcci_analyze_sides(&r.a, &d), SK_OK);
+    T_EQ_INT(r.a.results[0].invalid_rows, 1);
+    T_EQ_INT(r.a.results[0].cls.cls, SK_CLASS_INSUFFICIENT_EVIDENCE);
+    T_EQ_INT(r.a.nslow, 0);
+    T_EQ_STR(dcci_status_name(r.a.status), "no_significant_regression");
+    char *text = json_text(&r.a);
+    T_CONTAINS(text, "\"reasons\": [\n        \"invalid_profile_occurrence\"\n      ]");
+    sk_free(text);
+    done(&r);
+}
+
 static void status_order(void)
 {
     dcci_analysis a;
@@ -695,6 +729,7 @@ static const t_case cases[] = {
     T(mapping_blocked),
     T(union_order_by_regression),
     T(no_valid_regex_blocks),
+    T(rejected_row_is_insufficient),
     T(status_order),
     T(issues_are_capped),
     T(reference_fixtures_load),
