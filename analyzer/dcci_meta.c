@@ -235,19 +235,22 @@ static sk_err build_task_map(dcci_side *s, const dcci_model *m, dcci_sk *k, cons
         k->task_rank[t] = -1;
         if (rn->kind == SK_NODE_NULL)
             continue;
-        for (size_t i = 0; i < fs->n_nodes; i++)
-            if (fs->nodes[i].node_id == rn->node_id) {
-                k->task_rank[t] = rank_of[i];
-                if (rank_of[i] >= 0 && rn->func_name &&
-                    strcmp(rn->func_name, fs->nodes[i].func_name) != 0)
-                    return dcci_issue_add(&s->issues, DCCI_GATE_COLLECTION, "metadata_mismatch",
-                                          s->name, m->rtlog_label, rs->reordered_line, d,
-                                          "reordered node %llu of scope %llu names %s, the fused "
-                                          "log names %s", (unsigned long long)rn->node_id,
-                                          (unsigned long long)fs->scope_id, rn->func_name,
-                                          fs->nodes[i].func_name);
-                break;
-            }
+        for (size_t i = 0; i < fs->n_nodes; i++) {
+            if (fs->nodes[i].node_id != rn->node_id)
+                continue;
+            k->task_rank[t] = rank_of[i];
+            if (rank_of[i] >= 0 && rn->func_name &&
+                strcmp(rn->func_name, fs->nodes[i].func_name) != 0)
+                e = dcci_issue_add(&s->issues, DCCI_GATE_COLLECTION, "metadata_mismatch", s->name,
+                                   m->rtlog_label, rs->reordered_line, d,
+                                   "reordered node %llu of scope %llu names %s, the fused log "
+                                   "names %s", (unsigned long long)rn->node_id,
+                                   (unsigned long long)fs->scope_id, rn->func_name,
+                                   fs->nodes[i].func_name);
+            break;
+        }
+        if (e)
+            return e;
     }
     return SK_OK;
 }

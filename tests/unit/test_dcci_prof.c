@@ -344,6 +344,65 @@ static void reordered_control_node_is_error(void)
     tfs_rm_rf(root);
 }
 
+/* The listing names another funcName for node 10: a metadata mismatch; the
+ * task list is still complete. */
+static void reordered_symbol_mismatch(void)
+{
+    char rt[4096];
+    snprintf(rt, sizeof rt,
+             TDC_PROF_ON "SK Function: " SK1 ", scope id: 1, Node Count: 3\n  %s\n  %s\n  %s\n"
+                         "reordered task nodes: node count=3\n  %s\n  %s\n  %s\n",
+             tdc_kernel(0, 10, "kA", "AIV_ONLY", 2, 1), tdc_wait(1, 11),
+             tdc_kernel(2, 12, "kB", "AIC_ONLY", 1, 1), tdc_wait(0, 11),
+             tdc_kernel(1, 10, "kX", "AIV_ONLY", 2, 1), tdc_kernel(2, 12, "kB", "AIC_ONLY", 1, 1));
+    const char *root = setup(rt);
+    tdc_write(root, "profiler/sk_prof_device_0.json", "[{}]");
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(run(root, &s, 0, 0, &d), SK_OK);
+    T_EQ_INT(s.sks[0].task_from_reorder, 1);
+    T_EQ_INT(s.sks[0].task_rank[0], -1);
+    T_EQ_INT(s.sks[0].task_rank[1], 0);
+    T_EQ_INT(s.sks[0].task_rank[2], 1);
+    int found = 0;
+    for (size_t i = 0; i < s.issues.n; i++)
+        if (!strcmp(s.issues.v[i].code, "metadata_mismatch")) {
+            found = 1;
+            T_EQ_STR(s.issues.v[i].message,
+                     "reordered node 10 of scope 1 names kX, the fused log names kA");
+            T_EQ_INT(s.issues.v[i].line, 6);
+        }
+    T_CHECK(found);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+}
+
+/* The SK block in super_kernel.log lists other nodes: mismatch, fused order used. */
+static void runtime_block_differs(void)
+{
+    char rt[4096];
+    snprintf(rt, sizeof rt,
+             TDC_PROF_ON "SK Function: " SK1 ", scope id: 1, Node Count: 2\n  %s\n  %s\n",
+             tdc_kernel(0, 10, "kA", "AIV_ONLY", 2, 1), tdc_kernel(1, 12, "kB", "AIC_ONLY", 1, 1));
+    const char *root = setup(rt);
+    tdc_write(root, "profiler/sk_prof_device_0.json", "[{}]");
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(run(root, &s, 0, 0, &d), SK_OK);
+    T_EQ_INT(s.sks[0].task_from_reorder, 0);
+    T_EQ_INT(s.sks[0].ntask, 3);
+    T_EQ_INT(s.sks[0].task_rank[1], -1);
+    int found = 0;
+    for (size_t i = 0; i < s.issues.n; i++)
+        if (!strcmp(s.issues.v[i].code, "metadata_mismatch")) {
+            found = 1;
+            T_CONTAINS(s.issues.v[i].message, "the SK block of scope 1 differs from");
+        }
+    T_CHECK(found);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+}
+
 static void unknown_node_sk_model(void)
 {
     static const struct {
@@ -587,6 +646,8 @@ static const t_case cases[] = {
     T(bridging_record_merges),
     T(reordered_positions),
     T(reordered_control_node_is_error),
+    T(reordered_symbol_mismatch),
+    T(runtime_block_differs),
     T(unknown_node_sk_model),
     T(unknown_model_is_missing_metadata),
     T(symbol_mismatch_counted),
