@@ -534,14 +534,21 @@ static sk_err find_sk(run *r, const sk_prof_event *ev, dcci_sk **out, sk_diag *d
     return SK_OK;
 }
 
-static void mismatch(dcci_sk *k, const sk_prof_event *ev)
+/* Names kept in the report are cut here (symbols are a few hundred bytes). */
+#define MISMATCH_NAME_MAX 200
+
+static sk_err mismatch(dcci_sk *k, const sk_prof_event *ev, sk_diag *d)
 {
     struct dcci_prof_sk *p = k->prof;
     if (!p->mismatches) {
         p->first_mismatch_line = ev->line;
-        p->first_mismatch_name = sk_strndup(ev->name, ev->name_len < 200 ? ev->name_len : 200);
+        p->first_mismatch_name =
+            sk_strndup(ev->name, ev->name_len < MISMATCH_NAME_MAX ? ev->name_len : MISMATCH_NAME_MAX);
+        if (!p->first_mismatch_name)
+            return nomem(d);
     }
     p->mismatches++;
+    return SK_OK;
 }
 
 static int name_is(const sk_prof_event *ev, const char *want, size_t n)
@@ -581,10 +588,8 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
                                                                            : LANE_UNKNOWN;
     if (ev->is_parent) {
         p->parents++;
-        if (!name_is(ev, k->fused->name, k->name_len)) {
-            mismatch(k, ev);
-            return SK_OK;
-        }
+        if (!name_is(ev, k->fused->name, k->name_len))
+            return mismatch(k, ev, d);
         size_t li = 0;
         e = add_parent(p, ev->ts_ns, ev->ts_ns + ev->dur_ns, lane, ev->block_idx, &li, d);
         if (!e)
@@ -601,10 +606,8 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
                            (long long)ev->node_id, k->ntask, k->fused->name,
                            k->task_from_reorder ? " (reordered)" : "");
     int32_t rank = k->task_rank[ev->node_id];
-    if (!name_is(ev, k->children[rank].node->func_name, k->children[rank].func_len)) {
-        mismatch(k, ev);
-        return SK_OK;
-    }
+    if (!name_is(ev, k->children[rank].node->func_name, k->children[rank].func_len))
+        return mismatch(k, ev, d);
     pend rec = {ev->ts_ns, ev->dur_ns, rank, (uint8_t)ev->block_idx, (uint8_t)ev->block_num,
                 (uint8_t)lane, (uint8_t)ev->has_block, ev->line};
     if (lane < 2)
