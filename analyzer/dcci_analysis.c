@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "../artifact_contract/ac_set.h"
 #include "../artifact_contract/sk_alloc.h"
 
 const char *dcci_status_name(dcci_status s)
@@ -64,6 +65,7 @@ void dcci_analysis_free(dcci_analysis *a)
     cJSON_Delete(a->contract_summary);
     dcci_side_free(&a->side[0]);
     dcci_side_free(&a->side[1]);
+    ac_set_free(a->contract); /* after the sides: their files borrow its records */
     dcci_analysis_init(a);
 }
 

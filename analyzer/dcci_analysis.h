@@ -114,6 +114,8 @@ typedef struct dcci_collateral {
     size_t npatterns;
 } dcci_collateral;
 
+struct ac_set;
+
 typedef struct dcci_analysis {
     dcci_opts opts;
     dcci_side side[2];               /* [0] O0, [1] disable-all */
@@ -136,6 +138,7 @@ typedef struct dcci_analysis {
     dcci_collateral *collateral;
     size_t ncollateral;
     dcci_issues issues;              /* cross-side and attribution issues */
+    struct ac_set *contract;         /* sealed mode: the validated pair (owned), or NULL */
     cJSON *contract_summary;         /* sealed mode: the validator's summary, or NULL */
     dcci_status status;
     dcci_status status_if_sealed;    /* --unsealed: the status without the unsealed_input

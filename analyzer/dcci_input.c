@@ -505,7 +505,7 @@ void dcci_input_take_manifest_values(dcci_side_input *in, const cJSON *workload,
     }
 }
 
-static sk_err read_unvalidated_manifest(dcci_side_input *in, sk_diag *d)
+sk_err dcci_input_read_unvalidated_manifest(dcci_side_input *in, sk_diag *d)
 {
     cJSON *m = NULL;
     struct stat st;
@@ -547,7 +547,7 @@ sk_err dcci_input_discover(const char *arg, dcci_side_input *in, sk_diag *d)
         return e;
     e = sk_dir_open(in->root, SK_PATH_NOFOLLOW_LEAF, "capture root", &in->root_fd, d);
     if (!e)
-        e = read_unvalidated_manifest(in, d);
+        e = dcci_input_read_unvalidated_manifest(in, d);
     if (!e)
         e = discover_profiler(in, d);
     if (!e)

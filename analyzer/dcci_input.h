@@ -66,8 +66,12 @@ typedef struct dcci_file {
     uint64_t raw_bytes;
     uint64_t decoded_bytes;
     int zstd;
-    sk_stat after;              /* stat after the read (sealed confirmation) */
-    const void *contract_file;  /* sealed mode: the validator's record (borrowed) */
+    sk_stat after;              /* stat after the read (unsealed reads only) */
+    const struct ac_set_file *contract_file; /* sealed: the validator's record (borrowed) */
+    /* sealed: the contract reader refused the file (changed, moved, different
+     * content); the analysis reports collection_blocked / contract_invalid */
+    int contract_failed;
+    sk_diag contract_diag;
 } dcci_file;
 
 typedef enum dcci_value_source {
@@ -81,8 +85,12 @@ typedef enum dcci_value_source {
 /* "none", "manifest", "unvalidated_manifest", "option", "default" */
 const char *dcci_value_source_name(dcci_value_source s);
 
+struct ac_set;
+
 typedef struct dcci_side_input {
     char *root;                 /* capture root as given (or the manifest's directory) */
+    struct ac_set *contract;    /* sealed: the validated set the files are read through
+                                   (borrowed from the analysis), else NULL */
     int root_fd;                /* -1 when not open */
     int sealed;
     int has_manifest;
@@ -122,6 +130,12 @@ void dcci_input_sort(dcci_side_input *in);
  * Both X and X.zst present is an error (SK_E_FORMAT), as is a manifest that
  * is not strict JSON. */
 sk_err dcci_input_discover(const char *arg, dcci_side_input *in, sk_diag *d);
+
+/* Reads in->manifest_path, when it exists, as strict JSON without validating
+ * it: manifest SHA-256 of its bytes, recorded fingerprint, capture role,
+ * round id, workload warmup and control ASCEND_PROF_SK_ON (has_manifest = 1).
+ * A missing manifest is not an error; one that is not a JSON object is. */
+sk_err dcci_input_read_unvalidated_manifest(dcci_side_input *in, sk_diag *d);
 
 /* Reads warmup (aliases warmup, warmup_runs, warmup_iterations; the first
  * present integer >= 0) from a workload object and ASCEND_PROF_SK_ON (a
