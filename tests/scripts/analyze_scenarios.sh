@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # skdcci analyze on every skdcci_gen scenario, compared with ground-truth.json:
 # status, slower SKs, realized SK statistics, selected children (the decoy not
-# selected), token order, patterns, collateral, option files; determinism
-# (twice, and under a comma-decimal locale), .zst inputs, read-only roots.
-# Runs sealed (seal_pair.sh) when the contract tools are built, --unsealed
-# otherwise (then status_if_sealed carries the expected status).
+# selected), token order, patterns, collateral, option files (byte for
+# byte) and their absence for every other status, the report's inputs
+# against the sealed manifests; determinism (twice, and under a comma-decimal
+# locale), .zst inputs, read-only roots.  Every pair is sealed with
+# seal_pair.sh and analysed in sealed mode; one more run checks --unsealed
+# (status_if_sealed carries the expected status).
 source "$SK_REPO/tests/lib.sh"
 GEN=${SKDCCI_GEN:-$TOOLS/skdcci_gen}
 SEAL=${SEAL_PAIR:-$SK_REPO/tests/tools/seal_pair.sh}
@@ -15,10 +17,8 @@ if [ ! -x "$GEN" ]; then
 fi
 W=$PWD
 CHECK=$SK_REPO/tests/scripts/analyze_check.py
-sealed=0
-if [ -x "$SEAL" ] && "$SK_BUILD/bin/artifact_contract" --help 2>/dev/null | grep -q validate-set; then
-    sealed=1
-fi
+SEALED_CHECK=$SK_REPO/tests/scripts/analyze_sealed_check.py
+sealed=1
 
 gen() { # SCENARIO DIR [ARGS...]
     local s=$1 d=$2; shift 2
@@ -53,6 +53,10 @@ for s in regression no_regression no_regressed_child buffer_full incomplete_lane
     out=$(python3 "$CHECK" "$d/ground-truth.json" "$W/$s.out" "$rc" "$sealed" 2>&1)
     if [ $? -eq 0 ]; then t_pass "$s:ground_truth"; else t_fail "$s:ground_truth" "$out" "$(cat "$W/err.txt")"; fi
     [ -n "$out" ] && echo "$out" | sed 's/^/# /'
+    t_ok "$s:inputs" python3 "$SEALED_CHECK" inputs "$d" "$W/$s.out"
+    if grep -q '"writes_option_files":true' "$d/ground-truth.json"; then
+        t_ok "$s:option_file_bytes" python3 "$SEALED_CHECK" options "$d/ground-truth.json" "$W/$s.out"
+    fi
     t_ok "$s:schema" python3 "$SK_REPO/tests/scripts/schema_check.py" \
         "$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json" "$W/$s.out/dcci-regression-analysis.json"
     tree_state "$d/o0" >"$W/after.o0"
@@ -93,4 +97,16 @@ if gen regression "$W/zst" --zstd --zstd-graphs; then
     if [ $? -eq 0 ]; then t_pass zst_same_analysis; else t_fail zst_same_analysis "$out"; fi
 else
     t_fail zst_generate
+fi
+
+# --unsealed on a raw pair: the whole analysis, but always collection_blocked
+# (unsealed_input) with status_if_sealed carrying what sealing would give
+sealed=0
+if gen regression "$W/raw"; then
+    analyse "$W/raw" "$W/raw.out"
+    rc=$?
+    out=$(python3 "$CHECK" "$W/raw/ground-truth.json" "$W/raw.out" "$rc" 0 2>&1)
+    if [ $? -eq 0 ]; then t_pass unsealed:ground_truth; else t_fail unsealed:ground_truth "$out"; fi
+else
+    t_fail unsealed:generate
 fi
