@@ -77,6 +77,8 @@ analyse swapped "$W/swapped.out" "$W/ok/disable_all" "$W/ok/o0"
 blocked swapped "$W/swapped.out" E_MANIFEST_SHAPE o0 "capture_role mismatch" "arguments are swapped"
 analyse swapped2 "$W/swapped.again" "$W/ok/disable_all" "$W/ok/o0"
 t_ok swapped:same_bytes_twice diff -r "$W/swapped.out" "$W/swapped.again"
+t_ok swapped:schema python3 "$SK_REPO/tests/scripts/schema_check.py" \
+    "$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json" "$W/swapped.out/dcci-regression-analysis.json"
 tree_state "$W/ok" >"$W/ok.after2"
 t_ok rejected:roots_unchanged diff "$W/ok.before" "$W/ok.after2"
 
