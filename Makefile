@@ -99,7 +99,7 @@ check-valgrind:
 	SK_VALGRIND=1 tests/run.sh build/t
 
 demo: bins
-	tools/demo.sh
+	B=$(B) tools/demo.sh
 
 bench: bins
 	bench/run.sh

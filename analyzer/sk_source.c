@@ -79,7 +79,7 @@ static sk_err raw_fill(sk_source *s, void *buf, size_t cap, size_t *got)
         return s->failed;
     }
     if (*got) {
-        e = sk_sha256_update(s->sha, buf, *got);
+        e = s->sha ? sk_sha256_update(s->sha, buf, *got) : SK_OK;
         if (e != SK_OK) {
             s->failed = sk_diag_set(&s->fail_diag, e, s->label, 0, "SHA-256 update failed");
             return e;
@@ -89,8 +89,8 @@ static sk_err raw_fill(sk_source *s, void *buf, size_t cap, size_t *got)
     return SK_OK;
 }
 
-sk_err sk_source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, sk_source **out,
-                     sk_diag *d)
+static sk_err source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, int hashed,
+                         sk_source **out, sk_diag *d)
 {
     sk_err e = SK_OK;
     sk_source *s = NULL;
@@ -105,8 +105,8 @@ sk_err sk_source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, sk_s
     s->raw_read = raw_read;
     s->raw_ctx = raw_ctx;
     s->label = sk_strdup(label ? label : "");
-    s->sha = sk_sha256_new();
-    if (!s->label || !s->sha) {
+    s->sha = hashed ? sk_sha256_new() : NULL;
+    if (!s->label || (hashed && !s->sha)) {
         e = sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory creating an input source");
         goto out;
     }
@@ -115,6 +115,18 @@ sk_err sk_source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, sk_s
 out:
     sk_source_free(s);
     return e;
+}
+
+sk_err sk_source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, sk_source **out,
+                     sk_diag *d)
+{
+    return source_new(raw_read, raw_ctx, label, 1, out, d);
+}
+
+sk_err sk_source_new_unhashed(sk_read_fn raw_read, void *raw_ctx, const char *label,
+                              sk_source **out, sk_diag *d)
+{
+    return source_new(raw_read, raw_ctx, label, 0, out, d);
 }
 
 static int is_zstd_magic(const unsigned char *p)
@@ -312,7 +324,7 @@ sk_err sk_source_finish(sk_source *s, char sha256_hex[SK_SHA256_HEX_LEN + 1], sk
         if (got == 0)
             break;
     }
-    sk_err e = sk_sha256_final_hex(s->sha, s->hex);
+    sk_err e = s->sha ? sk_sha256_final_hex(s->sha, s->hex) : SK_OK;
     if (e != SK_OK)
         return sk_diag_set(d, e, s->label, 0, "SHA-256 finalisation failed");
     s->finished = 1;

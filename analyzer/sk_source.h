@@ -39,6 +39,11 @@ typedef struct sk_source sk_source;
  * the input in messages ("kernel_details.csv.zst: truncated zstd frame"). */
 sk_err sk_source_new(sk_read_fn raw_read, void *raw_ctx, const char *label, sk_source **out,
                      sk_diag *d);
+/* The same without the SHA-256: for an underlying reader that hashes the raw
+ * bytes itself (the contract reader of a sealed set, ac_set_reader), so that
+ * no byte is hashed twice.  sk_source_finish then writes "" as the digest. */
+sk_err sk_source_new_unhashed(sk_read_fn raw_read, void *raw_ctx, const char *label,
+                              sk_source **out, sk_diag *d);
 
 /* sk_read_fn: decoded bytes; *got == 0 at the end of the input.  Errors:
  * SK_E_COMPRESS (truncated or corrupt frame, with the raw byte offset), or

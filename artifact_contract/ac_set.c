@@ -94,6 +94,11 @@ const char *ac_set_manifest_path(const ac_set *s, size_t i)
     return i < s->n ? s->m[i].ev.path : NULL;
 }
 
+const char *ac_set_manifest_sha256(const ac_set *s, size_t i)
+{
+    return i < s->n ? s->m[i].ev.sha256 : NULL;
+}
+
 const cJSON *ac_set_manifest(const ac_set *s, const char *capture_role)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -727,6 +732,7 @@ struct ac_set_reader {
     sk_rfile *rf;
     sk_sha256 *sha;
     int at_eof;
+    char hex[65];      /* digest of the bytes read, set by close() */
 };
 
 void ac_set_reader_free(ac_set_reader *r)
@@ -795,11 +801,17 @@ sk_err ac_set_reader_close(ac_set_reader *r, sk_diag *d)
     sk_err e = sk_rfile_finish(r->rf, &after, d);
     if (e)
         return ac_diag_adopt(d, e, AC_E_ARTIFACT_CHANGED);
-    char hex[65];
-    if (sk_sha256_final_hex(r->sha, hex) != SK_OK)
+    if (sk_sha256_final_hex(r->sha, r->hex) != SK_OK) {
+        r->hex[0] = '\0';
         return ac_fail(d, SK_E_INTERNAL, AC_E_INTERNAL, r->file->abspath,
                        "SHA-256 finalization failed");
-    return ac_set_confirm(r->set, r->file, hex, &after, d);
+    }
+    return ac_set_confirm(r->set, r->file, r->hex, &after, d);
+}
+
+const char *ac_set_reader_sha256(const ac_set_reader *r)
+{
+    return r->hex;
 }
 
 /* ------------------------------------------------------------ summary */

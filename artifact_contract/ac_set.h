@@ -80,6 +80,8 @@ size_t ac_set_count(const ac_set *s);
 const char *ac_set_role(const ac_set *s, size_t i);
 const char *ac_set_root(const ac_set *s, size_t i);
 const char *ac_set_manifest_path(const ac_set *s, size_t i);
+/* SHA-256 (hex) of the bytes of the i-th manifest as read, or NULL. */
+const char *ac_set_manifest_sha256(const ac_set *s, size_t i);
 /* The manifest of role as parsed (borrowed), or NULL. */
 const cJSON *ac_set_manifest(const ac_set *s, const char *capture_role);
 
@@ -101,6 +103,11 @@ sk_err ac_set_reader_read(void *reader, void *buf, size_t cap, size_t *got, sk_d
 /* After the last read (got == 0): proves the binding and confirms the file.
  * Reading must have reached the end of the file. */
 sk_err ac_set_reader_close(ac_set_reader *r, sk_diag *d);
+/* The SHA-256 (hex) of the bytes the reader passed on, computed by close()
+ * (also when close() then found that it differs from the manifest's); ""
+ * before close() got that far.  Lets a caller report the digest it read
+ * without hashing the bytes a second time. */
+const char *ac_set_reader_sha256(const ac_set_reader *r);
 void ac_set_reader_free(ac_set_reader *r);
 
 /* Requires every deferred file confirmed, revalidates the manifest inputs

@@ -32,6 +32,9 @@ static void write_stats(void)
 
 void sk_alloc_init_from_env(void)
 {
+    /* allocations are counted from here: what ran before (library
+     * initialisation that cannot be failed) is neither failed nor counted */
+    atomic_store(&alloc_count, 0);
     const char *v = getenv("SK_FAIL_ALLOC_AT");
     if (v && *v)
         fail_at = strtoul(v, NULL, 10);

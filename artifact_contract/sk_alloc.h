@@ -32,7 +32,9 @@ void sk_alloc_zstd_free(void *opaque, void *p);
 
 #ifdef SK_TEST_HOOKS
 /* Test builds read SK_FAIL_ALLOC_AT=N (fail exactly the Nth allocation, 1-based)
- * and SK_ALLOC_STATS=FILE (write the number of allocations at exit). */
+ * and SK_ALLOC_STATS=FILE (write the number of allocations at exit).  Counting
+ * starts at sk_alloc_init_from_env(): the CLI calls it after the one-time
+ * OpenSSL initialisation, which does not survive a failed allocation. */
 void sk_alloc_init_from_env(void);
 void sk_alloc_fail_at(unsigned long n);
 unsigned long sk_alloc_count(void);

@@ -18,7 +18,16 @@ static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
 static void fetch_sha256(void)
 {
-    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    /* an explicit, checked initialisation: EVP_MD_fetch would run it
+     * implicitly and carry on with a half-initialised library */
+    if (OPENSSL_init_crypto(0, NULL) == 1)
+        sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+sk_err sk_sha256_global_init(void)
+{
+    pthread_once(&sha256_once, fetch_sha256);
+    return sha256_md ? SK_OK : SK_E_NOMEM;
 }
 
 static const EVP_MD *md(void)

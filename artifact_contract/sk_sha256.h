@@ -10,6 +10,14 @@
 
 typedef struct sk_sha256 sk_sha256;
 
+/* Initialises libcrypto and fetches SHA-256 once per process; SK_E_NOMEM
+ * when that fails.  OpenSSL 3 does not survive an allocation failure during
+ * its lazy initialisation (a later call locks a lock it never created), so
+ * the tools call this first thing and stop when it fails; afterwards an
+ * allocation failure inside OpenSSL is an ordinary, reported error.  Calling
+ * it again returns the first outcome. */
+sk_err sk_sha256_global_init(void);
+
 sk_sha256 *sk_sha256_new(void); /* NULL when out of memory */
 sk_err sk_sha256_update(sk_sha256 *h, const void *data, size_t len);
 /* Writes 64 hex digits and a NUL; the context can then only be freed or reset. */

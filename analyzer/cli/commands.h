@@ -2,6 +2,10 @@
 #ifndef SKDCCI_COMMANDS_H
 #define SKDCCI_COMMANDS_H
 
+/* DCCI regression analysis (docs/analyze.md) */
+int cmd_analyze(int argc, char **argv);
+extern const char cmd_analyze_usage[];
+
 int cmd_trial(int argc, char **argv);
 int cmd_stability(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

@@ -4,6 +4,8 @@
 #include "skx_exit.h"
 
 static const cli_cmd commands[] = {
+    {"analyze", cmd_analyze, "DCCI regression analysis of an O0 / disable-all capture pair",
+     cmd_analyze_usage},
     {"compile-state", cmd_compile_state,
      "classify a static-compile attempt (in_progress/succeeded/failed/...)",
      cmd_compile_state_usage},

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../sk_alloc.h"
+#include "../sk_sha256.h"
 #include "../sk_version.h"
 
 static const cli_tool *current;
@@ -202,6 +203,12 @@ int cli_main(const cli_tool *t, int argc, char **argv)
 {
     current = t;
     sk_alloc_install_library_hooks();
+    /* before fault injection is armed: OpenSSL cannot survive an allocation
+     * failure inside its own one-time initialisation (sk_sha256.h) */
+    if (sk_sha256_global_init() != SK_OK) {
+        cli_error("out of memory initialising OpenSSL libcrypto");
+        return t->io_exit;
+    }
     sk_alloc_init_from_env();
     if (argc < 2)
         return cli_usage(NULL, "a command is required");

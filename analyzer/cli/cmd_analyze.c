@@ -1,0 +1,241 @@
+/* skdcci analyze O0 DISABLE_ALL: the DCCI regression analyzer (docs/analyze.md). */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../artifact_contract/cli/cli_util.h"
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_fs.h"
+#include "../dcci_analyze.h"
+#include "../dcci_report.h"
+#include "../sk_fixed.h"
+#include "commands.h"
+#include "skx_exit.h"
+
+#define DEFAULT_OUTDIR "dcci-analysis"
+
+const char cmd_analyze_usage[] =
+    "Usage: skdcci analyze O0 DISABLE_ALL [-o OUTDIR] [--unsealed] [--warmup-steps N]\n"
+    "                      [--warmup-launches N] [--min-occurrences N]\n"
+    "                      [--min-relative-pct X] [--min-abs-us X] [-q]\n"
+    "\n"
+    "Compares the DCCI O0 capture with the dcci_disable_on_kernel=[\".*\"] capture: every\n"
+    "SK, then the children of the significantly slower SKs, and derives the one list L\n"
+    "of runtime patterns for dcci_before_kernel_start and dcci_after_kernel_end.\n"
+    "O0 and DISABLE_ALL are capture roots holding collection-manifest.json (or the\n"
+    "manifest paths).  The roots are only read, never written.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output OUTDIR      output directory (default ./" DEFAULT_OUTDIR "); must not\n"
+    "                           exist or be empty, and must lie outside both roots\n"
+    "      --unsealed           discover the inputs of raw roots by the documented layout;\n"
+    "                           the status is then always collection_blocked\n"
+    "      --warmup-steps N     drop the kernel_details rows of the first N Step Ids (0)\n"
+    "      --warmup-launches N  drop the first N sk_prof launches of every SK (default:\n"
+    "                           the workload warmup of the manifest, else 0)\n"
+    "      --min-occurrences N  samples needed per side, at least 3 (3)\n"
+    "      --min-relative-pct X relative significance floor in percent (3.0)\n"
+    "      --min-abs-us X       absolute significance floor in microseconds (1.0)\n"
+    "  -q, --quiet              no progress line on a terminal\n"
+    "\n"
+    "Outputs: dcci-regression-analysis.json, DCCI_REGRESSION_ANALYSIS.md and, for\n"
+    "repair_candidate only, option-values.json and dcci-repair-options.json.\n"
+    "\n"
+    "Exit codes: 0 repair_candidate, no_regressed_child or no_significant_regression;\n"
+    "3 collection_blocked, mapping_blocked or child_attribution_blocked; 2 usage;\n"
+    "1 unreadable or malformed input, I/O or internal error (nothing is written).\n";
+
+enum {
+    OPT_UNSEALED = 1000,
+    OPT_WARMUP_STEPS,
+    OPT_WARMUP_LAUNCHES,
+    OPT_MIN_OCC,
+    OPT_MIN_REL,
+    OPT_MIN_ABS
+};
+
+typedef struct progress_line {
+    int active;
+    int shown;
+} progress_line;
+
+static void show_progress(void *ctx, const char *phase, uint64_t done, uint64_t total)
+{
+    progress_line *p = ctx;
+    if (!p->active)
+        return;
+    unsigned pct = total ? (unsigned)(done >= total ? 100 : done * 100 / total) : 0;
+    fprintf(stderr, "\rskdcci analyze: %-28s %3u%% (%llu of %llu MB)", phase, pct,
+            (unsigned long long)(done >> 20), (unsigned long long)(total >> 20));
+    fflush(stderr);
+    p->shown = 1;
+}
+
+static void clear_progress(progress_line *p)
+{
+    if (p->shown) {
+        fprintf(stderr, "\r%80s\r", "");
+        fflush(stderr);
+        p->shown = 0;
+    }
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *v, uint64_t *out)
+{
+    if (cli_parse_u64(v, out))
+        return cli_usage(cmd, "%s needs a non-negative integer, got '%s'", opt, v);
+    return 0;
+}
+
+/* The output must not lie inside a capture root: the roots stay read-only. */
+static int check_outdir(const char *outdir, const char *const args[2])
+{
+    sk_diag d;
+    sk_diag_clear(&d);
+    char *pub = sk_path_publication(outdir, &d);
+    if (!pub)
+        return 0; /* sk_outdir_begin reports the path problem */
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        char *root = NULL, *manifest = NULL;
+        if (dcci_input_resolve_arg(args[i], &root, &manifest, &d))
+            continue;
+        char real[PATH_MAX];
+        if (realpath(root, real) && sk_path_is_within(pub, real))
+            rc = cli_usage("analyze", "output directory %s lies inside capture root %s: the "
+                           "analysis never writes into a capture root", outdir, root);
+        sk_free(root);
+        sk_free(manifest);
+    }
+    sk_free(pub);
+    return rc;
+}
+
+static void summary(const dcci_analysis *a, const char *outdir)
+{
+    printf("status: %s\n", dcci_status_name(a->status));
+    printf("matched SKs: %zu, significantly slower: %zu, tokens: %zu, patterns: %zu\n",
+           a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+    printf("report: %s/%s\n", outdir, DCCI_REPORT_JSON_NAME);
+}
+
+static const dcci_issue *first_reason(const dcci_analysis *a)
+{
+    dcci_gate g = a->status == DCCI_STATUS_COLLECTION_BLOCKED ? DCCI_GATE_COLLECTION
+                  : a->status == DCCI_STATUS_MAPPING_BLOCKED  ? DCCI_GATE_MAPPING
+                                                              : DCCI_GATE_ATTRIBUTION;
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            if (lists[l]->v[i].gate == g)
+                return &lists[l]->v[i];
+    return NULL;
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"unsealed", no_argument, NULL, OPT_UNSEALED},
+        {"warmup-steps", required_argument, NULL, OPT_WARMUP_STEPS},
+        {"warmup-launches", required_argument, NULL, OPT_WARMUP_LAUNCHES},
+        {"min-occurrences", required_argument, NULL, OPT_MIN_OCC},
+        {"min-relative-pct", required_argument, NULL, OPT_MIN_REL},
+        {"min-abs-us", required_argument, NULL, OPT_MIN_ABS},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *cmd = "analyze";
+    const char *outdir = DEFAULT_OUTDIR;
+    int quiet = 0, rc = 0, opt;
+    dcci_analysis a;
+    sk_outdir *out = NULL;
+    sk_diag d;
+    progress_line pl = {0, 0};
+    dcci_analysis_init(&a);
+    sk_diag_clear(&d);
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (opt = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
+        uint64_t v;
+        switch (opt) {
+        case 'o': outdir = optarg; break;
+        case 'q': quiet = 1; break;
+        case OPT_UNSEALED: a.opts.unsealed = 1; break;
+        case OPT_WARMUP_STEPS: rc = parse_count(cmd, "--warmup-steps", optarg, &a.opts.warmup_steps); break;
+        case OPT_WARMUP_LAUNCHES:
+            rc = parse_count(cmd, "--warmup-launches", optarg, &a.opts.warmup_launches);
+            a.opts.has_warmup_launches = 1;
+            break;
+        case OPT_MIN_OCC:
+            rc = parse_count(cmd, "--min-occurrences", optarg, &v);
+            if (!rc && v < SK_CLASSIFY_HARD_MIN_OCCURRENCES)
+                rc = cli_usage(cmd, "--min-occurrences can only be raised: at least %d, got %s",
+                               SK_CLASSIFY_HARD_MIN_OCCURRENCES, optarg);
+            if (!rc && v > 1000000000u)
+                rc = cli_usage(cmd, "--min-occurrences is too large: %s", optarg);
+            a.opts.classify.min_occurrences = (size_t)v;
+            break;
+        case OPT_MIN_REL:
+            if (sk_classify_parse_pct(optarg, &a.opts.classify.min_relative_milli_pct, &d) ||
+                a.opts.classify.min_relative_milli_pct > SK_CLASSIFY_MAX_RELATIVE_MILLI_PCT)
+                rc = cli_usage(cmd, "--min-relative-pct needs a decimal percentage with at most 3 "
+                               "decimals, got '%s'", optarg);
+            break;
+        case OPT_MIN_ABS: {
+            sk_fixed_result fr;
+            if (sk_fixed_parse(optarg, strlen(optarg), 3, SK_FIXED_STRICT, &fr, &d) ||
+                fr.missing || fr.value < 0 || optarg[0] == ' ' || optarg[0] == '\t')
+                rc = cli_usage(cmd, "--min-abs-us needs a non-negative decimal number of "
+                               "microseconds with at most 3 decimals, got '%s'", optarg);
+            else
+                a.opts.classify.min_abs_ns = fr.value;
+            break;
+        }
+        default: rc = cli_bad_option(cmd, argv, opt); break;
+        }
+    }
+    if (rc)
+        goto out;
+    if (argc - optind != 2) {
+        rc = cli_usage(cmd, "expected two capture roots (O0 and DISABLE_ALL), got %d",
+                       argc - optind);
+        goto out;
+    }
+    const char *args[2] = {argv[optind], argv[optind + 1]};
+    if ((rc = check_outdir(outdir, args)))
+        goto out;
+    if (sk_outdir_begin(outdir, 0755, &out, &d)) {
+        cli_error_diag(&d);
+        rc = SKX_FAIL;
+        goto out;
+    }
+    pl.active = !quiet && isatty(STDERR_FILENO);
+    a.opts.progress = show_progress;
+    a.opts.progress_ctx = &pl;
+    sk_err e = dcci_analyze_run(&a, args[0], args[1], &d);
+    clear_progress(&pl);
+    if (!e)
+        e = dcci_report_write(&a, out, &d);
+    if (!e)
+        e = sk_outdir_commit(out, &d);
+    if (e) {
+        cli_error_diag(&d);
+        rc = SKX_FAIL;
+        goto out;
+    }
+    summary(&a, outdir);
+    if (dcci_status_blocked(a.status)) {
+        const dcci_issue *r = first_reason(&a);
+        fprintf(stderr, "skdcci analyze: %s: %s%s%s\n", dcci_status_name(a.status),
+                r ? r->code : "blocked", r ? ": " : "", r ? r->message : "");
+        rc = SKX_BLOCKED;
+    }
+out:
+    sk_outdir_free(out);
+    dcci_analysis_free(&a);
+    return rc;
+}

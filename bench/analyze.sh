@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# DCCI analyzer benchmark: skdcci analyze on generated O0 / disable-all pairs,
+# side by side with `cat` of the same files and Python's json.load of one
+# sk_prof trace (the floor of any Python tool).
+#
+#   bench/analyze.sh [SCALE...]      default: 32 320 3300
+#                                    (≈10 MB, ≈100 MB, ≈1 GB of sk_prof + CSV per side)
+#   BUILD=build bench/analyze.sh     binaries from BUILD (default build)
+#   SKDCCI_GEN=path                  the generator (default BUILD/tests/tools/skdcci_gen)
+#   BENCH_DIR=/path                  where the pairs go (default: a temp dir, removed)
+#   BENCH_PYTHON=0                   skip json.load (it needs ~5 GB of RAM at 1 GB)
+#
+# Every input is read once before timing, so all tools read from the page
+# cache: the numbers compare parsing code, not the disk.  Wall-clock rates
+# depend on how busy the machine is; MB per CPU-second (user + system, all
+# threads) does not, so both are printed, as a markdown table on stdout.
+# Targets (issue 3): >= 300 MB/s of input (both sides) on the 2-core machine,
+# peak RSS flat across sizes, >= 10x the MB/s of json.load.
+set -eu
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$REPO/build}
+SKDCCI=$BUILD/bin/skdcci
+GEN=${SKDCCI_GEN:-$BUILD/tests/tools/skdcci_gen}
+[ -x "$SKDCCI" ] || { echo "bench/analyze.sh: build first (make), $SKDCCI is missing" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench/analyze.sh: GNU time (/usr/bin/time) is required" >&2; exit 2; }
+[ -x "$GEN" ] || { echo "bench/analyze.sh: the generator $GEN is missing (make $BUILD/tests/tools/skdcci_gen)" >&2; exit 2; }
+SCALES=${*:-32 320 3300}
+WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-bench.XXXXXX")}
+[ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$WORK"' EXIT
+
+# measure OUTFILE CMD...: wall s, peak RSS kB, exit code, CPU s of CMD (GNU time
+# waits for CMD itself, so the RSS is CMD's own, not a forking parent's)
+measure() {
+    local out=$1; shift
+    /usr/bin/time -o "$out" -f '%e %M %x %U %S' "$@" >/dev/null 2>/dev/null || true
+    read -r w m x u s < <(tail -n 1 "$out")
+    python3 -c 'import sys; print(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]) + float(sys.argv[5]))' \
+        "$w" "$m" "$x" "$u" "$s" >"$out"
+}
+
+row() { # SCALE TOOL BYTES RESULTFILE [BASE_MBPS]
+    python3 - "$@" <<'PY'
+import sys
+scale, tool, nbytes, res = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+base = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
+wall, rss, rc, cpu = open(res).read().split()
+wall, rss, cpu = float(wall), int(rss), float(cpu)
+mb = nbytes / 1e6
+mbps = mb / wall if wall else 0.0
+ratio = ("%.1f" % (mbps / base)) if base else "-"
+print("| %s | %s | %.0f | %.2f | %.0f | %.2f | %.0f | %.1f | %s |" % (
+    scale, tool, mb, wall, mbps, cpu, mb / cpu if cpu else 0.0, rss / 1024, ratio))
+PY
+}
+
+mbps_of() { python3 -c "import sys; w=float(open(sys.argv[1]).read().split()[0]); print(int(sys.argv[2])/1e6/w)" "$1" "$2"; }
+
+echo "Machine: $(getconf _NPROCESSORS_ONLN) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| scale | tool | input MB | wall s | MB/s | CPU s | MB per CPU-s | peak RSS MB | x json.load (MB/s) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for scale in $SCALES; do
+    D=$WORK/pair-$scale
+    [ -d "$D" ] || "$GEN" --out "$D" --scenario regression --scale "$scale" >/dev/null
+    files=()
+    while IFS= read -r f; do files+=("$f"); done < <(find "$D/o0" "$D/disable_all" -type f \
+        \( -name 'kernel_details.csv*' -o -name 'sk_prof_*' -o -name 'sk_fused_nodes.log*' \
+        -o -name 'super_kernel.log*' -o -name 'sk_graph_*.json*' \) | LC_ALL=C sort)
+    bytes=$(cat "${files[@]}" | wc -c)
+    trace=$D/o0/profiler/sk_prof_device_0.json
+    tbytes=$(wc -c <"$trace")
+    py_mbps=0
+    if [ "${BENCH_PYTHON:-1}" != 0 ]; then
+        measure "$WORK/py" python3 -c 'import json, sys; json.load(open(sys.argv[1], "rb"))' "$trace"
+        py_mbps=$(mbps_of "$WORK/py" "$tbytes")
+    fi
+    measure "$WORK/cat" cat "${files[@]}"
+    rm -rf "$WORK/out-$scale"
+    measure "$WORK/an" "$SKDCCI" analyze --unsealed -q --warmup-launches 2 "$D/o0" "$D/disable_all" \
+        -o "$WORK/out-$scale"
+    read -r _ _ rc _ <"$WORK/an"
+    [ "$rc" = 3 ] || { echo "bench/analyze.sh: skdcci analyze exited $rc at scale $scale" >&2; exit 1; }
+    row "$scale" cat "$bytes" "$WORK/cat"
+    if [ "$py_mbps" != 0 ]; then
+        row "$scale" "json.load (one trace)" "$tbytes" "$WORK/py"
+        row "$scale" "skdcci analyze" "$bytes" "$WORK/an" "$py_mbps"
+    else
+        row "$scale" "skdcci analyze" "$bytes" "$WORK/an"
+    fi
+    rm -rf "$WORK/out-$scale"
+    [ -n "${BENCH_DIR:-}" ] || rm -rf "$D"
+done

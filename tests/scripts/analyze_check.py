@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Compares skdcci analyze output with skdcci_gen's ground-truth.json.
+
+    analyze_check.py TRUTH OUTDIR RC SEALED
+    analyze_check.py --same-analysis OUTDIR_A OUTDIR_B
+
+Prints one line per problem and exits 1 when there is any (standard library only).
+"""
+import json
+import os
+import sys
+
+REPORT = "dcci-regression-analysis.json"
+EXIT = {"repair_candidate": 0, "no_regressed_child": 0, "no_significant_regression": 0,
+        "collection_blocked": 3, "mapping_blocked": 3, "child_attribution_blocked": 3}
+problems = []
+
+
+def check(cond, what):
+    if not cond:
+        problems.append(what)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def ns(us):
+    # exact: the report writes µs as exact decimals
+    from decimal import Decimal
+    return Decimal(str(us)) * 1000
+
+
+def same_analysis(a, b):
+    ra, rb = load(os.path.join(a, REPORT)), load(os.path.join(b, REPORT))
+    for key in ("status", "status_if_sealed", "thresholds", "matching", "sks", "children",
+                "token_union", "regexes", "regex_validation", "collateral"):
+        check(ra.get(key) == rb.get(key), f"{key} differs between {a} and {b}")
+
+
+def main_truth(truth_path, out, rc, sealed):
+    t = load(truth_path)
+    r = load(os.path.join(out, REPORT))
+    scenario = t["generator"]["scenario"]
+    expected = t["expected"]["status"]
+    final = expected if sealed else "collection_blocked"
+    check(r["status"] == final, f"status {r['status']}, want {final}")
+    if not sealed:
+        check(r["status_if_sealed"] == expected,
+              f"status_if_sealed {r['status_if_sealed']}, want {expected}")
+        check(any(i["code"] == "unsealed_input" for i in r["status_reasons"]),
+              "status_reasons lack unsealed_input")
+    check(rc == EXIT[final], f"exit code {rc}, want {EXIT[final]}")
+
+    names = {s["index"]: s["names"] for s in t["sks"]}
+    by_o0 = {s["names"]["o0"]: s for s in t["sks"] if s["names"]["o0"]}
+    # every matched SK: realized statistics and class
+    for s in r["sks"]:
+        ts = by_o0.get(s["names"]["o0"])
+        if ts is None:
+            problems.append(f"SK {s['names']['o0']} not in the ground truth")
+            continue
+        real = ts["realized_sk_wall"]
+        check(s["class"] == real["class"], f"{s['names']['o0']}: class {s['class']}, "
+              f"want {real['class']}")
+        for side in ("o0", "disable_all"):
+            got, want = s["stats"][side], real[side]
+            for k in ("count",):
+                check(got[k] == want[k], f"{s['names'][side]}: {k} {got[k]} != {want[k]}")
+            for k in ("p50", "p90", "mad", "min", "max"):
+                check(ns(got[k + "_us"]) == ns(want[k + "_ns"]) / 1000,
+                      f"{s['names'][side]}: {k} {got[k + '_us']} µs != {want[k + '_ns']} ns")
+    if expected == "mapping_blocked":
+        check(r["sks"] == [], "mapping_blocked with matched SKs")
+        check(r["matching"]["excluded"] and
+              all(e["state"] == "ambiguous" and e["reason"].startswith("count_differs")
+                  for e in r["matching"]["excluded"]),
+              f"mapping_blocked: every SK must be ambiguous (count_differs): {r['matching']}")
+        by_o0 = {}
+    slow_truth = {n for n, s in by_o0.items() if s["realized_sk_wall"]["class"] == "significantly_slower"}
+    slow_got = {s["names"]["o0"] for s in r["sks"] if s["class"] == "significantly_slower"}
+    check(slow_got == slow_truth, f"slower SKs {sorted(slow_got)} != {sorted(slow_truth)}")
+
+    candidate = expected == "repair_candidate"
+    L = r["regexes"]
+    if candidate:
+        check(L == t["expected"]["regexes"], f"regexes {L} != {t['expected']['regexes']}")
+        check([x["token"] for x in r["token_union"]] == t["expected"]["tokens"],
+              f"token order {[x['token'] for x in r['token_union']]} != {t['expected']['tokens']}")
+        sel_truth = {(names[c["sk_index"]]["o0"], c["position"], c["token"])
+                     for c in t["selected_children"]}
+        sel_got = {(c["names"]["o0"], p["position"], p["token"])
+                   for c in r["children"] for p in c["positions"] if p["selected"]}
+        check(sel_got == sel_truth, f"selected children {sorted(sel_got)} != {sorted(sel_truth)}")
+        coll_truth = set()
+        for tok in t["tokens"]:
+            for side in ("o0", "disable_all"):
+                for c in tok["collateral"][side]:
+                    coll_truth.add((side, names[c["sk_index"]][side], c["position"]))
+        coll_got = {(c["side"], c["sk_name"], c["position"]) for c in r["collateral"]}
+        check(coll_got == coll_truth, f"collateral {sorted(coll_got - coll_truth)} extra, "
+              f"{sorted(coll_truth - coll_got)} missing")
+    else:
+        check(L == [] or expected != "child_attribution_blocked", f"regexes {L} while blocked")
+    for dcy in t.get("decoys", []):
+        name = names[dcy["sk_index"]]["o0"]
+        rows = [p for c in r["children"] if c["names"]["o0"] == name for p in c["positions"]
+                if p["position"] == dcy["position"]]
+        if expected in ("repair_candidate", "no_regressed_child") and rows:
+            p = rows[0]
+            check(not p["selected"], f"decoy {name}:{dcy['position']} selected")
+            check(p["metrics"]["duration_sum"]["class"] == "significantly_slower",
+                  f"decoy {name}:{dcy['position']} duration sum {p['metrics']['duration_sum']['class']}")
+            for m in ("wall", "max_lane"):
+                check(p["metrics"][m]["class"] != "significantly_slower",
+                      f"decoy {name}:{dcy['position']} {m} slower")
+        elif expected in ("repair_candidate", "no_regressed_child"):
+            problems.append(f"decoy {name}:{dcy['position']} missing from the child table")
+
+    files = set(os.listdir(out))
+    want_options = sealed and final == "repair_candidate"
+    for f in ("option-values.json", "dcci-repair-options.json"):
+        check((f in files) == want_options, f"{f} present={f in files}, want {want_options}")
+    if want_options:
+        ov = load(os.path.join(out, "option-values.json"))
+        check(ov == {"optimize_options": {"dcci_before_kernel_start": [L],
+                                          "dcci_after_kernel_end": [L]}}, f"option-values {ov}")
+        ro = load(os.path.join(out, "dcci-repair-options.json"))
+        check(ro == {"dcci_disable_on_kernel": [".*"], "dcci_before_kernel_start": L,
+                     "dcci_after_kernel_end": L}, f"repair options {ro}")
+    check("DCCI_REGRESSION_ANALYSIS.md" in files, "Markdown report missing")
+
+    codes = {i["code"] for i in r["integrity"]["issues"]}
+    want_codes = {"buffer_full": {"buffer_full", "core_capacity_reached"},
+                  "incomplete_lanes": {"incomplete_lanes"}, "fixture_shape": {"fixture_shape"},
+                  "options_mismatch": {"options_mismatch"}}.get(scenario, set())
+    check(want_codes <= codes, f"integrity codes {sorted(codes)} lack {sorted(want_codes - codes)}")
+    if scenario == "options_mismatch":
+        msg = [i["message"] for i in r["integrity"]["issues"] if i["code"] == "options_mismatch"]
+        check(msg and "split_mode" in msg[0], f"options_mismatch does not name split_mode: {msg}")
+    if scenario == "buffer_full":
+        for side in ("o0", "disable_all"):
+            bf = r["integrity"][side]["buffer_full"]
+            check(len(bf) == 1 and bf[0]["core"] == 25,
+                  f"{side}: buffer_full {bf}, want core 25 only")
+
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--same-analysis":
+        same_analysis(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 5:
+        main_truth(sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1")
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

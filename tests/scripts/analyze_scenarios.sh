@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# skdcci analyze on every skdcci_gen scenario, compared with ground-truth.json:
+# status, slower SKs, realized SK statistics, selected children (the decoy not
+# selected), token order, patterns, collateral, option files (byte for
+# byte) and their absence for every other status, the report's inputs
+# against the sealed manifests; determinism (twice, and under a comma-decimal
+# locale), .zst inputs, read-only roots.  Every pair is sealed with
+# seal_pair.sh and analysed in sealed mode; one more run checks --unsealed
+# (status_if_sealed carries the expected status).
+source "$SK_REPO/tests/lib.sh"
+GEN=${SKDCCI_GEN:-$TOOLS/skdcci_gen}
+SEAL=${SEAL_PAIR:-$SK_REPO/tests/tools/seal_pair.sh}
+if [ ! -x "$GEN" ]; then
+    echo "# skdcci_gen is not built: scenario tests skipped"
+    t_pass skipped_without_generator
+    exit 0
+fi
+W=$PWD
+CHECK=$SK_REPO/tests/scripts/analyze_check.py
+SEALED_CHECK=$SK_REPO/tests/scripts/analyze_sealed_check.py
+sealed=1
+
+gen() { # SCENARIO DIR [ARGS...]
+    local s=$1 d=$2; shift 2
+    "$GEN" --out "$d" --scenario "$s" "$@" >/dev/null 2>"$W/gen.err" || { cat "$W/gen.err"; return 1; }
+    if [ "$sealed" = 1 ]; then
+        "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" "$d" >/dev/null 2>"$W/seal.err" ||
+            { cat "$W/seal.err"; return 1; }
+    fi
+}
+
+analyse() { # DIR OUT -> exit code
+    local mode=()
+    [ "$sealed" = 1 ] || mode=(--unsealed --warmup-launches 2)
+    skdcci analyze "${mode[@]}" -q "$1/o0" "$1/disable_all" -o "$2" >"$W/out.txt" 2>"$W/err.txt"
+}
+
+tree_state() { # ROOT: paths, sizes, modes and mtimes (atime may move on reads)
+    (cd "$1" && find . -printf '%p %s %m %T@ %y\n' | LC_ALL=C sort)
+}
+
+for s in regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous \
+         options_mismatch reordered fixture_shape; do
+    d=$W/$s
+    if ! gen "$s" "$d"; then
+        t_fail "$s:generate"
+        continue
+    fi
+    tree_state "$d/o0" >"$W/before.o0"
+    tree_state "$d/disable_all" >"$W/before.dis"
+    analyse "$d" "$W/$s.out"
+    rc=$?
+    out=$(python3 "$CHECK" "$d/ground-truth.json" "$W/$s.out" "$rc" "$sealed" 2>&1)
+    if [ $? -eq 0 ]; then t_pass "$s:ground_truth"; else t_fail "$s:ground_truth" "$out" "$(cat "$W/err.txt")"; fi
+    [ -n "$out" ] && echo "$out" | sed 's/^/# /'
+    t_ok "$s:inputs" python3 "$SEALED_CHECK" inputs "$d" "$W/$s.out"
+    if grep -q '"writes_option_files":true' "$d/ground-truth.json"; then
+        t_ok "$s:option_file_bytes" python3 "$SEALED_CHECK" options "$d/ground-truth.json" "$W/$s.out"
+    fi
+    t_ok "$s:schema" python3 "$SK_REPO/tests/scripts/schema_check.py" \
+        "$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json" "$W/$s.out/dcci-regression-analysis.json"
+    tree_state "$d/o0" >"$W/after.o0"
+    tree_state "$d/disable_all" >"$W/after.dis"
+    if cmp -s "$W/before.o0" "$W/after.o0" && cmp -s "$W/before.dis" "$W/after.dis"; then
+        t_pass "$s:roots_unchanged"
+    else
+        t_fail "$s:roots_unchanged" "$(diff "$W/before.o0" "$W/after.o0"; diff "$W/before.dis" "$W/after.dis")"
+    fi
+    # deterministic: a second run gives the same bytes
+    analyse "$d" "$W/$s.again"
+    if diff -r "$W/$s.out" "$W/$s.again" >/dev/null; then
+        t_pass "$s:deterministic"
+    else
+        t_fail "$s:deterministic" "$(diff -r "$W/$s.out" "$W/$s.again" | head -20)"
+    fi
+done
+
+# a comma-decimal locale in the environment changes nothing
+LOC=$W/locales
+mkdir -p "$LOC"
+if localedef -i de_DE -f UTF-8 "$LOC/de_DE.UTF-8" >/dev/null 2>&1 &&
+   [ "$(LOCPATH=$LOC LC_ALL=de_DE.UTF-8 /usr/bin/printf '%.1f' 1.5 2>/dev/null)" = "1,5" ]; then
+    (export LOCPATH=$LOC; export LC_ALL=de_DE.UTF-8; analyse "$W/regression" "$W/regression.de") 2>/dev/null
+    if diff -r "$W/regression.out" "$W/regression.de" >/dev/null; then
+        t_pass comma_locale_same_bytes
+    else
+        t_fail comma_locale_same_bytes "$(diff -r "$W/regression.out" "$W/regression.de" | head -20)"
+    fi
+else
+    echo "# localedef cannot build a de_DE.UTF-8 locale here: the comma-decimal check is skipped"
+fi
+
+# .zst inputs give the same analysis as plain ones
+if gen regression "$W/zst" --zstd --zstd-graphs; then
+    analyse "$W/zst" "$W/zst.out"
+    out=$(python3 "$CHECK" --same-analysis "$W/regression.out" "$W/zst.out" 2>&1)
+    if [ $? -eq 0 ]; then t_pass zst_same_analysis; else t_fail zst_same_analysis "$out"; fi
+else
+    t_fail zst_generate
+fi
+
+# --unsealed on a raw pair: the whole analysis, but always collection_blocked
+# (unsealed_input) with status_if_sealed carrying what sealing would give
+sealed=0
+if gen regression "$W/raw"; then
+    analyse "$W/raw" "$W/raw.out"
+    rc=$?
+    out=$(python3 "$CHECK" "$W/raw/ground-truth.json" "$W/raw.out" "$rc" 0 2>&1)
+    if [ $? -eq 0 ]; then t_pass unsealed:ground_truth; else t_fail unsealed:ground_truth "$out"; fi
+else
+    t_fail unsealed:generate
+fi
