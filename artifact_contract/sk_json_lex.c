@@ -629,6 +629,11 @@ static sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     }
     const char *s = lx->buf + lx->pos;
     size_t n = i - lx->pos;
+    /* The check in the loop only bounds the buffer while streaming; this one
+     * applies the limit whatever the read sizes (and in memory mode). */
+    if (n > lx->max_token)
+        return fail(lx, d, SK_E_LIMIT, start, "%s JSON number exceeds %zu bytes", lx->label,
+                    lx->max_token);
     size_t k = 0;
     int integer = 1;
     if (k < n && s[k] == '-')

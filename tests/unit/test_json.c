@@ -395,6 +395,34 @@ static void streaming_skip_and_big_tokens(void)
     free(doc);
 }
 
+/* Found by fuzz_json_lex: the number limit used to apply only when a read
+ * boundary fell inside the literal, so the result depended on read sizes. */
+static void number_limit_independent_of_reads(void)
+{
+    const char *doc = "[1,123456,7]";
+    size_t chunks[] = {1, 3, 0};
+    sk_json_lex_opts o = {.label = "trace", .max_token = 5};
+    for (size_t c = 0; c <= sizeof chunks / sizeof chunks[0]; c++) {
+        sk_mem_reader r = {doc, strlen(doc), 0, c < 3 ? chunks[c] : 0};
+        sk_json_lex *lx = NULL;
+        if (c < 3)
+            T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+        else
+            T_EQ_INT(sk_json_lex_new_mem(doc, strlen(doc), &o, &lx), SK_OK);
+        sk_jtok tok;
+        sk_diag d;
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+        T_EQ_STR(tok.text, "1");
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_E_LIMIT);
+        T_CONTAINS(d.msg, "trace JSON number exceeds 5 bytes: line 1 column 4 (char 3)");
+        sk_json_lex_free(lx);
+    }
+    cJSON *j = NULL;
+    T_EQ_INT(sk_json_parse("[12345]", 7, &o, &j, NULL), SK_OK);
+    cJSON_Delete(j);
+}
+
 static void many_keys_duplicate_detection(void)
 {
     sk_buf b = SK_BUF_INIT;
@@ -527,6 +555,7 @@ static const t_case cases[] = {
     T(python_strip),
     T(streaming_chunk_boundaries),
     T(streaming_skip_and_big_tokens),
+    T(number_limit_independent_of_reads),
     T(many_keys_duplicate_detection),
     T(allocation_failures_are_clean),
     {NULL, NULL},
