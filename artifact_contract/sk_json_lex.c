@@ -814,9 +814,14 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
         char c = lx->buf[lx->pos];
         switch (lx->expect) {
         case EXP_DONE:
-            if ((unsigned char)c >= 0x80 &&
-                !utf8_seq((const unsigned char *)lx->buf + lx->pos, lx->len - lx->pos))
-                return not_utf8(lx, d, tok->offset);
+            if ((unsigned char)c >= 0x80) {
+                /* a multi-byte character may straddle a read boundary */
+                e = fill(lx, 4, d);
+                if (e)
+                    return e;
+                if (!utf8_seq((const unsigned char *)lx->buf + lx->pos, lx->len - lx->pos))
+                    return not_utf8(lx, d, tok->offset);
+            }
             return syntax(lx, d, tok->offset, "Extra data");
         case EXP_VALUE:
             return value(lx, tok, d);

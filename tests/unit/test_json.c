@@ -423,6 +423,25 @@ static void number_limit_independent_of_reads(void)
     cJSON_Delete(j);
 }
 
+/* Found by fuzz_json_lex: a valid multi-byte character after the top-level
+ * value was called invalid UTF-8 when a read ended inside it. */
+static void trailing_character_split_across_reads(void)
+{
+    const char *doc = "[1] \xc8\xbd";
+    for (size_t chunk = 0; chunk <= 5; chunk++) {
+        sk_mem_reader r = {doc, strlen(doc), 0, chunk};
+        sk_json_lex *lx = NULL;
+        T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, NULL, &lx), SK_OK);
+        sk_jtok tok;
+        sk_diag d;
+        for (int i = 0; i < 3; i++)
+            T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_E_JSON);
+        T_EQ_STR(d.msg, "invalid input JSON: Extra data: line 1 column 5 (char 4)");
+        sk_json_lex_free(lx);
+    }
+}
+
 static void many_keys_duplicate_detection(void)
 {
     sk_buf b = SK_BUF_INIT;
@@ -556,6 +575,7 @@ static const t_case cases[] = {
     T(streaming_chunk_boundaries),
     T(streaming_skip_and_big_tokens),
     T(number_limit_independent_of_reads),
+    T(trailing_character_split_across_reads),
     T(many_keys_duplicate_detection),
     T(allocation_failures_are_clean),
     {NULL, NULL},
