@@ -488,6 +488,46 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+/* Found by fuzz_json_canonical: an allocation failure while the location of
+ * a non-standard value was being composed gave SK_E_JSON with a mangled
+ * location ("[0] must contain ...") instead of SK_E_NOMEM. */
+static void allocation_failures_in_error_messages(void)
+{
+#ifdef SK_TEST_HOOKS
+    const char *doc = "{\"deep\":{\"list\":[1,2,1e400]}}";
+    static const char *const required[] = {"a", "b", NULL};
+    cJSON *keys = NULL;
+    T_EQ_INT(sk_json_parse("{\"c\":1}", 7, NULL, &keys, NULL), SK_OK);
+    int saw_nomem = 0, saw_error = 0, saw_missing = 0;
+    for (unsigned long n = 1; n < 100; n++) {
+        cJSON *j = NULL;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = sk_json_parse(doc, strlen(doc), NULL, &j, &d);
+        sk_alloc_fail_at(0);
+        T_CHECK(j == NULL);
+        if (e == SK_E_NOMEM)
+            saw_nomem = 1;
+        else if (e == SK_E_JSON && strcmp(d.msg, "input.deep.list[2] must contain only standard "
+                                                 "JSON values") == 0)
+            saw_error = 1;
+        else
+            t_fail(__FILE__, __LINE__, "n=%lu: %s \"%s\"", n, sk_err_name(e), d.msg);
+        sk_alloc_fail_at(n);
+        e = sk_json_check_keys(keys, "config", required, NULL, &d);
+        sk_alloc_fail_at(0);
+        if (e == SK_E_SCHEMA) {
+            T_EQ_STR(d.msg, "config missing fields: a, b");
+            saw_missing = 1;
+        } else {
+            T_EQ_INT(e, SK_E_NOMEM);
+        }
+    }
+    T_CHECK(saw_nomem && saw_error && saw_missing);
+    cJSON_Delete(keys);
+#endif
+}
+
 static void read_value_from_stream(void)
 {
     const char *doc = "{\"version\":1,\"streams\":[{\"nodes\":[1,2,3]}],"
@@ -578,6 +618,7 @@ static const t_case cases[] = {
     T(trailing_character_split_across_reads),
     T(many_keys_duplicate_detection),
     T(allocation_failures_are_clean),
+    T(allocation_failures_in_error_messages),
     {NULL, NULL},
 };
 T_MAIN(cases)
