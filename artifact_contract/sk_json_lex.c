@@ -7,7 +7,14 @@
 #include "sk_alloc.h"
 #include "sk_buf.h"
 
-#define READ_CHUNK (256u * 1024) /* streaming refill size; traces are read in these steps */
+/* Streaming refill size; traces are read in these steps.  The libFuzzer build
+ * overrides it with a small value (SK_JSON_READ_CHUNK) so that refills,
+ * compaction and buffer growth happen inside small inputs. */
+#ifdef SK_JSON_READ_CHUNK
+#define READ_CHUNK ((size_t)SK_JSON_READ_CHUNK)
+#else
+#define READ_CHUNK (256u * 1024)
+#endif
 #define SMALL_OBJECT_KEYS 8      /* up to this many keys, duplicates are found by a scan */
 
 enum expect {
