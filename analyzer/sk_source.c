@@ -40,6 +40,7 @@ struct sk_source {
     uint64_t raw_bytes;
     uint64_t decoded_bytes;
     uint64_t frames;
+    uint64_t frame_start; /* raw offset of the frame being decoded */
     sk_err failed;       /* sticky: every call after an error repeats it */
     sk_diag fail_diag;
     int finished;
@@ -194,9 +195,12 @@ static sk_err read_plain(sk_source *s, unsigned char *buf, size_t cap, size_t *g
     return SK_OK;
 }
 
+/* libzstd does not say where in the input it found a problem, and how much
+ * input it held at that moment depends on the read sizes; the start of the
+ * frame being decoded does not. */
 static sk_err zstd_error(sk_source *s, size_t r)
 {
-    uint64_t at = s->raw_bytes - (s->in.size - s->in.pos);
+    uint64_t at = s->frame_start;
     if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge) {
         sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at,
                        "zstd frame needs a window above the default limit of %u MiB "
@@ -204,8 +208,8 @@ static sk_err zstd_error(sk_source *s, size_t r)
                        (1u << ZSTD_WINDOWLOG_LIMIT_DEFAULT) >> 20);
         s->fail_diag.sub = SK_SOURCE_E_WINDOW;
     } else {
-        sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at, "corrupt zstd data: %s",
-                       ZSTD_getErrorName(r));
+        sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at,
+                       "corrupt zstd data in the frame starting here: %s", ZSTD_getErrorName(r));
         s->fail_diag.sub = SK_SOURCE_E_CORRUPT;
     }
     s->failed = SK_E_COMPRESS;
@@ -255,8 +259,11 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
         /* The decoder stops at every frame end (r == 0), but a small frame can
          * start and end within one call: count an end when a frame was open
          * or this call consumed input. */
-        if (r == 0 && (s->last_hint != 0 || s->in.pos != consumed_before))
+        if (r == 0 && (s->last_hint != 0 || s->in.pos != consumed_before)) {
             s->frames++;
+            /* the decoder stops right after a frame: the next one starts here */
+            s->frame_start = s->raw_bytes - (s->in.size - s->in.pos);
+        }
         s->last_hint = r;
         s->out_len = o.pos;
         s->out_pos = 0;

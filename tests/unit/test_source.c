@@ -205,14 +205,25 @@ static void zstd_corrupt_data_is_an_error(void)
     char hex[65];
     T_EQ_INT(read_all_error(bad, c, 0, &d, hex), SK_E_COMPRESS);
     T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
-    T_CONTAINS(d.msg, "corrupt zstd data: ");
-    /* garbage after a valid frame is not a frame */
+    T_CONTAINS(d.msg, "corrupt zstd data in the frame starting here: ");
+    /* Found by fuzz_zstd_source: the offset used to be where the last raw
+     * read began, so it changed with the read sizes; it is the frame start. */
+    size_t chunks[] = {0, 1, 7, 4096};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        T_EQ_INT(read_all_error(bad, c, chunks[i], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.has_offset, 1);
+        T_EQ_U64(d.offset, 0);
+    }
+    /* garbage after a valid frame is not a frame; it starts a new one */
     unsigned char *tail = malloc(c + 8);
     memcpy(tail, f, c);
     memcpy(tail + c, "garbage!", 8);
-    T_EQ_INT(read_all_error(tail, c + 8, 3, &d, hex), SK_E_COMPRESS);
-    T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
-    T_CONTAINS(d.msg, "corrupt zstd data: Unknown frame descriptor");
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        T_EQ_INT(read_all_error(tail, c + 8, chunks[i], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_CONTAINS(d.msg, "corrupt zstd data in the frame starting here: Unknown frame descriptor");
+        T_EQ_U64(d.offset, c);
+    }
     /* a damaged frame header */
     memcpy(bad, f, c);
     bad[4] = 0xff;
