@@ -201,6 +201,12 @@ static sk_err read_plain(sk_source *s, unsigned char *buf, size_t cap, size_t *g
 static sk_err zstd_error(sk_source *s, size_t r)
 {
     uint64_t at = s->frame_start;
+    if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation) {
+        /* the decoder allocates its window lazily, inside the decode call */
+        sk_diag_set(&s->fail_diag, SK_E_NOMEM, s->label, 0, "out of memory decoding zstd data");
+        s->failed = SK_E_NOMEM;
+        return SK_E_NOMEM;
+    }
     if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge) {
         sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at,
                        "zstd frame needs a window above the default limit of %u MiB "
