@@ -20,7 +20,7 @@
 
 #include "../../analyzer/sk_csv.h"
 
-#define MAX_INPUT (64u * 1024)
+#define FUZZ_MAX_INPUT (64u * 1024)
 
 typedef struct outcome {
     fz_buf rec;
@@ -246,7 +246,7 @@ static int header_has_duplicates(const fz_buf *rec)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_init();
-    if (size > MAX_INPUT)
+    if (size > FUZZ_MAX_INPUT)
         return 0;
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};

@@ -25,7 +25,7 @@
 #include "../../artifact_contract/sk_json.h"
 #include "../../artifact_contract/sk_sha256.h"
 
-#define MAX_INPUT (64u * 1024)
+#define FUZZ_MAX_INPUT (64u * 1024)
 
 static void canonical(const cJSON *v, sk_json_style style, sk_buf *out)
 {
@@ -121,7 +121,7 @@ static sk_err parse_and_write(const uint8_t *data, size_t size, const sk_json_le
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_init();
-    if (size > MAX_INPUT)
+    if (size > FUZZ_MAX_INPUT)
         return 0;
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};

@@ -24,7 +24,7 @@
 
 /* Inputs above this size are ignored: the limits under test are small, and
  * one-byte reads of a large input would make each execution slow. */
-#define MAX_INPUT (64u * 1024)
+#define FUZZ_MAX_INPUT (64u * 1024)
 
 typedef struct run_result {
     fz_buf tokens;      /* one record per token */
@@ -198,7 +198,7 @@ static void check_skip(const uint8_t *data, size_t size, const sk_json_lex_opts 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fz_init();
-    if (size > MAX_INPUT)
+    if (size > FUZZ_MAX_INPUT)
         return 0;
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};
