@@ -3,7 +3,7 @@
 #
 #   tools/fuzz.sh check-target NAME KNOWN...   fail unless NAME is a known target
 #   tools/fuzz.sh run BUILD NAME SECONDS [libFuzzer args...]
-#   tools/fuzz.sh merge BUILD NAME
+#   tools/fuzz.sh merge BUILD NAME             (FUZZ_MERGE_MAX_LEN, default 1024)
 #
 # Corpus layout per target (all replayed by tests/scripts/fuzz_replay.sh):
 #   tests/fuzz/seeds/NAME/        hand-written inputs, readable, never rewritten
@@ -62,13 +62,19 @@ merge)
     done
     srcs=("$b/corpus/$name")
     [ -d "tests/fuzz/corpus/$name" ] && srcs+=("tests/fuzz/corpus/$name")
-    "$b/fuzz_$name" -merge=1 -timeout=5 -rss_limit_mb=512 "$out" "${srcs[@]}"
+    # set cover: the smallest set of inputs with the same features (-merge=1
+    # keeps every input that adds a feature in size order, about twice as
+    # many).  Inputs are cut to FUZZ_MERGE_MAX_LEN bytes so that the committed
+    # corpus stays small; the few edges that need longer inputs are lost
+    # (sk_prof: 728 of 735 edges in 69 KB instead of 735 in 347 KB).
+    "$b/fuzz_$name" -set_cover_merge=1 -max_len="${FUZZ_MERGE_MAX_LEN:-1024}" -timeout=5 \
+        -rss_limit_mb=512 "$out" "${srcs[@]}"
     rm -f "$out"/base-*
     rm -rf "tests/fuzz/corpus/$name"
     mkdir -p "tests/fuzz/corpus/$name"
     cp "$out"/* "tests/fuzz/corpus/$name"/ 2>/dev/null || true
     echo "tests/fuzz/corpus/$name: $(find "tests/fuzz/corpus/$name" -type f | wc -l) files," \
-        "$(du -sk "tests/fuzz/corpus/$name" | cut -f1) KiB"
+        "$(cat "tests/fuzz/corpus/$name"/* 2>/dev/null | wc -c) bytes"
     ;;
 *)
     echo "tools/fuzz.sh: unknown command $cmd" >&2
