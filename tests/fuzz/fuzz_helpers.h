@@ -172,8 +172,18 @@ static inline void fz_buf_printf(fz_buf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    FUZZ_ASSERT_MSG(n >= 0 && (size_t)n < sizeof tmp, "fz_buf_printf: record too long");
-    fz_buf_add(b, tmp, (size_t)n);
+    FUZZ_ASSERT_MSG(n >= 0, "fz_buf_printf: bad format");
+    if ((size_t)n < sizeof tmp) {
+        fz_buf_add(b, tmp, (size_t)n);
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    FUZZ_ASSERT_MSG(big != NULL, "out of memory in the fuzz harness");
+    va_start(ap, fmt);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    fz_buf_add(b, big, (size_t)n);
+    free(big);
 }
 
 static inline void fz_buf_free(fz_buf *b)
