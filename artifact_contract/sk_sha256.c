@@ -1,6 +1,7 @@
 #include "sk_sha256.h"
 
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "sk_alloc.h"
@@ -8,6 +9,23 @@
 struct sk_sha256 {
     EVP_MD_CTX *ctx;
 };
+
+/* Fetched once per process: EVP_sha256() makes every init look the
+ * algorithm up again (OpenSSL 3 implicit fetch), which costs allocations and
+ * time for the many small fingerprints.  Never freed: process lifetime. */
+static EVP_MD *sha256_md;
+static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
+
+static void fetch_sha256(void)
+{
+    sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+}
+
+static const EVP_MD *md(void)
+{
+    pthread_once(&sha256_once, fetch_sha256);
+    return sha256_md ? sha256_md : EVP_sha256();
+}
 
 static void to_hex(const unsigned char *md, char *hex)
 {
@@ -25,7 +43,7 @@ sk_sha256 *sk_sha256_new(void)
     if (!h)
         return NULL;
     h->ctx = EVP_MD_CTX_new();
-    if (!h->ctx || EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1) {
+    if (!h->ctx || EVP_DigestInit_ex(h->ctx, md(), NULL) != 1) {
         sk_sha256_free(h);
         return NULL;
     }
@@ -51,7 +69,7 @@ sk_err sk_sha256_final_hex(sk_sha256 *h, char hex[SK_SHA256_HEX_LEN + 1])
 
 sk_err sk_sha256_reset(sk_sha256 *h)
 {
-    return EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) == 1 ? SK_OK : SK_E_INTERNAL;
+    return EVP_DigestInit_ex(h->ctx, md(), NULL) == 1 ? SK_OK : SK_E_INTERNAL;
 }
 
 void sk_sha256_free(sk_sha256 *h)

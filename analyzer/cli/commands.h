@@ -1,4 +1,18 @@
-/* One cmd_<name>() per subcommand, each in its own cmd_<name>.c. */
+/* One cmd_<name>() per subcommand, each in its own cmd_<name>.c, with its
+ * full usage text next to it. */
 #ifndef SKDCCI_COMMANDS_H
 #define SKDCCI_COMMANDS_H
+
+/* static-compile process safety (docs/compile-safety.md) */
+int cmd_compile_state(int argc, char **argv);
+extern const char cmd_compile_state_usage[];
+int cmd_compile_jobs(int argc, char **argv);
+extern const char cmd_compile_jobs_usage[];
+int cmd_pyhooks(int argc, char **argv);
+extern const char cmd_pyhooks_usage[];
+int cmd_report_lint(int argc, char **argv);
+extern const char cmd_report_lint_usage[];
+int cmd_uninstall_plan(int argc, char **argv);
+extern const char cmd_uninstall_plan_usage[];
+
 #endif

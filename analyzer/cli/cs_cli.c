@@ -1,0 +1,66 @@
+#include "cs_cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "../../artifact_contract/cli/cli_util.h"
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "../../artifact_contract/sk_fs.h"
+#include "../../artifact_contract/sk_json.h"
+#include "skx_exit.h"
+
+int cs_args_add(cs_args *a, const char *s)
+{
+    if (a->n == a->cap) {
+        size_t ncap = a->cap ? a->cap * 2 : 8;
+        const char **nv = sk_realloc(a->v, ncap * sizeof *nv);
+        if (!nv)
+            return -1;
+        a->v = nv;
+        a->cap = ncap;
+    }
+    a->v[a->n++] = s;
+    return 0;
+}
+
+void cs_args_free(cs_args *a)
+{
+    sk_free(a->v);
+    a->v = NULL;
+    a->n = a->cap = 0;
+}
+
+sk_err cs_emit_json(const cJSON *report, const char *json_out, sk_diag *d)
+{
+    sk_buf b = SK_BUF_INIT;
+    sk_err e = sk_json_write(report, SK_JSON_CANONICAL, &b, d);
+    if (!e)
+        e = sk_buf_putc(&b, '\n') ? sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory") : SK_OK;
+    if (!e) {
+        if (json_out)
+            e = sk_publish(json_out, b.data, b.len, 0644, d);
+        else if (fwrite(b.data, 1, b.len, stdout) != b.len)
+            e = sk_diag_set(d, SK_E_IO, "<stdout>", 0, "writing standard output failed");
+    }
+    sk_buf_free(&b);
+    return e;
+}
+
+void cs_verdict_line(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fprintf(stderr, "%s %s: ", cli_current() ? cli_current()->prog : "skdcci", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cs_fail(const sk_diag *d)
+{
+    cli_error_diag(d);
+    return d->code == SK_E_ARG || d->code == SK_E_REGEX ? SKX_USAGE : SKX_FAIL;
+}

@@ -1,0 +1,62 @@
+/* Process facts read from Linux /proc (process status line, boot id,
+ * process-group membership) and stable signal names.  Used by
+ * `artifact_contract run` to identify the processes it owns and by the
+ * producer-record reader to check recorded names. */
+#ifndef AC_PROC_H
+#define AC_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sk_diag.h"
+
+/* /proc/<pid>/stat is one line of at most a few hundred bytes (comm is at
+ * most 64 bytes even for kernel threads); a larger line is refused rather
+ * than truncated. */
+#define AC_PROC_STAT_MAX 4096
+/* /proc/sys/kernel/random/boot_id: a lowercase UUID, 36 characters. */
+#define AC_BOOT_ID_LEN 36
+
+typedef struct ac_proc_stat {
+    int64_t pid;               /* field 1 */
+    char comm[65];             /* field 2 without the parentheses, truncated to 64 bytes */
+    char state;                /* field 3: R, S, D, Z, T, t, X, I, ... */
+    int64_t ppid;              /* field 4 */
+    int64_t pgrp;              /* field 5: process group id */
+    int64_t session;           /* field 6: session id */
+    uint64_t start_time_ticks; /* field 22: start time in clock ticks since boot */
+} ac_proc_stat;
+
+/* Parses the text of /proc/<pid>/stat.  The command name (field 2) may hold
+ * spaces, parentheses and any byte, so it is delimited by the first "(" and
+ * the LAST ")" of the line; every later field is a decimal number except the
+ * one-letter state.  label names the source in messages. */
+sk_err ac_proc_stat_parse(const char *buf, size_t len, const char *label, ac_proc_stat *out,
+                          sk_diag *d);
+/* Reads and parses /proc/<pid>/stat (pid > 0) and checks that field 1 is pid. */
+sk_err ac_proc_stat_read(int64_t pid, ac_proc_stat *out, sk_diag *d);
+
+/* Validates and copies a boot id (36 characters of lowercase hex digits and
+ * dashes in UUID layout, optionally followed by one newline). */
+sk_err ac_boot_id_parse(const char *buf, size_t len, char out[AC_BOOT_ID_LEN + 1], sk_diag *d);
+int ac_boot_id_is_valid(const char *s);
+/* Reads /proc/sys/kernel/random/boot_id. */
+sk_err ac_proc_boot_id(char out[AC_BOOT_ID_LEN + 1], sk_diag *d);
+
+/* Fails unless /proc/self/stat names getpid(), i.e. the mounted /proc belongs
+ * to this process's PID namespace (otherwise every pid read there would
+ * describe some other process). */
+sk_err ac_proc_check_namespace(sk_diag *d);
+
+/* Counts the live processes (state other than Z and X) whose process group
+ * is pgid, not counting exclude_pid.  Processes that vanish during the scan
+ * are skipped. */
+sk_err ac_proc_group_live_count(int64_t pgid, int64_t exclude_pid, int64_t *count, sk_diag *d);
+
+/* Name of a signal number: "SIGTERM", "SIGRTMIN+3"; NULL when sig is not a
+ * signal number of this system (valid range 1..SIGRTMAX).  buf holds the
+ * text for real-time signals and must have room for AC_SIGNAL_NAME_MAX. */
+#define AC_SIGNAL_NAME_MAX 24
+const char *ac_signal_name(int sig, char buf[AC_SIGNAL_NAME_MAX]);
+
+#endif

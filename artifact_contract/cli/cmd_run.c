@@ -1,0 +1,188 @@
+/* artifact_contract run: the producer wrapper (docs/artifact_contract_run.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../ac_run.h"
+#include "../sk_alloc.h"
+#include "cli_util.h"
+#include "commands.h"
+
+extern char **environ;
+
+/* timeout(1)'s status for "the time limit fired", below 128 so it can never
+ * be mistaken for a death by signal */
+#define RUN_EXIT_TIMEOUT 124
+/* wrapper errors, the tool-wide code */
+#define RUN_EXIT_ERROR 2
+/* shell convention for a child that died by signal N: 128 + N */
+#define RUN_EXIT_SIGNAL_BASE 128
+
+/* "5", "0.25", "1.500": seconds with at most 3 decimals, as milliseconds,
+ * parsed exactly (no floating point). */
+static int parse_seconds_ms(const char *s, int64_t max_ms, int64_t *out)
+{
+    int64_t whole = 0, frac = 0;
+    int frac_digits = 0, digits = 0, dot = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '.' && !dot) {
+            dot = 1;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            return -1;
+        if (dot) {
+            if (++frac_digits > 3)
+                return -1;
+            frac = frac * 10 + (*p - '0');
+        } else {
+            if (whole > max_ms / 1000)
+                return -1;
+            whole = whole * 10 + (*p - '0');
+        }
+        digits++;
+    }
+    if (!digits || (dot && !frac_digits))
+        return -1;
+    while (frac_digits++ < 3)
+        frac *= 10;
+    if (whole > max_ms / 1000 || whole * 1000 + frac > max_ms)
+        return -1;
+    *out = whole * 1000 + frac;
+    return 0;
+}
+
+/* A closed standard descriptor would be taken by the next open(), e.g. our
+ * pipes, and the child would then write its output into them. */
+static void ensure_std_fds(void)
+{
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (n >= 0 && n != fd)
+                close(n);
+        }
+}
+
+/* Dies by sig the way an interrupted unwrapped command would, so that shells
+ * and supervisors see the interruption (WIFSIGNALED) rather than a code. */
+static int die_by_signal(int sig)
+{
+    struct sigaction dfl;
+    sigset_t one;
+    fflush(stdout);
+    fflush(stderr);
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    /* not reached: the default action of SIGINT, SIGTERM and SIGHUP ends the process */
+    cli_error("interrupted by signal %d", sig);
+    return RUN_EXIT_ERROR;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"session", required_argument, NULL, 's'},
+        {"timeout", required_argument, NULL, 't'},
+        {"grace", required_argument, NULL, 'g'},
+        {"record-out", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *session_path = NULL, *record_out = NULL;
+    char *default_record = NULL;
+    ac_run_session session;
+    ac_run_result res;
+    ac_run_opts o;
+    sk_diag d;
+    int c, rc = RUN_EXIT_ERROR, have_grace = 0;
+    memset(&session, 0, sizeof session);
+    memset(&res, 0, sizeof res);
+    memset(&o, 0, sizeof o);
+    sk_diag_clear(&d);
+
+    optind = 1;
+    opterr = 0;
+    /* "+": stop at the first non-option, so the command's own options are
+     * never taken for ours even without "--" */
+    while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            session_path = optarg;
+            break;
+        case 'o':
+            record_out = optarg;
+            break;
+        case 't':
+            if (cli_parse_i64(optarg, &o.timeout_s) || o.timeout_s < 1 ||
+                o.timeout_s > AC_PRODUCER_MAX_TIMEOUT_S)
+                return cli_usage("run", "--timeout must be a whole number of seconds in 1..%lld, "
+                                        "found '%s'",
+                                 (long long)AC_PRODUCER_MAX_TIMEOUT_S, optarg);
+            o.has_timeout = 1;
+            break;
+        case 'g':
+            if (parse_seconds_ms(optarg, AC_PRODUCER_MAX_GRACE_MS, &o.grace_ms))
+                return cli_usage("run", "--grace must be seconds with at most 3 decimals in "
+                                        "0..%lld, found '%s'",
+                                 (long long)(AC_PRODUCER_MAX_GRACE_MS / 1000), optarg);
+            have_grace = 1;
+            break;
+        default:
+            return cli_bad_option("run", argv, c);
+        }
+    }
+    if (!session_path)
+        return cli_usage("run", "--session is required");
+    if (optind >= argc)
+        return cli_usage("run", "a command is required after '--'");
+    if (!have_grace)
+        o.grace_ms = ac_run_default_grace_ms(o.has_timeout, o.timeout_s);
+
+    ensure_std_fds();
+    if (!record_out) {
+        default_record = ac_run_default_record_path(session_path);
+        if (!default_record) {
+            cli_error("out of memory");
+            goto out;
+        }
+        record_out = default_record;
+    }
+    if (ac_run_session_load(session_path, &session, &d)) {
+        cli_error_diag(&d);
+        goto out;
+    }
+    o.session = &session;
+    o.record_path = record_out;
+    o.argv = (const char *const *)(argv + optind);
+    o.envp = (const char *const *)environ;
+    if (ac_run(&o, &res, &d)) {
+        cli_error_diag(&d);
+        rc = RUN_EXIT_ERROR;
+    } else if (res.timed_out) {
+        rc = RUN_EXIT_TIMEOUT;
+    } else if (res.exit_kind == AC_EXIT_SIGNALED) {
+        rc = RUN_EXIT_SIGNAL_BASE + res.exit_signal;
+    } else {
+        rc = res.exit_code;
+    }
+    if (res.finished && res.group_survivors > 0 && !res.timed_out && !res.interrupted_signal)
+        cli_warn("%lld process(es) of the command's process group outlived it and were left "
+                 "running (recorded as group_survivors in %s)",
+                 (long long)res.group_survivors, record_out);
+out:
+    ac_run_session_clear(&session);
+    sk_free(default_record);
+    if (res.interrupted_signal)
+        return die_by_signal(res.interrupted_signal);
+    return rc;
+}
