@@ -150,7 +150,10 @@ static void same_outcome(const outcome *a, const outcome *b, const char *what)
         return;
     FUZZ_ASSERT_MSG(a->err == b->err, "%s: %s \"%s\" vs %s \"%s\"", what, sk_err_name(a->err),
                     a->diag.msg, sk_err_name(b->err), b->diag.msg);
-    FUZZ_ASSERT(a->diag.sub == b->diag.sub && a->diag.offset == b->diag.offset);
+    FUZZ_ASSERT_MSG(a->diag.sub == b->diag.sub && a->diag.offset == b->diag.offset,
+                    "%s: sub %d @%llu \"%s\" vs sub %d @%llu \"%s\"", what, a->diag.sub,
+                    (unsigned long long)a->diag.offset, a->diag.msg, b->diag.sub,
+                    (unsigned long long)b->diag.offset, b->diag.msg);
     /* libzstd may name the damage differently when it decodes a block from
      * its own buffer rather than in place ("Data corruption detected" vs
      * "Restored data doesn't match checksum"): compare our part only */
