@@ -90,6 +90,12 @@ $(B)/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(SK_LIB) $(AC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< $(SK_LIB) $(AC_LIB) $(LIBS)
 
+# The test-data generator is split into modules under tests/tools/gen/.
+GEN_SRC := $(wildcard tests/tools/gen/*.c)
+$(B)/tests/tools/skdcci_gen: $(B)/obj/tests/tools/skdcci_gen.o $(call obj,$(GEN_SRC)) $(SK_LIB) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(SK_LIB) $(AC_LIB) $(LIBS)
+
 TEST_FLAGS := OPT="-O1 -g" EXTRA_CFLAGS="-DSK_TEST_HOOKS"
 ASAN_FLAGS := OPT="-O1 -g -fno-omit-frame-pointer" \
   EXTRA_CFLAGS="-DSK_TEST_HOOKS -fsanitize=address,undefined -fno-sanitize-recover=all" \

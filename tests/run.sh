@@ -49,6 +49,8 @@ run_case() { # DIR
     name=${dir#"$REPO"/tests/cases/}
     work="$TMPROOT/case"; rm -rf "$work"; mkdir -p "$work"
     [ -d "$dir/in" ] && cp -a "$dir/in/." "$work/"
+    # setup: prepares what git cannot carry (empty directories, FIFOs, modes)
+    [ -f "$dir/setup" ] && (cd "$work" && bash -e "$dir/setup") >/dev/null 2>&1
     (cd "$work" && find . -mindepth 1 | LC_ALL=C sort) >"$TMPROOT/before"
     (cd "$work" && timeout "$TIMEOUT" bash -c 'source "$SK_REPO/tests/lib.sh"; CASE="$1"; source "$1/cmd"' _ "$dir") \
         >"$TMPROOT/stdout" 2>"$TMPROOT/stderr"

@@ -18,6 +18,97 @@ static const cli_cmd commands[] = {
     {"uninstall-plan", cmd_uninstall_plan,
      "which uninstall.sh paths in a run log are safe (hardened rules); --execute runs them",
      cmd_uninstall_plan_usage},
+    {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
+     "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
+    "       skdcci matrix status FILE [--json]\n"
+    "\n"
+    "The superkernel-winner-option-matrix-v1 document of one Stage O winner\n"
+    "(schema: docs/schemas/winner-option-matrix-v1.schema.json).\n"
+    "\n"
+    "validate  checks the shape, then every protocol rule: unique ids, the four\n"
+    "          required categories, one DCCI family with its D1-D4 state machine,\n"
+    "          settlement, Chinese reasons and evidence for blocked/skipped items,\n"
+    "          no 'no profiling evidence' blockers, exact probe acceptance (the\n"
+    "          referenced probe report is read and its sha256 checked when it is\n"
+    "          readable), no debug options, one changed pointer per ordinary trial,\n"
+    "          the incumbent chain and the frozen plan fingerprint.  Violations are\n"
+    "          printed one per line.\n"
+    "  --settled         require settlement now\n"
+    "  --json-out FILE   write the validation result; never overwrites\n"
+    "\n"
+    "status    prints the current incumbent, every item's state and the next\n"
+    "          action (--json: skdcci-matrix-status-v1 on stdout).\n"
+    "\n"
+    "Relative paths inside the matrix are resolved against its directory.\n"
+    "Exit: 0 valid, 10 violations, 1 unreadable or malformed matrix, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
+    {"probe", cmd_probe, "probe check: are exact option values accepted by a probe report",
+     "Usage: skdcci probe check --report ENVIRONMENT.json --values OPTION-VALUES.json\n"
+    "                          [--json-out FILE]\n"
+    "\n"
+    "Consumes an option-probe report (check_environment.py --json) for the exact\n"
+    "values of an option-values file ({\"optimize_options\": {NAME: [VALUE, ...]},\n"
+    "\"debug_options\": {...}}, the shape given to the probe's --option-probes).\n"
+    "The report is evidence only when ready is true and runtime_environment.loaded\n"
+    "is true; otherwise every value is 'unknown' (never 'rejected').  A value is\n"
+    "accepted when it is present unchanged in accepted_values of its option,\n"
+    "compared as canonical JSON (1, 1.0 and true differ).\n"
+    "\n"
+    "Options:\n"
+    "  --report FILE      the probe report\n"
+    "  --values FILE      the option values (aliases: --option-values-json,\n"
+    "                     --option-probes)\n"
+    "  --json-out FILE    write the per-value result; never overwrites\n"
+    "\n"
+    "Exit: 0 every value accepted, 10 some value rejected by the wrapper,\n"
+    "3 unknown (report not usable) or incomplete (a value was not probed),\n"
+    "1 input error, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
+    {"stability", cmd_stability, "five-run stability of one CLEAN root (exit 10 when unstable)",
+     "Usage: skdcci stability DIR [--warmup N] [--expected-ranks N] [--json-out FILE]\n"
+    "\n"
+    "The five-run stability check of one CLEAN root on its own (S0, O0, and every\n"
+    "accepted trial after its top-up to five runs): stable iff exactly 5 runs and\n"
+    "the exact decimal spread (max - min) / mean * 100 of the per-run worst-rank\n"
+    "means is at most 5.0 %.  Exits 0 when stable, 10 when unstable.\n"
+    "\n"
+    "Options:\n"
+    "  --warmup N          decode samples dropped per rank log (8)\n"
+    "  --expected-ranks N  rank logs required per run (8)\n"
+    "  --json-out FILE     write the summary, the stability block and the evidence\n"
+    "                      (SHA-256 of every log); never overwrites\n"
+    "\n"
+    "Exit: 0 stable, 10 unstable, 1 input error, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
+    {"trial", cmd_trial, "Stage O option-trial gate: trial vs incumbent (exit 10 when rejected)",
+     "Usage: skdcci trial --baseline DIR --candidate NAME=DIR [options]\n"
+    "\n"
+    "The Stage O option-trial gate: compares one trial CLEAN root against the current\n"
+    "five-run incumbent exactly as analyze_performance.py --option-trial does, and\n"
+    "exits 0 when the trial is accepted, 10 when it is rejected.\n"
+    "\n"
+    "A CLEAN root holds run-*/log_<rank>.log; every 'Inference time (decode): N ms'\n"
+    "is a sample.  Checks (all must hold): baseline stable (exactly 5 runs, exact\n"
+    "decimal spread <= 5.0 %), baseline has exactly 5 runs, candidate has >= 3 runs,\n"
+    "mean improvement > 0, median-run improvement > 0, pooled decode P90 and\n"
+    "population stddev regressions within the allowances.\n"
+    "\n"
+    "Options:\n"
+    "  --baseline DIR                     current incumbent CLEAN root (required)\n"
+    "  --candidate NAME=DIR               the trial CLEAN root (exactly one)\n"
+    "  --warmup N                         decode samples dropped per rank log (8)\n"
+    "  --expected-ranks N                 rank logs required per run (8)\n"
+    "  --allow-p90-regression-pct X       tolerated P90 increase in percent (0.0)\n"
+    "  --allow-stddev-regression-pct X    tolerated stddev increase in percent (0.0)\n"
+    "  --json-out FILE                    write the full result (indent 2, sorted keys);\n"
+    "                                     never overwrites, parents are created\n"
+    "  --robust                           add a bootstrap interval and a Mann-Whitney\n"
+    "                                     p-value (information only, never the verdict)\n"
+    "  --option-trial                     accepted for compatibility (always on)\n"
+    "  --min-improvement-pct X            accepted and ignored, as in the reference\n"
+    "\n"
+    "Exit: 0 accepted, 10 rejected, 1 input error, 2 usage error.\n"
+    "Details: docs/stage-o.md\n"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -27,10 +118,6 @@ static const cli_exit_code exits[] = {
     {SKX_USAGE, "usage error"},
     {SKX_BLOCKED, "analysis blocked: evidence insufficient for a decision"},
     {SKX_REJECTED, "gate rejected, run unstable, or a check found violations"},
-    {SKX_CS_IN_PROGRESS, "compile-state: in_progress (wait; never kill)"},
-    {SKX_CS_FAILED, "compile-state: failed (final compile failure after natural return)"},
-    {SKX_CS_INTERRUPTED, "compile-state: timed_out_or_interrupted (clean retry required)"},
-    {SKX_CS_UNKNOWN, "compile-state: unknown (evidence missing or contradictory)"},
 };
 
 int main(int argc, char **argv)

@@ -2,6 +2,11 @@
 #ifndef AC_COMMANDS_H
 #define AC_COMMANDS_H
 
+int cmd_begin(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_finalize(int argc, char **argv);
+int cmd_validate_set(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

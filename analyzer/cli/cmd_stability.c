@@ -1,0 +1,80 @@
+/* skdcci stability: the five-run check of one CLEAN root on its own (S0, O0
+ * and every accepted trial after its top-up to five runs). */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "../../artifact_contract/cli/cli_util.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "../so_clean.h"
+#include "../so_gate.h"
+#include "../so_report.h"
+#include "commands.h"
+#include "skx_exit.h"
+#include "so_cli.h"
+
+#define CMD "stability"
+
+int cmd_stability(int argc, char **argv)
+{
+    enum { OPT_WARMUP = 1000, OPT_EXPECTED_RANKS, OPT_JSON_OUT };
+    static const struct option opts[] = {
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"expected-ranks", required_argument, NULL, OPT_EXPECTED_RANKS},
+        {"json-out", required_argument, NULL, OPT_JSON_OUT},
+        {NULL, 0, NULL, 0},
+    };
+    so_set_opts set_opts = {8, 8}; /* the reference's defaults */
+    const char *json_out = NULL;
+    optind = 0;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
+        switch (c) {
+        case OPT_WARMUP:
+            if (so_cli_parse_count(optarg, &set_opts.warmup) != 0)
+                return cli_usage(CMD, "--warmup must be a non-negative integer, got '%s'",
+                                 optarg);
+            break;
+        case OPT_EXPECTED_RANKS:
+            if (so_cli_parse_count(optarg, &set_opts.expected_ranks) != 0 ||
+                set_opts.expected_ranks == 0)
+                return cli_usage(CMD, "--expected-ranks must be a positive integer, got '%s'",
+                                 optarg);
+            break;
+        case OPT_JSON_OUT:
+            json_out = optarg;
+            break;
+        default:
+            return cli_bad_option(CMD, argv, c);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage(CMD, optind >= argc ? "a CLEAN directory is required"
+                                              : "exactly one CLEAN directory is expected");
+    const char *dir = argv[optind];
+    if (!dir[0])
+        return cli_usage(CMD, "the CLEAN directory must not be empty");
+
+    int rc = SKX_FAIL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    so_set *set = NULL;
+    so_stability st;
+    sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
+    if ((json_out && so_cli_output_free(json_out, &d) != SK_OK) ||
+        so_set_load(dir, &set_opts, &set, &d) != SK_OK ||
+        so_stability_eval(set->run_means_exact, set->n_runs, &st, &d) != SK_OK ||
+        so_stability_text(set, &st, &text, &d) != SK_OK ||
+        (json_out &&
+         (so_stability_render(set, &st, set_opts.expected_ranks, &json, &d) != SK_OK ||
+          so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))) {
+        rc = so_cli_fail(&d);
+        goto out;
+    }
+    fputs(sk_buf_cstr(&text), stdout);
+    rc = st.stable ? SKX_OK : SKX_REJECTED;
+out:
+    sk_buf_free(&text);
+    sk_buf_free(&json);
+    so_set_free(set);
+    return rc;
+}

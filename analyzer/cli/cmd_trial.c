@@ -1,0 +1,199 @@
+/* skdcci trial: the option-trial gate (reference: analyze_performance.py
+ * --option-trial) with exact statistics, evidence and decisive exit codes. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../artifact_contract/cli/cli_util.h"
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "../so_clean.h"
+#include "../so_gate.h"
+#include "../so_report.h"
+#include "../so_robust.h"
+#include "commands.h"
+#include "skx_exit.h"
+#include "so_cli.h"
+
+#define CMD "trial"
+
+/* reference defaults (analyze_performance.py argparse) */
+#define DEFAULT_WARMUP 8
+#define DEFAULT_EXPECTED_RANKS 8
+
+enum {
+    OPT_BASELINE = 1000,
+    OPT_CANDIDATE,
+    OPT_WARMUP,
+    OPT_EXPECTED_RANKS,
+    OPT_ALLOW_P90,
+    OPT_ALLOW_STDDEV,
+    OPT_JSON_OUT,
+    OPT_ROBUST,
+    OPT_OPTION_TRIAL,
+    OPT_MIN_IMPROVEMENT,
+    OPT_REFUSED
+};
+
+/* A candidate name becomes a JSON key and a word of the stdout table. */
+static int valid_name(const char *name, size_t n)
+{
+    if (n == 0 || (n == 8 && memcmp(name, "baseline", 8) == 0))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c <= ' ' || c == 0x7f)
+            return 0;
+    }
+    return 1;
+}
+
+int cmd_trial(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"baseline", required_argument, NULL, OPT_BASELINE},
+        {"candidate", required_argument, NULL, OPT_CANDIDATE},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"expected-ranks", required_argument, NULL, OPT_EXPECTED_RANKS},
+        {"allow-p90-regression-pct", required_argument, NULL, OPT_ALLOW_P90},
+        {"allow-stddev-regression-pct", required_argument, NULL, OPT_ALLOW_STDDEV},
+        {"json-out", required_argument, NULL, OPT_JSON_OUT},
+        {"robust", no_argument, NULL, OPT_ROBUST},
+        {"option-trial", no_argument, NULL, OPT_OPTION_TRIAL},
+        {"min-improvement-pct", required_argument, NULL, OPT_MIN_IMPROVEMENT},
+        {"selection-only", no_argument, NULL, OPT_REFUSED},
+        {"replay-evidence", required_argument, NULL, OPT_REFUSED},
+        {"promotion-mode", required_argument, NULL, OPT_REFUSED},
+        {"screening-matrix", required_argument, NULL, OPT_REFUSED},
+        {NULL, 0, NULL, 0},
+    };
+    const char *baseline = NULL, *candidate_arg = NULL, *json_out = NULL;
+    so_set_opts set_opts = {DEFAULT_WARMUP, DEFAULT_EXPECTED_RANKS};
+    double allow_p90 = 0.0, allow_stddev = 0.0, ignored;
+    int robust = 0, candidates = 0;
+    optind = 0;
+    opterr = 0;
+    int which = 0;
+    for (int c; (c = getopt_long(argc, argv, ":", opts, &which)) != -1;) {
+        switch (c) {
+        case OPT_BASELINE:
+            baseline = optarg;
+            break;
+        case OPT_CANDIDATE:
+            candidate_arg = optarg;
+            candidates++;
+            break;
+        case OPT_WARMUP:
+            if (so_cli_parse_count(optarg, &set_opts.warmup) != 0)
+                return cli_usage(CMD, "--warmup must be a non-negative integer, got '%s'",
+                                 optarg);
+            break;
+        case OPT_EXPECTED_RANKS:
+            if (so_cli_parse_count(optarg, &set_opts.expected_ranks) != 0 ||
+                set_opts.expected_ranks == 0)
+                return cli_usage(CMD, "--expected-ranks must be a positive integer, got '%s'",
+                                 optarg);
+            break;
+        case OPT_ALLOW_P90:
+            if (so_cli_parse_pct(optarg, &allow_p90) != 0)
+                return cli_usage(CMD, "--allow-p90-regression-pct must be a decimal number, "
+                                      "got '%s'", optarg);
+            break;
+        case OPT_ALLOW_STDDEV:
+            if (so_cli_parse_pct(optarg, &allow_stddev) != 0)
+                return cli_usage(CMD, "--allow-stddev-regression-pct must be a decimal number, "
+                                      "got '%s'", optarg);
+            break;
+        case OPT_JSON_OUT:
+            json_out = optarg;
+            break;
+        case OPT_ROBUST:
+            robust = 1;
+            break;
+        case OPT_OPTION_TRIAL:
+            break; /* this command is the option-trial mode */
+        case OPT_MIN_IMPROVEMENT:
+            if (so_cli_parse_pct(optarg, &ignored) != 0)
+                return cli_usage(CMD, "--min-improvement-pct must be a decimal number, got '%s'",
+                                 optarg);
+            break; /* accepted and ignored, as in the reference's option-trial mode */
+        case OPT_REFUSED:
+            return cli_usage(CMD, "--%s is not accepted in option-trial mode", opts[which].name);
+        default:
+            return cli_bad_option(CMD, argv, c);
+        }
+    }
+    if (optind < argc)
+        return cli_usage(CMD, "unexpected argument '%s'", argv[optind]);
+    if (!baseline)
+        return cli_usage(CMD, "--baseline DIR is required");
+    if (candidates != 1)
+        return cli_usage(CMD, "option-trial requires exactly one --candidate NAME=DIR, got %d",
+                         candidates);
+    const char *eq = strchr(candidate_arg, '=');
+    if (!eq || eq == candidate_arg || !eq[1])
+        return cli_usage(CMD, "candidate must use NAME=PATH");
+    if (!valid_name(candidate_arg, (size_t)(eq - candidate_arg)))
+        return cli_usage(CMD, "candidate name must be printable text without spaces and not "
+                              "'baseline'");
+    if (!baseline[0])
+        return cli_usage(CMD, "--baseline DIR must not be empty");
+
+    int rc = SKX_FAIL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    char *name = sk_strndup(candidate_arg, (size_t)(eq - candidate_arg));
+    so_set *base = NULL, *cand = NULL;
+    sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
+    so_stability base_st, cand_st;
+    so_trial_eval eval;
+    so_bootstrap boot;
+    so_mann_whitney mw;
+    if (!name) {
+        sk_diag_set(&d, SK_E_NOMEM, "", 0, "out of memory");
+        goto fail;
+    }
+    if (json_out && so_cli_output_free(json_out, &d) != SK_OK)
+        goto fail;
+    if (so_set_load(baseline, &set_opts, &base, &d) != SK_OK ||
+        so_stability_eval(base->run_means_exact, base->n_runs, &base_st, &d) != SK_OK ||
+        so_set_load(eq + 1, &set_opts, &cand, &d) != SK_OK ||
+        so_stability_eval(cand->run_means_exact, cand->n_runs, &cand_st, &d) != SK_OK)
+        goto fail;
+    so_trial_evaluate(base, &base_st, cand, allow_p90, allow_stddev, &eval);
+    if (robust &&
+        (so_bootstrap_improvement(base->run_means, base->n_runs, cand->run_means, cand->n_runs,
+                                  SO_BOOTSTRAP_REPLICATES, SO_BOOTSTRAP_SEED,
+                                  SO_BOOTSTRAP_CONFIDENCE, &boot, &d) != SK_OK ||
+         so_mann_whitney_u(base->decode, base->n_decode, cand->decode, cand->n_decode, &mw,
+                           &d) != SK_OK))
+        goto fail;
+    so_trial_report report = {
+        .candidate_name = name,
+        .expected_ranks = set_opts.expected_ranks,
+        .baseline = base,
+        .baseline_stability = &base_st,
+        .candidate = cand,
+        .candidate_stability = &cand_st,
+        .eval = &eval,
+        .bootstrap = robust ? &boot : NULL,
+        .mann_whitney = robust ? &mw : NULL,
+    };
+    if (so_trial_text(&report, &text, &d) != SK_OK)
+        goto fail;
+    if (json_out && (so_trial_render(&report, &json, &d) != SK_OK ||
+                     so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))
+        goto fail;
+    fputs(sk_buf_cstr(&text), stdout);
+    rc = eval.accepted ? SKX_OK : SKX_REJECTED;
+    goto out;
+fail:
+    rc = so_cli_fail(&d);
+out:
+    sk_buf_free(&text);
+    sk_buf_free(&json);
+    so_set_free(base);
+    so_set_free(cand);
+    sk_free(name);
+    return rc;
+}

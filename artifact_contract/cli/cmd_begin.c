@@ -1,0 +1,47 @@
+/* artifact_contract begin --role ROLE --root PATH --session-out PATH */
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "../ac_contract.h"
+#include "ac_cli.h"
+#include "commands.h"
+
+int cmd_begin(int argc, char **argv)
+{
+    ac_cli c;
+    ac_cli_init(&c, "begin", argc, argv);
+    enum { O_ROLE = 1, O_ROOT, O_SESSION_OUT, O_JSON_ERRORS };
+    static const struct option opts[] = {
+        {"role", required_argument, NULL, O_ROLE},
+        {"root", required_argument, NULL, O_ROOT},
+        {"session-out", required_argument, NULL, O_SESSION_OUT},
+        {"json-errors", no_argument, NULL, O_JSON_ERRORS},
+        {NULL, 0, NULL, 0},
+    };
+    const char *role = NULL, *root = NULL, *session_out = NULL;
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (opt) {
+        case O_ROLE: role = optarg; break;
+        case O_ROOT: root = optarg; break;
+        case O_SESSION_OUT: session_out = optarg; break;
+        case O_JSON_ERRORS: break;
+        default: return ac_cli_bad_option(&c, argv, opt);
+        }
+    }
+    if (optind < argc)
+        return ac_cli_usage(&c, "unrecognized arguments: %s", argv[optind]);
+    if (!role || !root || !session_out)
+        return ac_cli_usage(&c, "the following arguments are required:%s%s%s",
+                            role ? "" : " --role", root ? "" : " --root",
+                            session_out ? "" : " --session-out");
+    cJSON *record = NULL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    int rc = ac_begin(role, root, session_out, &record, &d) ? ac_cli_fail(&c, &d)
+                                                              : ac_cli_print_json(&c, record);
+    cJSON_Delete(record);
+    return rc;
+}

@@ -1,0 +1,929 @@
+#include "gen_truth.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../artifact_contract/sk_alloc.h"
+#include "../../../artifact_contract/sk_buf.h"
+#include "../../../artifact_contract/sk_json.h"
+#include "gen_meta.h"
+#include "gen_out.h"
+
+__extension__ typedef __int128 gen_i128;
+
+/* ------------------------------------------------ statistics */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void gen_stats_compute(int64_t *x, size_t n, gen_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->n = n;
+    if (n == 0)
+        return;
+    qsort(x, n, sizeof *x, cmp_i64);
+    st->min = x[0];
+    st->max = x[n - 1];
+    for (size_t i = 0; i < n; i++)
+        st->sum += x[i];
+    /* P50 in halves, deviations from it in halves, MAD in quarters. */
+    int64_t p50_h = n % 2 ? 2 * x[n / 2] : x[n / 2 - 1] + x[n / 2];
+    st->p50_q = 2 * p50_h;
+    int64_t *dev = sk_malloc(n * sizeof *dev);
+    if (dev) {
+        for (size_t i = 0; i < n; i++)
+            dev[i] = llabs(2 * x[i] - p50_h);
+        qsort(dev, n, sizeof *dev, cmp_i64);
+        st->mad_q = n % 2 ? 2 * dev[n / 2] : dev[n / 2 - 1] + dev[n / 2];
+        sk_free(dev);
+    } else {
+        st->mad_q = -1; /* reported as a self-check failure by the caller */
+    }
+    /* P90: position (n-1)*0.9 = (n-1)*9/10, linear interpolation, tenths. */
+    size_t pos10 = (n - 1) * 9;
+    size_t lo = pos10 / 10, frac = pos10 % 10, hi = lo + 1 < n ? lo + 1 : n - 1;
+    st->p90_t = x[lo] * 10 + (x[hi] - x[lo]) * (int64_t)frac;
+}
+
+/* Reference thresholds: 3 % relative, 1 µs absolute, 3 samples. */
+#define GEN_REL_PCT 3
+#define GEN_ABS_Q (1000 * 4)
+#define GEN_MIN_N 3
+
+static int tail_unrepresented(const gen_stats *s)
+{
+    if (s->n != GEN_MIN_N)
+        return 0;
+    int64_t lo = s->p50_q - 4 * s->min, hi = 4 * s->max - s->p50_q;
+    int64_t tail = lo > hi ? lo : hi;
+    return tail > 3 * s->mad_q && (gen_i128)tail * 100 > (gen_i128)s->p50_q * GEN_REL_PCT && tail > GEN_ABS_Q;
+}
+
+/* True when delta (quarters, > 0) passes every noise bound of the rule. */
+static int beyond_noise(int64_t delta, const gen_stats *b, const gen_stats *c)
+{
+    return delta >= GEN_ABS_Q && (gen_i128)delta * 100 >= (gen_i128)b->p50_q * GEN_REL_PCT &&
+           delta >= 2 * b->mad_q && (gen_i128)delta * c->p50_q >= (gen_i128)2 * c->mad_q * b->p50_q;
+}
+
+gen_verdict gen_classify(const gen_stats *base, const gen_stats *cand)
+{
+    if (base->n < GEN_MIN_N || cand->n < GEN_MIN_N || base->p50_q == 0 || cand->p50_q == 0 ||
+        base->mad_q < 0 || cand->mad_q < 0)
+        return GEN_V_INSUFFICIENT;
+    if (tail_unrepresented(base) || tail_unrepresented(cand))
+        return GEN_V_INSUFFICIENT;
+    int64_t delta = cand->p50_q - base->p50_q;
+    if (delta > 0 && beyond_noise(delta, base, cand))
+        return GEN_V_SLOWER;
+    if (delta < 0 && beyond_noise(-delta, base, cand))
+        return GEN_V_FASTER;
+    return GEN_V_NEUTRAL;
+}
+
+const char *gen_verdict_name(gen_verdict v)
+{
+    switch (v) {
+    case GEN_V_SLOWER:
+        return "significantly_slower";
+    case GEN_V_FASTER:
+        return "significantly_faster";
+    case GEN_V_INSUFFICIENT:
+        return "insufficient_evidence";
+    case GEN_V_NEUTRAL:
+        break;
+    }
+    return "neutral";
+}
+
+/* ------------------------------------------------ runtime matcher */
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static int pattern_char_ok(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.' || c == '*';
+}
+
+int gen_runtime_match(const char *pattern, const char *name)
+{
+    const char *p = pattern;
+    while (is_space(*p))
+        p++;
+    size_t n = strlen(p);
+    while (n > 0 && is_space(p[n - 1]))
+        n--;
+    if (n == 0 || p[0] == '*')
+        return 0;
+    for (size_t j = 0; j < n; j++)
+        if (!pattern_char_ok(p[j]))
+            return 0;
+    size_t m = strlen(name);
+    /* prev[j]/cur[j]: name[0..i) matches pattern[0..j). */
+    unsigned char *prev = sk_calloc(n + 1, 1), *cur = sk_calloc(n + 1, 1);
+    int result = -1;
+    if (!prev || !cur)
+        goto out;
+    prev[0] = 1;
+    for (size_t j = 1; j <= n; j++)
+        prev[j] = p[j - 1] == '*' && j >= 2 && prev[j - 2];
+    for (size_t i = 1; i <= m; i++) {
+        cur[0] = 0;
+        for (size_t j = 1; j <= n; j++) {
+            if (p[j - 1] == '*') {
+                int one = j >= 2 && (p[j - 2] == '.' || p[j - 2] == name[i - 1]) && prev[j];
+                cur[j] = (unsigned char)((j >= 2 && cur[j - 2]) || one);
+            } else {
+                cur[j] = (unsigned char)((p[j - 1] == '.' || p[j - 1] == name[i - 1]) && prev[j - 1]);
+            }
+        }
+        unsigned char *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    result = prev[n];
+out:
+    sk_free(prev);
+    sk_free(cur);
+    return result;
+}
+
+/* ------------------------------------------------ JSON helpers */
+
+typedef struct tb {
+    sk_err err;
+} tb;
+
+static cJSON *track(tb *t, cJSON *node)
+{
+    if (!node && t->err == SK_OK)
+        t->err = SK_E_NOMEM;
+    return node;
+}
+
+static void add(tb *t, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!obj) {
+        cJSON_Delete(item);
+        return;
+    }
+    if (!item) {
+        t->err = t->err ? t->err : SK_E_NOMEM;
+        return;
+    }
+    if (sk_json_add(obj, key, item) && t->err == SK_OK)
+        t->err = SK_E_NOMEM;
+}
+
+static void push(tb *t, cJSON *arr, cJSON *item)
+{
+    if (!arr) {
+        cJSON_Delete(item);
+        return;
+    }
+    if (!item) {
+        t->err = t->err ? t->err : SK_E_NOMEM;
+        return;
+    }
+    if (sk_json_append(arr, item) && t->err == SK_OK)
+        t->err = SK_E_NOMEM;
+}
+
+static cJSON *jstr(tb *t, const char *s)
+{
+    return track(t, cJSON_CreateString(s));
+}
+
+static cJSON *jint(tb *t, int64_t v)
+{
+    return track(t, sk_json_new_int(v));
+}
+
+static cJSON *jfloat(tb *t, double v)
+{
+    return track(t, sk_json_new_float(v));
+}
+
+static cJSON *jbool(tb *t, int v)
+{
+    return track(t, cJSON_CreateBool(v));
+}
+
+static cJSON *jobj(tb *t)
+{
+    return track(t, cJSON_CreateObject());
+}
+
+static cJSON *jarr(tb *t)
+{
+    return track(t, cJSON_CreateArray());
+}
+
+static cJSON *jstats(tb *t, const gen_stats *s)
+{
+    cJSON *o = jobj(t);
+    add(t, o, "count", jint(t, (int64_t)s->n));
+    add(t, o, "min_ns", jint(t, s->min));
+    add(t, o, "max_ns", jint(t, s->max));
+    add(t, o, "p50_ns", jfloat(t, (double)s->p50_q / 4.0));
+    add(t, o, "p90_ns", jfloat(t, (double)s->p90_t / 10.0));
+    add(t, o, "mad_ns", jfloat(t, (double)s->mad_q / 4.0));
+    add(t, o, "mean_ns", jfloat(t, s->n ? (double)s->sum / (double)s->n : 0.0));
+    return o;
+}
+
+/* ------------------------------------------------ comparisons */
+
+typedef struct cmp_result {
+    gen_stats side[2];
+    gen_verdict verdict;
+} cmp_result;
+
+static sk_err compare(const int32_t *o0, const int32_t *da, size_t n, cmp_result *c)
+{
+    int64_t *tmp = sk_malloc((n ? n : 1) * sizeof *tmp);
+    if (!tmp)
+        return SK_E_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = o0[i];
+    gen_stats_compute(tmp, n, &c->side[GEN_O0]);
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = da[i];
+    gen_stats_compute(tmp, n, &c->side[GEN_DA]);
+    sk_free(tmp);
+    c->verdict = gen_classify(&c->side[GEN_O0], &c->side[GEN_DA]);
+    return c->side[0].mad_q < 0 || c->side[1].mad_q < 0 ? SK_E_NOMEM : SK_OK;
+}
+
+static cJSON *jcompare(tb *t, const cmp_result *c)
+{
+    cJSON *o = jobj(t);
+    add(t, o, "o0", jstats(t, &c->side[GEN_O0]));
+    add(t, o, "disable_all", jstats(t, &c->side[GEN_DA]));
+    add(t, o, "class", jstr(t, gen_verdict_name(c->verdict)));
+    add(t, o, "delta_p50_ns", jfloat(t, (double)(c->side[GEN_DA].p50_q - c->side[GEN_O0].p50_q) / 4.0));
+    return o;
+}
+
+static const int32_t *child_series(const gen_model *m, const gen_side_result *r, int slot, unsigned p, unsigned k)
+{
+    return &r->child_ns[(((size_t)slot * GEN_MAX_KERNELS + p) * GEN_M_COUNT + k) * m->steps];
+}
+
+/* ------------------------------------------------ planted view */
+
+static int64_t nominal_kd_ns(const gen_side_result *r, unsigned sk)
+{
+    /* kernel_details = device wall + the mean host overhead (640 ns). */
+    return (int64_t)r->nominal_wall_ticks[sk] * GEN_NS_PER_TICK + 640;
+}
+
+static double planted_regression_pct(const gen_model *m, const gen_side_result res[2], unsigned sk)
+{
+    if (!m->sks[sk].on_side[GEN_O0] || !m->sks[sk].on_side[GEN_DA])
+        return 0.0;
+    int64_t b = nominal_kd_ns(&res[GEN_O0], sk), c = nominal_kd_ns(&res[GEN_DA], sk);
+    /* Rounded to 1/1000 of a percent so the value is stable text. */
+    int64_t milli = (int64_t)((gen_i128)(c - b) * 100000 / b);
+    return (double)milli / 1000.0;
+}
+
+static const char *status_of(gen_scenario sc)
+{
+    switch (sc) {
+    case GEN_SC_REGRESSION:
+    case GEN_SC_REORDERED:
+        return "repair_candidate";
+    case GEN_SC_NO_REGRESSION:
+        return "no_significant_regression";
+    case GEN_SC_NO_REGRESSED_CHILD:
+        return "no_regressed_child";
+    case GEN_SC_BUFFER_FULL:
+    case GEN_SC_INCOMPLETE_LANES:
+    case GEN_SC_FIXTURE_SHAPE:
+        return "child_attribution_blocked";
+    case GEN_SC_AMBIGUOUS:
+        return "mapping_blocked";
+    case GEN_SC_OPTIONS_MISMATCH:
+        return "collection_blocked";
+    case GEN_SC_COUNT:
+        break;
+    }
+    return "?";
+}
+
+static const char *status_reason(gen_scenario sc)
+{
+    switch (sc) {
+    case GEN_SC_REGRESSION:
+        return "two SKs are significantly slower and three of their children are significantly slower in wall "
+               "span and max-lane";
+    case GEN_SC_REORDERED:
+        return "as regression; sk_prof nodeIds index the reordered task list of super_kernel.log, not the "
+               "fused-log order";
+    case GEN_SC_NO_REGRESSION:
+        return "every SK is neutral";
+    case GEN_SC_NO_REGRESSED_CHILD:
+        return "one SK is significantly slower, but only in the gaps between its children; its children are "
+               "neutral in wall span and max-lane (one grows in duration sum only)";
+    case GEN_SC_BUFFER_FULL:
+        return "one core's record count reaches the capacity implied by ASCEND_PROF_SK_ON and super_kernel.log "
+               "has the buffer-full warning";
+    case GEN_SC_INCOMPLETE_LANES:
+        return "a measured launch of a slower SK misses one blockIdx of one child";
+    case GEN_SC_FIXTURE_SHAPE:
+        return "sk_prof has the reference fixture shape: no parent records, no skId/modelId, no block prefixes; "
+               "launches cannot be clustered";
+    case GEN_SC_AMBIGUOUS:
+        return "every SK shares one structural key and the disable-all side has one occurrence more; no "
+               "occurrence can be paired";
+    case GEN_SC_OPTIONS_MISMATCH:
+        return "the graph options differ in split_mode as well as in dcci_disable_on_kernel";
+    case GEN_SC_COUNT:
+        break;
+    }
+    return "?";
+}
+
+static const char token_order_rule[] =
+    "children whose wall span or max-lane is significantly slower, taken from the significantly slower SKs in "
+    "order of descending planted_regression_pct (ties: structural key = scope then op sequence, ascending byte "
+    "order; then occurrence), each SK's children by ascending position; tokens de-duplicated keeping the first "
+    "appearance";
+
+/* ------------------------------------------------ self-check state */
+
+typedef struct truth {
+    const gen_model *m;
+    const gen_side_result *res;
+    tb t;
+    cmp_result *sk_cmp;      /* [nsks] */
+    cmp_result *child_cmp;   /* [tracked][GEN_MAX_KERNELS][GEN_M_COUNT] */
+    unsigned *order;         /* slower SKs in token order */
+    unsigned norder;
+    char problem[512];
+} truth;
+
+static void problem(truth *tr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void problem(truth *tr, const char *fmt, ...)
+{
+    if (tr->problem[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tr->problem, sizeof tr->problem, fmt, ap);
+    va_end(ap);
+}
+
+static int paired(const gen_model *m, unsigned sk)
+{
+    return m->sks[sk].on_side[GEN_O0] && m->sks[sk].on_side[GEN_DA];
+}
+
+static gen_verdict planted_verdict(gen_class c)
+{
+    return c == GEN_CLASS_SLOWER ? GEN_V_SLOWER : (c == GEN_CLASS_FASTER ? GEN_V_FASTER : GEN_V_NEUTRAL);
+}
+
+static sk_err check(truth *tr)
+{
+    const gen_model *m = tr->m;
+    for (unsigned i = 0; i < m->nsks; i++) {
+        if (!paired(m, i))
+            continue;
+        const int32_t *a = &tr->res[GEN_O0].sk_wall_ns[(size_t)i * m->steps];
+        const int32_t *b = &tr->res[GEN_DA].sk_wall_ns[(size_t)i * m->steps];
+        sk_err e = compare(a, b, m->steps, &tr->sk_cmp[i]);
+        if (e)
+            return e;
+        if (tr->sk_cmp[i].verdict != planted_verdict(m->sks[i].planted))
+            problem(tr, "SK %u (%s, layer %d) planted %s but its kernel_details durations classify as %s", i,
+                    m->tmpl[m->sks[i].tmpl].scope, m->sks[i].layer, gen_class_name(m->sks[i].planted),
+                    gen_verdict_name(tr->sk_cmp[i].verdict));
+        int slot = gen_tracked_slot(m, i);
+        if (slot < 0)
+            continue;
+        const gen_template *t = &m->tmpl[m->sks[i].tmpl];
+        for (unsigned p = 0; p < t->nkernels; p++) {
+            cmp_result *c = &tr->child_cmp[((size_t)slot * GEN_MAX_KERNELS + p) * GEN_M_COUNT];
+            for (unsigned k = 0; k < GEN_M_COUNT; k++) {
+                e = compare(child_series(m, &tr->res[GEN_O0], slot, p, k), child_series(m, &tr->res[GEN_DA], slot, p, k),
+                            m->steps, &c[k]);
+                if (e)
+                    return e;
+            }
+            int selected = c[GEN_M_WALL].verdict == GEN_V_SLOWER || c[GEN_M_MAXLANE].verdict == GEN_V_SLOWER;
+            gen_role role = m->sks[i].role[p];
+            if (selected != (role == GEN_ROLE_REGRESSED))
+                problem(tr, "SK %u child %u (%s) planted %s but wall span is %s and max-lane %s", i, p,
+                        m->ops[t->nodes[t->kernel_node[p]].op].token,
+                        role == GEN_ROLE_REGRESSED ? "regressed" : "not regressed",
+                        gen_verdict_name(c[GEN_M_WALL].verdict), gen_verdict_name(c[GEN_M_MAXLANE].verdict));
+            if (role == GEN_ROLE_DECOY && c[GEN_M_SUM].verdict != GEN_V_SLOWER)
+                problem(tr, "SK %u decoy child %u: duration sum is %s, not significantly slower", i, p,
+                        gen_verdict_name(c[GEN_M_SUM].verdict));
+        }
+    }
+    return SK_OK;
+}
+
+/* Slower SKs in the token order rule. */
+static void order_slower(truth *tr)
+{
+    const gen_model *m = tr->m;
+    tr->norder = 0;
+    for (unsigned i = 0; i < m->nsks; i++)
+        if (paired(m, i) && m->sks[i].planted == GEN_CLASS_SLOWER)
+            tr->order[tr->norder++] = i;
+    for (unsigned a = 1; a < tr->norder; a++) {
+        for (unsigned b = a; b > 0; b--) {
+            unsigned x = tr->order[b - 1], y = tr->order[b];
+            double px = planted_regression_pct(m, tr->res, x), py = planted_regression_pct(m, tr->res, y);
+            int swap = py > px;
+            if (py == px) {
+                int c = strcmp(m->tmpl[m->sks[y].tmpl].scope, m->tmpl[m->sks[x].tmpl].scope);
+                swap = c < 0 || (c == 0 && m->sks[y].occurrence < m->sks[x].occurrence);
+            }
+            if (!swap)
+                break;
+            tr->order[b - 1] = y;
+            tr->order[b] = x;
+        }
+    }
+}
+
+/* ------------------------------------------------ document */
+
+static const char *token_of(const gen_model *m, unsigned sk, unsigned p)
+{
+    const gen_template *t = &m->tmpl[m->sks[sk].tmpl];
+    return m->ops[t->nodes[t->kernel_node[p]].op].token;
+}
+
+static const char *symbol_of(const gen_model *m, unsigned sk, unsigned p)
+{
+    const gen_template *t = &m->tmpl[m->sks[sk].tmpl];
+    return m->ops[t->nodes[t->kernel_node[p]].op].symbol;
+}
+
+static cJSON *jsk_ref(truth *tr, unsigned sk, unsigned p)
+{
+    tb *t = &tr->t;
+    const gen_sk *s = &tr->m->sks[sk];
+    cJSON *o = jobj(t);
+    add(t, o, "sk_index", jint(t, sk));
+    add(t, o, "scope", jstr(t, tr->m->tmpl[s->tmpl].scope));
+    add(t, o, "layer", jint(t, s->layer));
+    add(t, o, "occurrence", jint(t, s->occurrence));
+    add(t, o, "position", jint(t, p));
+    add(t, o, "symbol", jstr(t, symbol_of(tr->m, sk, p)));
+    add(t, o, "token", jstr(t, token_of(tr->m, sk, p)));
+    return o;
+}
+
+static cJSON *jside_pair_str(truth *tr, const char *o0, const char *da)
+{
+    cJSON *o = jobj(&tr->t);
+    add(&tr->t, o, "o0", o0 ? jstr(&tr->t, o0) : track(&tr->t, cJSON_CreateNull()));
+    add(&tr->t, o, "disable_all", da ? jstr(&tr->t, da) : track(&tr->t, cJSON_CreateNull()));
+    return o;
+}
+
+static cJSON *jchildren(truth *tr, unsigned sk)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    const gen_sk *s = &m->sks[sk];
+    const gen_template *tp = &m->tmpl[s->tmpl];
+    int slot = gen_tracked_slot(m, sk);
+    cJSON *arr = jarr(t);
+    for (unsigned p = 0; p < tp->nkernels; p++) {
+        const gen_op *op = &m->ops[tp->nodes[tp->kernel_node[p]].op];
+        cJSON *c = jobj(t);
+        add(t, c, "position", jint(t, p));
+        add(t, c, "fused_index", jint(t, tp->kernel_node[p]));
+        add(t, c, "task_index", jint(t, tp->kernel_task[p]));
+        add(t, c, "symbol", jstr(t, op->symbol));
+        add(t, c, "token", jstr(t, op->token));
+        add(t, c, "kernel_type", jstr(t, gen_ktype_name(op->ktype)));
+        add(t, c, "num_blocks", jint(t, op->nb));
+        add(t, c, "aic_lanes", jint(t, gen_op_aic_lanes(op)));
+        add(t, c, "aiv_lanes", jint(t, gen_op_aiv_lanes(op)));
+        const char *role = s->role[p] == GEN_ROLE_REGRESSED ? "regressed" : (s->role[p] == GEN_ROLE_DECOY ? "decoy" : "unchanged");
+        add(t, c, "planted_role", jstr(t, role));
+        add(t, c, "planted_lane_factor_permille", jint(t, s->da_factor_pm[p]));
+        add(t, c, "expected_selected", jbool(t, s->role[p] == GEN_ROLE_REGRESSED));
+        if (slot >= 0 && paired(m, sk)) {
+            cJSON *r = jobj(t);
+            const cmp_result *cc = &tr->child_cmp[((size_t)slot * GEN_MAX_KERNELS + p) * GEN_M_COUNT];
+            int mix = op->ktype == GEN_KT_MIX_1_1 || op->ktype == GEN_KT_MIX_1_2;
+            for (unsigned k = 0; k < GEN_M_COUNT; k++) {
+                /* Separate AIC / AIV max-lanes only mean something for MIX kernels. */
+                if (!mix && (k == GEN_M_MAXLANE_AIC || k == GEN_M_MAXLANE_AIV))
+                    continue;
+                add(t, r, gen_metric_name[k], jcompare(t, &cc[k]));
+            }
+            add(t, c, "realized", r);
+        }
+        push(t, arr, c);
+    }
+    return arr;
+}
+
+static cJSON *jstructure(truth *tr, unsigned sk)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    const gen_template *tp = &m->tmpl[m->sks[sk].tmpl];
+    cJSON *o = jobj(t), *ops = jarr(t), *kts = jarr(t), *nbs = jarr(t), *syms = jarr(t);
+    for (unsigned p = 0; p < tp->nkernels; p++) {
+        const gen_op *op = &m->ops[tp->nodes[tp->kernel_node[p]].op];
+        push(t, ops, jstr(t, op->token));
+        push(t, kts, jstr(t, gen_ktype_name(op->ktype)));
+        push(t, nbs, jint(t, op->nb));
+        push(t, syms, jstr(t, op->symbol));
+    }
+    add(t, o, "ops", ops);
+    add(t, o, "kernel_types", kts);
+    add(t, o, "num_blocks", nbs);
+    add(t, o, "symbols", syms);
+    add(t, o, "fused_node_count", jint(t, tp->nnodes));
+    add(t, o, "sk_block_dim", jint(t, tp->blocks));
+    return o;
+}
+
+static cJSON *jsks(truth *tr)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    cJSON *arr = jarr(t);
+    for (unsigned i = 0; i < m->nsks; i++) {
+        const gen_sk *s = &m->sks[i];
+        cJSON *o = jobj(t);
+        add(t, o, "index", jint(t, i));
+        add(t, o, "scope", jstr(t, m->tmpl[s->tmpl].scope));
+        add(t, o, "layer", jint(t, s->layer));
+        add(t, o, "extra", jbool(t, s->extra));
+        add(t, o, "occurrence", s->on_side[GEN_O0] ? jint(t, s->occurrence) : track(t, cJSON_CreateNull()));
+        add(t, o, "names", jside_pair_str(tr, s->on_side[GEN_O0] ? s->name[GEN_O0] : NULL,
+                                          s->on_side[GEN_DA] ? s->name[GEN_DA] : NULL));
+        cJSON *ids = jobj(t);
+        add(t, ids, "o0", s->on_side[GEN_O0] ? jint(t, s->scope_id[GEN_O0]) : track(t, cJSON_CreateNull()));
+        add(t, ids, "disable_all", s->on_side[GEN_DA] ? jint(t, s->scope_id[GEN_DA]) : track(t, cJSON_CreateNull()));
+        add(t, o, "scope_ids", ids);
+        add(t, o, "structure", jstructure(tr, i));
+        add(t, o, "expected_matching", jstr(t, m->scenario == GEN_SC_AMBIGUOUS ? "ambiguous" : "matched"));
+        add(t, o, "planted_class", jstr(t, gen_class_name(s->planted)));
+        add(t, o, "planted_regression_pct", jfloat(t, planted_regression_pct(m, tr->res, i)));
+        cJSON *nom = jobj(t);
+        add(t, nom, "o0", s->on_side[GEN_O0] ? jint(t, nominal_kd_ns(&tr->res[GEN_O0], i)) : track(t, cJSON_CreateNull()));
+        add(t, nom, "disable_all",
+            s->on_side[GEN_DA] ? jint(t, nominal_kd_ns(&tr->res[GEN_DA], i)) : track(t, cJSON_CreateNull()));
+        add(t, o, "planted_sk_wall_ns", nom);
+        add(t, o, "planted_extra_gap_ns", jint(t, (int64_t)s->da_extra_gap_ticks * GEN_NS_PER_TICK));
+        if (paired(m, i))
+            add(t, o, "realized_sk_wall", jcompare(t, &tr->sk_cmp[i]));
+        if (gen_tracked_slot(m, i) >= 0)
+            add(t, o, "children", jchildren(tr, i));
+        push(t, arr, o);
+    }
+    return arr;
+}
+
+/* Narrowest runtime pattern for a token whose selected symbols are given:
+ * static_kernel_<T>_.* when every symbol has that form, else the single
+ * symbol itself. */
+static void token_regex(const char *token, const char *symbol, char *out, size_t n)
+{
+    char prefix[160];
+    snprintf(prefix, sizeof prefix, "static_kernel_%s_", token);
+    if (strncmp(symbol, prefix, strlen(prefix)) == 0)
+        snprintf(out, n, "%s.*", prefix);
+    else
+        snprintf(out, n, "%s", symbol);
+}
+
+static int is_selected(const gen_model *m, unsigned sk, unsigned p)
+{
+    return m->sks[sk].role[p] == GEN_ROLE_REGRESSED && m->sks[sk].planted == GEN_CLASS_SLOWER;
+}
+
+static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *selected_list)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    cJSON *arr = jarr(t);
+    const char *seen[64];
+    unsigned nseen = 0;
+    for (unsigned oi = 0; oi < tr->norder; oi++) {
+        unsigned sk = tr->order[oi];
+        const gen_template *tp = &m->tmpl[m->sks[sk].tmpl];
+        for (unsigned p = 0; p < tp->nkernels; p++) {
+            if (!is_selected(m, sk, p))
+                continue;
+            push(t, selected_list, jsk_ref(tr, sk, p));
+            const char *token = token_of(m, sk, p);
+            int dup = 0;
+            for (unsigned k = 0; k < nseen; k++)
+                dup |= strcmp(seen[k], token) == 0;
+            if (dup || nseen == 64)
+                continue;
+            seen[nseen++] = token;
+            char regex[200];
+            token_regex(token, symbol_of(m, sk, p), regex, sizeof regex);
+            cJSON *o = jobj(t), *sel = jarr(t), *syms = jarr(t), *coll = jobj(t);
+            /* Every selected child with this token (any SK, any position). */
+            for (unsigned oj = 0; oj < tr->norder; oj++) {
+                unsigned sk2 = tr->order[oj];
+                const gen_template *t2 = &m->tmpl[m->sks[sk2].tmpl];
+                for (unsigned p2 = 0; p2 < t2->nkernels; p2++)
+                    if (is_selected(m, sk2, p2) && strcmp(token_of(m, sk2, p2), token) == 0)
+                        push(t, sel, jsk_ref(tr, sk2, p2));
+            }
+            push(t, syms, jstr(t, symbol_of(m, sk, p)));
+            for (int side = 0; side < 2; side++) {
+                cJSON *list = jarr(t);
+                for (unsigned i = 0; i < m->nsks; i++) {
+                    const gen_sk *s = &m->sks[i];
+                    if (!s->on_side[side])
+                        continue;
+                    const gen_template *t3 = &m->tmpl[s->tmpl];
+                    for (unsigned p3 = 0; p3 < t3->nkernels; p3++) {
+                        const char *sym = symbol_of(m, i, p3);
+                        int hit = gen_runtime_match(regex, sym);
+                        if (hit < 0)
+                            t->err = SK_E_NOMEM;
+                        if (hit <= 0)
+                            continue;
+                        if (strcmp(token_of(m, i, p3), token) != 0)
+                            problem(tr, "pattern %s also matches %s (token %s)", regex, sym, token_of(m, i, p3));
+                        if (is_selected(m, i, p3))
+                            continue;
+                        cJSON *c = jobj(t);
+                        add(t, c, "sk_index", jint(t, i));
+                        add(t, c, "scope", jstr(t, t3->scope));
+                        add(t, c, "layer", jint(t, s->layer));
+                        add(t, c, "position", jint(t, p3));
+                        push(t, list, c);
+                    }
+                }
+                add(t, coll, gen_side_dir[side], list);
+            }
+            int own = gen_runtime_match(regex, symbol_of(m, sk, p));
+            if (own < 0)
+                t->err = SK_E_NOMEM;
+            else if (own == 0)
+                problem(tr, "pattern %s does not match its own symbol", regex);
+            add(t, o, "token", jstr(t, token));
+            add(t, o, "regex", jstr(t, regex));
+            add(t, o, "symbols", syms);
+            add(t, o, "selected", sel);
+            add(t, o, "collateral", coll);
+            push(t, arr, o);
+            push(t, token_list, jstr(t, token));
+            push(t, regex_list, jstr(t, regex));
+        }
+    }
+    return arr;
+}
+
+static cJSON *jcores(tb *t, const uint64_t *v)
+{
+    cJSON *a = jarr(t);
+    for (unsigned c = 0; c < GEN_CORES; c++)
+        push(t, a, jint(t, (int64_t)v[c]));
+    return a;
+}
+
+static cJSON *jside(truth *tr, gen_side side, const gen_run_info *info)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    const gen_side_result *r = &tr->res[side];
+    char buf[512];
+    cJSON *o = jobj(t), *files = jobj(t), *full = jarr(t);
+    const char *z = m->zstd ? ".zst" : "";
+    const char *zg = m->zstd_graphs ? ".zst" : "";
+    add(t, o, "root", jstr(t, gen_side_dir[side]));
+    add(t, o, "pid", jint(t, m->ids[side].pid));
+    snprintf(buf, sizeof buf, "profiler/kernel_details.csv%s", z);
+    add(t, files, "kernel_details", jstr(t, buf));
+    snprintf(buf, sizeof buf, "profiler/sk_prof_device_0.json%s", z);
+    add(t, files, "sk_prof", jstr(t, buf));
+    static const char *const metas[][2] = {{"sk_fused_nodes", "sk_fused_nodes.log"},
+                                           {"sk_scope_split", "sk_scope_split.log"},
+                                           {"sk_fusion_fail_reasons", "sk_fusion_fail_reasons.log"},
+                                           {"super_kernel", "super_kernel.log"}};
+    for (unsigned i = 0; i < 4; i++) {
+        snprintf(buf, sizeof buf, "sk_meta/%u/%s/%s", m->ids[side].pid, GEN_MODEL_DIR, metas[i][1]);
+        add(t, files, metas[i][0], jstr(t, buf));
+    }
+    snprintf(buf, sizeof buf, "sk_meta/%u/%s/sk_graph_origin.json%s", m->ids[side].pid, GEN_MODEL_DIR, zg);
+    add(t, files, "sk_graph_origin", jstr(t, buf));
+    snprintf(buf, sizeof buf, "sk_meta/%u/%s/sk_graph_updated.json%s", m->ids[side].pid, GEN_MODEL_DIR, zg);
+    add(t, files, "sk_graph_updated", jstr(t, buf));
+    add(t, o, "files", files);
+    cJSON *in = jobj(t);
+    for (unsigned i = 0; i < 3; i++) {
+        static const char *const names[3] = {"config", "control", "workload"};
+        snprintf(buf, sizeof buf, "%s/%s/%s.json", info->inputs_dir, gen_side_dir[side], names[i]);
+        add(t, in, names[i], jstr(t, buf));
+    }
+    add(t, o, "inputs", in);
+    add(t, o, "fused_log_style",
+        jstr(t, m->fused_style == GEN_LOG_PREFIXED ? "prefixed" : (m->fused_style == GEN_LOG_PLAIN ? "plain" : "mixed")));
+    add(t, o, "sk_prof_shape", jstr(t, m->fixture_shape ? "reference_fixture" : "runtime_array"));
+    unsigned nsk = 0;
+    for (unsigned i = 0; i < m->nsks; i++)
+        nsk += (unsigned)m->sks[i].on_side[side];
+    add(t, o, "sk_count", jint(t, nsk));
+    add(t, o, "sk_prof_events", jint(t, (int64_t)r->records));
+    if (m->fixture_shape) {
+        cJSON *tids = jobj(t);
+        add(t, tids, "1", jint(t, (int64_t)r->fixture_events[1]));
+        add(t, tids, "2", jint(t, (int64_t)r->fixture_events[2]));
+        add(t, o, "fixture_events_per_tid", tids);
+    } else {
+        add(t, o, "records_per_core", jcores(t, r->written));
+        add(t, o, "lost_records_per_core", jcores(t, r->lost));
+    }
+    for (unsigned c = 0; c < GEN_CORES; c++)
+        if (!m->fixture_shape && r->written[c] >= m->capacity)
+            push(t, full, jint(t, c));
+    add(t, o, "cores_at_capacity", full);
+    add(t, o, "buffer_full_warnings", jint(t, (int64_t)r->nwarnings));
+    add(t, o, "dump_polls", jint(t, (int64_t)r->polls));
+    add(t, o, "sk_prof_bytes", jint(t, (int64_t)r->prof_bytes));
+    add(t, o, "kernel_details_bytes", jint(t, (int64_t)r->csv_bytes));
+    add(t, o, "kernel_details_rows", jint(t, (int64_t)r->csv_rows));
+    add(t, o, "kernel_details_sk_rows", jint(t, (int64_t)nsk * m->steps));
+    return o;
+}
+
+static cJSON *jrun(truth *tr)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    cJSON *o = jobj(t), *arch = jobj(t);
+    add(t, o, "warmup_launches", jint(t, m->warmup));
+    add(t, o, "steps", jint(t, m->steps));
+    add(t, o, "measured_launches_per_sk", jint(t, m->steps));
+    add(t, o, "first_step_id", jint(t, m->warmup + 1));
+    add(t, o, "last_step_id", jint(t, (int64_t)m->warmup + m->steps));
+    add(t, o, "ascend_prof_sk_on_kb", jint(t, m->prof_sk_on_kb));
+    add(t, o, "core_capacity_records", jint(t, (int64_t)m->capacity));
+    add(t, o, "model_id", jstr(t, GEN_MODEL_ID_STR));
+    add(t, o, "profiler_model_id", jint(t, GEN_MODEL_ID_NUM));
+    add(t, o, "device_id", jint(t, 0));
+    add(t, o, "auto_op_parallel", jint(t, m->customize_queue));
+    add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores));
+    add(t, arch, "name", jstr(t, "DAV_2201"));
+    add(t, arch, "cores", jint(t, GEN_CORES));
+    add(t, arch, "aiv_first_core", jint(t, GEN_AIC_CORES));
+    add(t, arch, "ticks_per_us", jint(t, GEN_TICKS_PER_US));
+    add(t, o, "arch", arch);
+    add(t, o, "config_pointer", jstr(t, "/model_config/custom_params/super_kernel_optimize_options/dcci_disable_on_kernel"));
+    return o;
+}
+
+static cJSON *jintegrity(truth *tr)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    cJSON *o = jobj(t);
+    cJSON *drop = track(t, cJSON_CreateNull());
+    if (m->drop.active) {
+        cJSON_Delete(drop);
+        drop = jobj(t);
+        add(t, drop, "side", jstr(t, gen_side_dir[m->drop.side]));
+        add(t, drop, "sk_index", jint(t, m->drop.sk));
+        add(t, drop, "name", jstr(t, m->sks[m->drop.sk].name[m->drop.side]));
+        add(t, drop, "launch_ordinal", jint(t, m->drop.launch));
+        add(t, drop, "measured_launch", jint(t, (int64_t)m->drop.launch - m->warmup));
+        add(t, drop, "position", jint(t, m->drop.pos));
+        add(t, drop, "lane", jstr(t, m->drop.aiv ? "AIV" : "AIC"));
+        add(t, drop, "block_idx", jint(t, m->drop.bidx));
+        const gen_op *op = &m->ops[m->tmpl[m->sks[m->drop.sk].tmpl].nodes[m->tmpl[m->sks[m->drop.sk].tmpl].kernel_node[m->drop.pos]].op];
+        add(t, drop, "block_num", jint(t, m->drop.aiv ? gen_op_aiv_lanes(op) : gen_op_aic_lanes(op)));
+    }
+    add(t, o, "missing_record", drop);
+    add(t, o, "buffer_full", jbool(t, tr->res[0].nwarnings > 0 || tr->res[1].nwarnings > 0));
+    add(t, o, "options_differ_beyond_dcci", jbool(t, m->options_mismatch));
+    if (m->options_mismatch) {
+        cJSON *d = jobj(t);
+        add(t, d, "option", jstr(t, "split_mode"));
+        add(t, d, "o0", jint(t, 4));
+        add(t, d, "disable_all", jint(t, 2));
+        add(t, o, "options_difference", d);
+    }
+    add(t, o, "reordered_task_lists", jbool(t, m->customize_queue));
+    return o;
+}
+
+sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const gen_run_info *info,
+                       const char *path, sk_diag *d)
+{
+    truth tr;
+    memset(&tr, 0, sizeof tr);
+    tr.m = m;
+    tr.res = res;
+    cJSON *root = NULL;
+    sk_buf text = SK_BUF_INIT;
+    gen_out o;
+    memset(&o, 0, sizeof o);
+    o.fd = -1;
+    sk_err e = SK_OK;
+    unsigned tracked = gen_tracked_count(m);
+    tr.sk_cmp = sk_calloc(m->nsks, sizeof *tr.sk_cmp);
+    tr.child_cmp = sk_calloc((tracked ? tracked : 1) * GEN_MAX_KERNELS * GEN_M_COUNT, sizeof *tr.child_cmp);
+    tr.order = sk_calloc(m->nsks, sizeof *tr.order);
+    if (!tr.sk_cmp || !tr.child_cmp || !tr.order) {
+        e = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory for the ground truth");
+        goto out;
+    }
+    e = check(&tr);
+    if (e) {
+        sk_diag_set(d, e, path, 0, "out of memory for the statistics");
+        goto out;
+    }
+    order_slower(&tr);
+    tb *t = &tr.t;
+    root = jobj(t);
+    cJSON *expected = jobj(t), *tokens = jarr(t), *regexes = jarr(t), *selected = jarr(t), *decoys = jarr(t);
+    cJSON *token_objs = jtokens(&tr, tokens, regexes, selected);
+    for (unsigned i = 0; i < m->nsks; i++)
+        for (unsigned p = 0; p < m->tmpl[m->sks[i].tmpl].nkernels; p++)
+            if (m->sks[i].role[p] == GEN_ROLE_DECOY)
+                push(t, decoys, jsk_ref(&tr, i, p));
+    int repair = strcmp(status_of(m->scenario), "repair_candidate") == 0;
+    cJSON *gen = jobj(t);
+    add(t, gen, "name", jstr(t, "skdcci_gen"));
+    add(t, gen, "command", jstr(t, info->command));
+    add(t, gen, "scenario", jstr(t, gen_scenario_name(m->scenario)));
+    add(t, gen, "seed", track(t, sk_json_new_uint(m->seed)));
+    add(t, gen, "scale", jint(t, m->scale));
+    add(t, gen, "layers", jint(t, m->layers));
+    add(t, gen, "zstd", jbool(t, m->zstd));
+    add(t, gen, "zstd_graphs", jbool(t, m->zstd_graphs));
+    add(t, root, "schema_version", jstr(t, "skdcci-gen-truth-1"));
+    add(t, root, "generator", gen);
+    add(t, expected, "status", jstr(t, status_of(m->scenario)));
+    add(t, expected, "reason", jstr(t, status_reason(m->scenario)));
+    add(t, expected, "token_order_rule", jstr(t, token_order_rule));
+    add(t, expected, "tokens", repair ? cJSON_Duplicate(tokens, 1) : jarr(t));
+    add(t, expected, "regexes", repair ? cJSON_Duplicate(regexes, 1) : jarr(t));
+    add(t, expected, "writes_option_files", jbool(t, repair));
+    add(t, root, "expected", expected);
+    add(t, root, "planted_tokens", tokens);
+    add(t, root, "planted_regexes", regexes);
+    add(t, root, "selected_children", selected);
+    add(t, root, "decoys", decoys);
+    add(t, root, "tokens", token_objs);
+    add(t, root, "run", jrun(&tr));
+    cJSON *sides = jobj(t);
+    add(t, sides, "o0", jside(&tr, GEN_O0, info));
+    add(t, sides, "disable_all", jside(&tr, GEN_DA, info));
+    add(t, root, "sides", sides);
+    add(t, root, "sks", jsks(&tr));
+    add(t, root, "integrity", jintegrity(&tr));
+    if (tr.problem[0]) {
+        e = sk_diag_set(d, SK_E_INTERNAL, path, 0, "self-check failed: %s", tr.problem);
+        goto out;
+    }
+    if (t->err) {
+        e = sk_diag_set(d, t->err, path, 0, "out of memory while building the ground truth");
+        goto out;
+    }
+    e = sk_json_write(root, SK_JSON_CANONICAL, &text, d);
+    if (e) {
+        if (d->code == SK_OK) /* sk_json_write reports NOMEM without a message */
+            sk_diag_set(d, e, path, 0, "out of memory writing the ground truth");
+        goto out;
+    }
+    e = gen_out_open(&o, path, 0, d);
+    if (e)
+        goto out;
+    gen_out_write(&o, text.data, text.len);
+    gen_out_putc(&o, '\n');
+    e = gen_out_close(&o, d);
+out:
+    gen_out_abandon(&o);
+    sk_buf_free(&text);
+    cJSON_Delete(root);
+    sk_free(tr.sk_cmp);
+    sk_free(tr.child_cmp);
+    sk_free(tr.order);
+    return e;
+}

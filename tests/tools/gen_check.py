@@ -1,0 +1,362 @@
+#!/usr/bin/env python3
+"""Independent checker for a pair written by skdcci_gen.
+
+Re-derives everything from the files with the Python standard library (a
+second implementation, not the generator's code) and compares it with
+ground-truth.json and with the runtime formats:
+
+  gen_check.py DIR...     prints "ok DIR" when every check passes for DIR,
+                          otherwise "FAIL DIR: <what>" lines; exits 1 when
+                          any DIR failed.
+
+Checks: sk_prof byte layout (array closed by {}, one record per line, key
+order, [blockIdx/blockNum] prefixes, pid by core, %f text of tick/50.0),
+per-core record counts, per-core write order, not sorted by time, child
+names against the (reordered) task lists, kernel_details columns and SK
+rows, graph JSON layout (nlohmann dump(2) == Python indent=2 sort_keys),
+options, fused-log blocks, super_kernel.log lines, execution inputs.
+"""
+import collections
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+PROBLEMS = []
+
+
+def problem(msg):
+    PROBLEMS.append(msg)
+
+
+def read_bytes(path):
+    if path.endswith(".zst"):
+        return subprocess.run(["zstd", "-dcq", path], check=True, stdout=subprocess.PIPE).stdout
+    with open(path, "rb") as f:
+        return f.read()
+
+
+PREFIX = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} \[\d+:\d+\] \[(INFO|WARN|ERROR)\] \[[^\]]+:\d+\] \[[^\]]+\] ")
+
+
+def strip_prefix(line):
+    m = PREFIX.match(line)
+    return (line[m.end():], True) if m else (line, False)
+
+
+SK_HEADER = re.compile(r"^  SK Function: (\S+), scope id: (\d+), Node Count: (\d+)$")
+NODE_LINE = re.compile(r"^    \[(\d+)\] (\[nodeId:(\d+), streamId:(\d+), streamIdxInGraph:(\d+), nodeIdxInStream:(\d+)(.*))$")
+LIST_LINE = re.compile(r"^  \[(\d+)\] (\[nodeId:(\d+), .*)$")
+FUNC = re.compile(r"KernelInfos\{funcName:([^,]+), kernelType:([A-Z0-9_]+), taskRatio:\[(\d+),(\d+)\], cap:0, "
+                  r"numBlocks:(\d+), cubeNum:(\d+), vecNum:(\d+),")
+
+
+def parse_fused_log(text):
+    """SK blocks: name -> dict(scope_id, nodes=[(node_id, funcName or None)])."""
+    blocks, cur, styles = {}, None, set()
+    for raw in text.splitlines():
+        line, prefixed = strip_prefix(raw)
+        styles.add(prefixed)
+        h = SK_HEADER.match(line)
+        if h:
+            cur = {"scope_id": int(h.group(2)), "count": int(h.group(3)), "nodes": []}
+            blocks[h.group(1)] = cur
+            continue
+        n = NODE_LINE.match(line)
+        if not n or cur is None:
+            problem("fused log: unexpected line: " + raw[:120])
+            continue
+        if int(n.group(1)) != len(cur["nodes"]):
+            problem("fused log: local index %s out of order" % n.group(1))
+        f = FUNC.search(n.group(7))
+        cur["nodes"].append((int(n.group(3)), f.group(1) if f else None, n.group(7)))
+    for name, b in blocks.items():
+        if b["count"] != len(b["nodes"]):
+            problem("fused log: %s declares %d nodes, lists %d" % (name, b["count"], len(b["nodes"])))
+    return blocks, styles
+
+
+def parse_task_lists(text):
+    """super_kernel.log: SK name -> [node ids of the reordered task list]."""
+    lists, name, cur = {}, None, None
+    for raw in text.splitlines():
+        line, _ = strip_prefix(raw)
+        h = SK_HEADER.match(line)
+        if h:
+            name = h.group(1)
+            continue
+        if line.startswith("reordered task nodes: node count="):
+            cur = []
+            lists[name] = cur
+            continue
+        m = LIST_LINE.match(line)
+        if m and cur is not None:
+            cur.append(int(m.group(3)))
+    return lists
+
+
+def check_fmt6(ts_text, dur_text, where):
+    """The runtime prints (double)tick/50.0 and the difference of two such
+    doubles with %f; Python's float division and '%f' give the same text."""
+    start = round(float(ts_text) * 50)
+    end = start + round(float(dur_text) * 50)
+    if "%f" % (start / 50.0) != ts_text or "%f" % (end / 50.0 - start / 50.0) != dur_text:
+        problem("%s: ts/dur text %s/%s is not the runtime's %%f of ticks/50" % (where, ts_text, dur_text))
+
+
+EVENT = re.compile(rb'^\{"ph":"X","name":"\[(\d+)/(\d+)\]( ?)([^"]+)","pid":"(AIC|AIV)","tid":(\d+),'
+                   rb'"ts":(\d+\.\d{6}),"dur":(\d+\.\d{6}),"args":\{"modelId":"48_1","skId":(\d+)(,"nodeId":(\d+))?\}\},$')
+
+
+def check_runtime_skprof(data, side, gt, fused, tasks, fmt_limit):
+    if not data.startswith(b"[{") or not data.endswith(b"\n{}]"):
+        if data != b"[{}]":
+            problem(side + ": sk_prof is not [ ... ,\\n{}] closed")
+    json.loads(data)  # well-formed
+    lines = data.split(b"\n")
+    recs = []
+    for i, line in enumerate(lines[:-1]):
+        if i == 0:
+            line = line[1:]
+        m = EVENT.match(line)
+        if not m:
+            problem("%s: sk_prof line %d has an unexpected layout: %r" % (side, i + 1, line[:160]))
+            continue
+        recs.append(m)
+    if lines[-1] != b"{}]":
+        problem(side + ": sk_prof last line is not {}]")
+    per_core = collections.Counter()
+    last_end = {}
+    names = {b["scope_id"]: (n, b) for n, b in fused.items()}
+    funcs = {n: {nid: fn for nid, fn, _ in b["nodes"]} for n, b in fused.items()}
+    ts_list = []
+    for i, m in enumerate(recs):
+        bidx, bnum, space, name, pid, tid = int(m.group(1)), int(m.group(2)), m.group(3), m.group(4).decode(), \
+            m.group(5).decode(), int(m.group(6))
+        ts_t, dur_t, sk_id, node = m.group(7).decode(), m.group(8).decode(), int(m.group(9)), m.group(11)
+        if bidx >= bnum:
+            problem("%s: record %d blockIdx %d >= blockNum %d" % (side, i, bidx, bnum))
+        if (pid == "AIV") != (tid >= 25) or tid >= 75:
+            problem("%s: record %d pid %s does not match core %d" % (side, i, pid, tid))
+        if (space == b" ") != (node is None):
+            problem("%s: record %d parent/child shape mismatch" % (side, i))
+        if i < fmt_limit:
+            check_fmt6(ts_t, dur_t, "%s record %d" % (side, i))
+        start = round(float(ts_t) * 50)
+        end = start + round(float(dur_t) * 50)
+        if end <= start:
+            problem("%s: record %d has no duration" % (side, i))
+        if tid in last_end and end < last_end[tid]:
+            problem("%s: core %d records not in write order at record %d" % (side, tid, i))
+        last_end[tid] = end
+        per_core[tid] += 1
+        ts_list.append(start)
+        if sk_id not in names:
+            problem("%s: record %d skId %d has no fused-log SK" % (side, i, sk_id))
+            continue
+        sk_name, block = names[sk_id]
+        if node is None:
+            if name != sk_name:
+                problem("%s: parent record %d names %s, not %s" % (side, i, name, sk_name))
+            continue
+        order = tasks.get(sk_name)
+        node = int(node)
+        if order is None or node >= len(order):
+            problem("%s: record %d nodeId %d outside the task list of %s" % (side, i, node, sk_name))
+            continue
+        if funcs[sk_name].get(order[node]) != name:
+            problem("%s: record %d nodeId %d is %s in the task list, record says %s" % (side, i, node,
+                                                                                      funcs[sk_name].get(order[node]), name))
+    want = gt["sides"][side]["records_per_core"]
+    got = [per_core.get(c, 0) for c in range(75)]
+    if got != want:
+        problem("%s: records per core %s != ground truth %s" % (side, got, want))
+    if len(recs) != gt["sides"][side]["sk_prof_events"]:
+        problem("%s: %d records, ground truth %d" % (side, len(recs), gt["sides"][side]["sk_prof_events"]))
+    if len(ts_list) > 2 and ts_list == sorted(ts_list):
+        problem(side + ": sk_prof is sorted by time; the runtime writes poll batch by core")
+    cap = gt["run"]["core_capacity_records"]
+    full = [c for c in range(75) if got[c] >= cap]
+    if full != gt["sides"][side]["cores_at_capacity"]:
+        problem("%s: cores at capacity %s != ground truth %s" % (side, full, gt["sides"][side]["cores_at_capacity"]))
+
+
+def check_fixture_skprof(data, side, gt, origin):
+    doc = json.loads(data)
+    ev = doc["traceEvents"]
+    by_id = {}
+    for st in origin["streams"]:
+        for n in st["nodes"]:
+            by_id[n["nodeId"]] = n
+    tids = collections.Counter()
+    for e in ev:
+        if set(e) != {"name", "ph", "ts", "dur", "tid", "args"} or set(e["args"]) != {"kernelType", "nodeId"}:
+            problem(side + ": fixture event with unexpected keys")
+            break
+        node = by_id.get(e["args"]["nodeId"])
+        if not node or node["taskInfo"][0]["kernelParams"]["funcName"] != e["name"]:
+            problem(side + ": fixture nodeId does not name the origin-graph kernel")
+            break
+        tids[e["tid"]] += 1
+    want = gt["sides"][side]["fixture_events_per_tid"]
+    if {str(k): v for k, v in tids.items()} != want:
+        problem("%s: fixture events per tid %s != %s" % (side, dict(tids), want))
+
+
+def check_csv(data, side, gt):
+    text = data.decode()
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    if len(header) < 18 or header[:14] != ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type",
+                                           "OP State", "Accelerator Core", "Start Time(us)", "Duration(us)",
+                                           "Wait Time(us)", "Block Num", "Mix Block Num"]:
+        problem(side + ": kernel_details header " + ",".join(header[:14]))
+    body = rows[1:]
+    if len(body) != gt["sides"][side]["kernel_details_rows"]:
+        problem("%s: %d kernel_details rows, ground truth %d" % (side, len(body), gt["sides"][side]["kernel_details_rows"]))
+    sk_rows = collections.defaultdict(list)
+    steps = set()
+    for r in body:
+        if len(r) != len(header):
+            problem(side + ": kernel_details row with %d fields" % len(r))
+            continue
+        if not r[9].endswith("\t"):
+            problem(side + ": Start Time(us) without the profiler's trailing tab")
+        if (r[6] == "SuperKernel") != r[5].startswith("sk_"):
+            problem(side + ": Type/Name disagree on " + r[5][:40])
+        if r[6] == "SuperKernel":
+            us, ns = r[10].split(".")
+            sk_rows[r[5]].append(int(us) * 1000 + int(ns))
+            steps.add(int(r[0]))
+    run = gt["run"]
+    if steps != set(range(run["first_step_id"], run["last_step_id"] + 1)):
+        problem(side + ": SK step ids " + str(sorted(steps)))
+    for sk in gt["sks"]:
+        name = sk["names"][side]
+        if name is None:
+            continue
+        durs = sk_rows.get(name, [])
+        if len(durs) != run["steps"]:
+            problem("%s: %s has %d SK rows, want %d" % (side, name[:40], len(durs), run["steps"]))
+            continue
+        real = sk.get("realized_sk_wall")
+        if real and (min(durs) != real[side]["min_ns"] or max(durs) != real[side]["max_ns"]):
+            problem("%s: %s durations do not match the realized statistics" % (side, name[:40]))
+
+
+def check_graph(text, side, name, want_dcci):
+    doc = json.loads(text)
+    if json.dumps(doc, indent=2, sort_keys=True) != text:
+        problem("%s: %s is not in nlohmann dump(2) layout" % (side, name))
+    opt = doc["options"]["dcci_disable_on_kernel"]
+    if opt != {"name": "dcci_disable_on_kernel", "type": 3, "value": want_dcci}:
+        problem("%s: %s dcci_disable_on_kernel %s" % (side, name, opt))
+    total = sum(len(s["nodes"]) for s in doc["streams"])
+    if total != doc["totalNodes"] or len(doc["streams"]) != doc["totalStreams"]:
+        problem("%s: %s node/stream totals" % (side, name))
+    for s in doc["streams"]:
+        if [n["nodeIdxInStream"] for n in s["nodes"]] != list(range(s["nodeCount"])):
+            problem("%s: %s nodeIdxInStream not 0..n-1" % (side, name))
+    return doc
+
+
+def pointers(a, b, path=""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            p = path + "/" + k.replace("~", "~0").replace("/", "~1")
+            if k not in a or k not in b:
+                out.append(p)
+            else:
+                out += pointers(a[k], b[k], p)
+        return out
+    return [] if a == b else [path]
+
+
+def check_pair(root):
+    gt = json.load(open(os.path.join(root, "ground-truth.json")))
+    fmt_limit = int(os.environ.get("GEN_CHECK_FORMAT_RECORDS", "200000"))
+    graphs = {}
+    for side in ("o0", "disable_all"):
+        sp = gt["sides"][side]
+        base = os.path.join(root, side)
+        files = sp["files"]
+        fused_text = read_bytes(os.path.join(base, files["sk_fused_nodes"])).decode()
+        fused, styles = parse_fused_log(fused_text)
+        want_style = {"prefixed": {True}, "plain": {False}, "mixed": {True, False}}[sp["fused_log_style"]]
+        if styles != want_style:
+            problem("%s: fused log style %s, ground truth %s" % (side, styles, sp["fused_log_style"]))
+        names = [sk["names"][side] for sk in gt["sks"] if sk["names"][side]]
+        if sorted(fused) != sorted(names):
+            problem(side + ": fused-log SK names differ from the ground truth")
+        skl = read_bytes(os.path.join(base, files["super_kernel"])).decode()
+        tasks = parse_task_lists(skl)
+        if sorted(tasks) != sorted(fused):
+            problem(side + ": super_kernel.log task lists do not cover every SK")
+        kb = gt["run"]["ascend_prof_sk_on_kb"]
+        if ("[sk time profiling] ASCEND_PROF_SK_ON=%d, coreSize=" % kb) not in skl:
+            problem(side + ": super_kernel.log lacks the ASCEND_PROF_SK_ON line")
+        if skl.count("buffer is full, stop dump the time of nodes") != sp["buffer_full_warnings"]:
+            problem(side + ": buffer-full warning count")
+        dcci_line = "OptionName:dcci_disable_on_kernel, value[0]: .*" in skl
+        if dcci_line != (side == "disable_all"):
+            problem(side + ": dcci option parsing line presence")
+        origin = check_graph(read_bytes(os.path.join(base, files["sk_graph_origin"])).decode(), side, "origin",
+                             [".*"] if side == "disable_all" else [])
+        check_graph(read_bytes(os.path.join(base, files["sk_graph_updated"])).decode(), side, "updated",
+                    [".*"] if side == "disable_all" else [])
+        graphs[side] = origin
+        by_id = {n["nodeId"]: n for s in origin["streams"] for n in s["nodes"]}
+        for name, b in fused.items():
+            for nid, fn, _ in b["nodes"]:
+                node = by_id.get(nid)
+                if node is None:
+                    problem("%s: fused node %d missing from the origin graph" % (side, nid))
+                elif fn is not None and node["taskInfo"][0]["kernelParams"]["funcName"] != fn:
+                    problem("%s: fused node %d funcName differs from the origin graph" % (side, nid))
+        data = read_bytes(os.path.join(base, files["sk_prof"]))
+        if sp["sk_prof_shape"] == "runtime_array":
+            check_runtime_skprof(data, side, gt, fused, tasks, fmt_limit)
+        else:
+            check_fixture_skprof(data, side, gt, origin)
+        check_csv(read_bytes(os.path.join(base, files["kernel_details"])), side, gt)
+    # Execution inputs: configs differ at exactly one pointer, the rest is identical.
+    inp = {s: {k: json.load(open(os.path.join(root, gt["sides"][s]["inputs"][k])))
+               for k in ("config", "control", "workload")} for s in ("o0", "disable_all")}
+    diff = pointers(inp["o0"]["config"], inp["disable_all"]["config"])
+    if diff != [gt["run"]["config_pointer"]]:
+        problem("configs differ at %s" % diff)
+    if inp["o0"]["control"] != inp["disable_all"]["control"] or inp["o0"]["workload"] != inp["disable_all"]["workload"]:
+        problem("control or workload differ between the sides")
+    if inp["o0"]["control"]["ASCEND_PROF_SK_ON"] != gt["run"]["ascend_prof_sk_on_kb"]:
+        problem("control ASCEND_PROF_SK_ON differs from the ground truth")
+    if inp["o0"]["workload"]["warmup"] != gt["run"]["warmup_launches"]:
+        problem("workload warmup differs from the ground truth")
+    odiff = pointers(graphs["o0"]["options"], graphs["disable_all"]["options"])
+    want = ["/dcci_disable_on_kernel/value"] + (["/split_mode/value"] if gt["integrity"]["options_differ_beyond_dcci"] else [])
+    if odiff != sorted(want):
+        problem("graph options differ at %s" % odiff)
+
+
+def main():
+    failed = 0
+    for root in sys.argv[1:]:
+        del PROBLEMS[:]
+        try:
+            check_pair(root)
+        except Exception as exc:  # a malformed file must fail the check, not crash it
+            problem("%s: %s" % (type(exc).__name__, exc))
+        if PROBLEMS:
+            failed = 1
+            for p in PROBLEMS[:40]:
+                print("FAIL %s: %s" % (root, p))
+        else:
+            print("ok " + root)
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

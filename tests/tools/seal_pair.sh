@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Seals a raw pair written by skdcci_gen into two evidence-contract capture
+# roots (DCCI pair mode of artifact_contract, issue 2):
+#
+#   tests/tools/seal_pair.sh [options] DIR
+#
+# For each side (o0 -> role dcci_o0, disable_all -> role dcci_disable_all):
+#   1. the generated files move to DIR/.raw-<side> (outside the root) and the
+#      root DIR/<side> is recreated empty;
+#   2. artifact_contract begin --role ROLE --root DIR/<side>
+#        --session-out DIR/<side>.session.json
+#   3. artifact_contract run --session DIR/<side>.session.json -- cp -R STAGING/. ROOT/
+#      so the files are created inside the recorded producer window (cp -R
+#      gives them fresh mtimes and ctimes; copying with -a/-p would not);
+#   4. artifact_contract finalize --producer-record DIR/<side>.session.producer.json
+#        --round-id ID --source-revision REV --workload/--config/--control
+#        DIR/inputs/<side>/*.json --file ROLE=PATH (every file of the root)
+#        --out DIR/<side>/collection-manifest.json
+# then artifact_contract validate-set on the two manifests, with the summary
+# in DIR/set-summary.json.
+#
+# Options:
+#   --artifact-contract BIN   the binary (default: $ARTIFACT_CONTRACT or
+#                             artifact_contract on PATH)
+#   --source-revision REV     default: skdcci_gen-<scenario>-seed<seed> from
+#                             DIR/ground-truth.json
+#   --round-o0 ID             default DCCI-O0
+#   --round-disable-all ID    default DCCI-DISABLE-ALL
+#
+# Exit status: 0 sealed and validated; 1 a step failed (its own message is
+# shown; DIR is left as the failing step left it); 2 usage.
+set -euo pipefail
+
+usage() {
+    echo "usage: seal_pair.sh [--artifact-contract BIN] [--source-revision REV] [--round-o0 ID]" \
+         "[--round-disable-all ID] DIR" >&2
+    exit 2
+}
+
+AC=${ARTIFACT_CONTRACT:-artifact_contract}
+REV=""
+ROUND_O0=DCCI-O0
+ROUND_DA=DCCI-DISABLE-ALL
+DIR=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --artifact-contract) [ $# -ge 2 ] || usage; AC=$2; shift 2 ;;
+        --source-revision) [ $# -ge 2 ] || usage; REV=$2; shift 2 ;;
+        --round-o0) [ $# -ge 2 ] || usage; ROUND_O0=$2; shift 2 ;;
+        --round-disable-all) [ $# -ge 2 ] || usage; ROUND_DA=$2; shift 2 ;;
+        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        -*) usage ;;
+        *) [ -z "$DIR" ] || usage; DIR=$1; shift ;;
+    esac
+done
+[ -n "$DIR" ] || usage
+DIR=$(cd "$DIR" && pwd -P)
+
+fail() { echo "seal_pair.sh: $*" >&2; exit 1; }
+
+[ -f "$DIR/ground-truth.json" ] || fail "$DIR/ground-truth.json: not a skdcci_gen pair"
+if [ -z "$REV" ]; then
+    scenario=$(grep -o '"scenario":"[a-z_]*"' "$DIR/ground-truth.json" | head -1 | cut -d'"' -f4)
+    seed=$(grep -o '"seed":[0-9]*' "$DIR/ground-truth.json" | head -1 | cut -d: -f2)
+    REV="skdcci_gen-${scenario}-seed${seed}"
+fi
+
+# The file role of a root-relative path (issue 2 file roles; sk_prof may be
+# .zst-compressed like every analyzer input).
+file_role() {
+    case ${1##*/} in
+        kernel_details.csv|kernel_details.csv.zst) echo kernel_details ;;
+        sk_prof_device_*.json|sk_prof_device_*.json.zst) echo sk_prof ;;
+        sk_graph_origin.json|sk_graph_origin.json.zst) echo sk_graph_origin ;;
+        sk_graph_updated.json|sk_graph_updated.json.zst) echo sk_graph_updated ;;
+        sk_fused_nodes.log) echo sk_fused_nodes ;;
+        sk_scope_split.log) echo sk_scope_split ;;
+        sk_fusion_fail_reasons.log) echo sk_fusion_fail_reasons ;;
+        super_kernel.log) echo super_kernel ;;
+        *) return 1 ;;
+    esac
+}
+
+seal_side() { # SIDE ROLE ROUND
+    local side=$1 role=$2 round=$3
+    local root=$DIR/$side staging=$DIR/.raw-$side session=$DIR/$side.session.json
+    local inputs=$DIR/inputs/$side
+    [ -d "$root" ] || fail "$root: missing"
+    [ ! -e "$root/collection-manifest.json" ] || fail "$root: already sealed"
+    [ ! -e "$staging" ] || fail "$staging: exists (an earlier run failed half-way?)"
+    local args=() rel r
+    while IFS= read -r rel; do
+        r=$(file_role "$rel") || fail "$root/$rel: no file role for this file"
+        args+=(--file "$r=$rel")
+    done < <(cd "$root" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+    mv "$root" "$staging"
+    mkdir "$root"
+    "$AC" begin --role "$role" --root "$root" --session-out "$session" >/dev/null ||
+        fail "begin failed for $side (raw files in $staging)"
+    "$AC" run --session "$session" -- cp -R "$staging/." "$root/" ||
+        fail "run failed for $side (raw files in $staging)"
+    "$AC" finalize --session "$session" --producer-record "${session%.json}.producer.json" \
+        --round-id "$round" --source-revision "$REV" \
+        --workload "$inputs/workload.json" --config "$inputs/config.json" --control "$inputs/control.json" \
+        "${args[@]}" --out "$root/collection-manifest.json" >/dev/null ||
+        fail "finalize failed for $side (raw files in $staging)"
+    rm -rf "$staging"
+}
+
+seal_side o0 dcci_o0 "$ROUND_O0"
+seal_side disable_all dcci_disable_all "$ROUND_DA"
+"$AC" validate-set --manifest "dcci_o0=$DIR/o0/collection-manifest.json" \
+    --manifest "dcci_disable_all=$DIR/disable_all/collection-manifest.json" \
+    --json-out "$DIR/set-summary.json" || fail "validate-set rejected the pair"
+echo "sealed $DIR (o0: $ROUND_O0, disable_all: $ROUND_DA, revision $REV)"

@@ -1,0 +1,425 @@
+/* skdcci_gen: deterministic generator of O0 / disable-all SuperKernel
+ * diagnostic collections in the SK runtime's real formats, with planted
+ * effects and a ground-truth file.  See docs/test-data.md.
+ *
+ *   skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N]
+ *              [--layers N] [--zstd] [--zstd-graphs]
+ *
+ * Writes DIR/o0/ and DIR/disable_all/ (raw profile roots), the execution
+ * inputs DIR/inputs/<side>/{config,control,workload}.json and
+ * DIR/ground-truth.json.  Exit 0 on success, 1 on failure, 2 on usage.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <dirent.h>
+
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_buf.h"
+#include "../../artifact_contract/sk_json.h"
+#include "gen/gen_meta.h"
+#include "gen/gen_model.h"
+#include "gen/gen_out.h"
+#include "gen/gen_sim.h"
+#include "gen/gen_truth.h"
+
+#define INPUTS_DIR "inputs"
+
+static const char usage_text[] =
+    "usage: skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N] [--layers N]\n"
+    "                  [--zstd] [--zstd-graphs]\n"
+    "\n"
+    "Writes a raw O0 / disable-all SuperKernel diagnostic pair into DIR (which must not exist or be\n"
+    "empty): DIR/o0/, DIR/disable_all/, DIR/inputs/<side>/{config,control,workload}.json and\n"
+    "DIR/ground-truth.json.  Same arguments, same bytes.\n"
+    "\n"
+    "  --scenario NAME  regression | no_regression | no_regressed_child | buffer_full |\n"
+    "                   incomplete_lanes | ambiguous | options_mismatch | reordered | fixture_shape\n"
+    "  --seed N         jitter, hashes, ids (default 1)\n"
+    "  --scale N        multiplies the profiler steps (measured launches), default 1\n"
+    "  --steps N        profiler steps at scale 1, at least 3 (default 6)\n"
+    "  --layers N       decoder layers, at least 3 (default 3)\n"
+    "  --zstd           write sk_prof and kernel_details as .zst\n"
+    "  --zstd-graphs    also write the two graph JSONs as .zst\n"
+    "\n"
+    "Exit status: 0 written, 1 failure, 2 usage error.\n";
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "skdcci_gen: %s%s%s (see --help)\n", msg, arg ? ": " : "", arg ? arg : "");
+    return 2;
+}
+
+/* Decimal digits only, no sign, no overflow. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s)
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        unsigned dgt = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - dgt) / 10)
+            return -1;
+        v = v * 10 + dgt;
+    }
+    *out = v;
+    return 0;
+}
+
+static sk_err make_dir(const char *path, sk_diag *d)
+{
+    if (mkdir(path, 0755) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return SK_OK;
+        return sk_diag_set(d, SK_E_PATH, path, 0, "exists and is not a directory");
+    }
+    return sk_diag_set(d, SK_E_IO, path, 0, "cannot create directory: %s", strerror(errno));
+}
+
+/* mkdir -p for a path below an existing directory. */
+static sk_err make_dirs(const char *path, sk_diag *d)
+{
+    char tmp[1200];
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return sk_diag_set(d, SK_E_LIMIT, path, 0, "path too long");
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        sk_err e = make_dir(tmp, d);
+        *p = '/';
+        if (e)
+            return e;
+    }
+    return make_dir(tmp, d);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    return ftw->level == 0 ? 0 : remove(path);
+}
+
+/* After a failure: removes everything below dir (which was empty or absent
+ * when the generator started, so all of it is the generator's). */
+static void remove_outputs(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static sk_err prepare_out_dir(const char *dir, sk_diag *d)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno != ENOENT)
+            return sk_diag_set(d, SK_E_IO, dir, 0, "cannot stat: %s", strerror(errno));
+        return make_dirs(dir, d);
+    }
+    if (!S_ISDIR(st.st_mode))
+        return sk_diag_set(d, SK_E_EXISTS, dir, 0, "exists and is not a directory");
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return sk_diag_set(d, SK_E_IO, dir, 0, "cannot open: %s", strerror(errno));
+    struct dirent *de;
+    int empty = 1;
+    while ((de = readdir(dh)) != NULL)
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            empty = 0;
+    closedir(dh);
+    if (!empty)
+        return sk_diag_set(d, SK_E_EXISTS, dir, 0, "output directory is not empty; generated data is never overwritten");
+    return SK_OK;
+}
+
+/* ------------------------------------------------ execution inputs */
+
+static sk_err write_json(const char *path, cJSON *doc, sk_diag *d)
+{
+    sk_buf text = SK_BUF_INIT;
+    gen_out o;
+    memset(&o, 0, sizeof o);
+    o.fd = -1;
+    sk_err e = doc ? sk_json_write(doc, SK_JSON_PRETTY, &text, d)
+                   : sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory building the document");
+    if (e && d->code == SK_OK) /* sk_json_write reports NOMEM without a message */
+        sk_diag_set(d, e, path, 0, "out of memory writing the document");
+    if (!e)
+        e = gen_out_open(&o, path, 0, d);
+    if (!e) {
+        gen_out_write(&o, text.data, text.len);
+        gen_out_putc(&o, '\n');
+        e = gen_out_close(&o, d);
+    }
+    gen_out_abandon(&o);
+    sk_buf_free(&text);
+    cJSON_Delete(doc);
+    return e;
+}
+
+/* Builders that turn any allocation failure into a NULL document. */
+typedef struct jb {
+    int failed;
+} jb;
+
+static cJSON *jb_obj(jb *b, cJSON *parent, const char *key)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || (parent && sk_json_add(parent, key, o)))
+        b->failed = 1;
+    return o;
+}
+
+static void jb_int(jb *b, cJSON *obj, const char *key, int64_t v)
+{
+    if (!obj || sk_json_add_int(obj, key, v))
+        b->failed = 1;
+}
+
+static void jb_str(jb *b, cJSON *obj, const char *key, const char *v)
+{
+    if (!obj || sk_json_add_str(obj, key, v))
+        b->failed = 1;
+}
+
+static cJSON *jb_done(jb *b, cJSON *root)
+{
+    if (b->failed) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* The exact execution config of a side: O0 sets no DCCI option;
+ * disable-all adds dcci_disable_on_kernel = [".*"] at one pointer. */
+static cJSON *config_doc(const gen_model *m, gen_side side)
+{
+    jb b = {0};
+    gen_exec_options eo;
+    gen_config_options(m, side, &eo);
+    cJSON *root = jb_obj(&b, NULL, NULL);
+    cJSON *mc = jb_obj(&b, root, "model_config");
+    cJSON *cp = jb_obj(&b, mc, "custom_params");
+    cJSON *opt = jb_obj(&b, cp, "super_kernel_optimize_options");
+    jb_obj(&b, cp, "super_kernel_debug_options");
+    if (eo.auto_op_parallel_set)
+        jb_int(&b, opt, "auto_op_parallel", eo.auto_op_parallel);
+    if (eo.dcci_disable_all) {
+        cJSON *list = cJSON_CreateArray();
+        cJSON *pat = cJSON_CreateString(".*");
+        if (!list || !pat || !opt) {
+            cJSON_Delete(list);
+            cJSON_Delete(pat);
+            b.failed = 1;
+        } else if (sk_json_append(list, pat) || sk_json_add(opt, "dcci_disable_on_kernel", list)) {
+            b.failed = 1;
+        }
+    }
+    jb_int(&b, opt, "preload_code", eo.preload_code);
+    jb_int(&b, opt, "stream_fusion", eo.stream_fusion);
+    return jb_done(&b, root);
+}
+
+static cJSON *control_doc(const gen_model *m)
+{
+    jb b = {0};
+    cJSON *root = jb_obj(&b, NULL, NULL);
+    jb_int(&b, root, "ASCEND_PROF_SK_ON", m->prof_sk_on_kb);
+    jb_int(&b, root, "device_id", 0);
+    jb_int(&b, root, "rank_size", 1);
+    jb_str(&b, root, "sk_meta_archive", "sk_meta");
+    cJSON *prof = jb_obj(&b, root, "profiler");
+    jb_str(&b, prof, "activities", "NPU");
+    jb_str(&b, prof, "output", "profiler");
+    cJSON *sched = jb_obj(&b, prof, "schedule");
+    jb_int(&b, sched, "skip_first", m->warmup);
+    jb_int(&b, sched, "wait", 0);
+    jb_int(&b, sched, "warmup", 0);
+    jb_int(&b, sched, "active", m->steps);
+    jb_int(&b, sched, "repeat", 1);
+    return jb_done(&b, root);
+}
+
+/* The 8 workload concepts; warmup = launches per SK the trace holds before
+ * the measured ones. */
+static cJSON *workload_doc(const gen_model *m)
+{
+    jb b = {0};
+    char model[64];
+    snprintf(model, sizeof model, "synthetic-decoder-%ul", m->layers);
+    cJSON *root = jb_obj(&b, NULL, NULL);
+    jb_str(&b, root, "model", model);
+    jb_str(&b, root, "input", "prompt_len=1024,new_tokens=1");
+    jb_int(&b, root, "batch", 1);
+    jb_int(&b, root, "rank", 0);
+    jb_str(&b, root, "mode", "decode");
+    jb_int(&b, root, "warmup", m->warmup);
+    jb_int(&b, root, "iterations", m->steps);
+    cJSON *rt = jb_obj(&b, root, "runtime");
+    jb_str(&b, rt, "generator", "skdcci_gen");
+    jb_str(&b, rt, "scenario", gen_scenario_name(m->scenario));
+    if (rt && sk_json_add_uint(rt, "seed", m->seed))
+        b.failed = 1;
+    jb_int(&b, rt, "scale", m->scale);
+    return jb_done(&b, root);
+}
+
+static sk_err write_inputs(const gen_model *m, const char *out, sk_diag *d)
+{
+    char dir[1200], path[1300];
+    for (int side = 0; side < 2; side++) {
+        snprintf(dir, sizeof dir, "%s/%s/%s", out, INPUTS_DIR, gen_side_dir[side]);
+        sk_err e = make_dirs(dir, d);
+        if (e)
+            return e;
+        snprintf(path, sizeof path, "%s/config.json", dir);
+        if ((e = write_json(path, config_doc(m, (gen_side)side), d)))
+            return e;
+        snprintf(path, sizeof path, "%s/control.json", dir);
+        if ((e = write_json(path, control_doc(m), d)))
+            return e;
+        snprintf(path, sizeof path, "%s/workload.json", dir);
+        if ((e = write_json(path, workload_doc(m), d)))
+            return e;
+    }
+    return SK_OK;
+}
+
+/* ------------------------------------------------ one side */
+
+static sk_err write_side(const gen_model *m, gen_side side, const char *out, gen_layout *layout,
+                         gen_side_result *res, sk_diag *d)
+{
+    char root[1100], model_dir[1200], prof_dir[1200];
+    snprintf(root, sizeof root, "%s/%s", out, gen_side_dir[side]);
+    snprintf(prof_dir, sizeof prof_dir, "%s/profiler", root);
+    snprintf(model_dir, sizeof model_dir, "%s/sk_meta/%u/%s", root, m->ids[side].pid, GEN_MODEL_DIR);
+    sk_err e = make_dirs(prof_dir, d);
+    if (!e)
+        e = make_dirs(model_dir, d);
+    if (!e)
+        e = gen_layout_build(m, side, layout, d);
+    if (!e)
+        e = gen_meta_write(m, side, layout, model_dir, d);
+    if (!e)
+        e = gen_sim_run(m, side, layout, root, res, d);
+    if (!e)
+        e = gen_meta_write_super_kernel_log(m, side, layout, res, model_dir, d);
+    return e;
+}
+
+int main(int argc, char **argv)
+{
+    sk_alloc_install_library_hooks();
+    sk_alloc_init_from_env();
+    gen_options opt = {GEN_SC_COUNT, 1, 1, 3, 0, 0, 0};
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        uint64_t v = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return ferror(stdout) ? 1 : 0;
+        } else if (strcmp(a, "--zstd") == 0) {
+            opt.zstd = 1;
+        } else if (strcmp(a, "--zstd-graphs") == 0) {
+            opt.zstd_graphs = 1;
+        } else if (strcmp(a, "--out") == 0 || strcmp(a, "--scenario") == 0 || strcmp(a, "--seed") == 0 ||
+                   strcmp(a, "--scale") == 0 || strcmp(a, "--steps") == 0 || strcmp(a, "--layers") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            const char *val = argv[++i];
+            if (strcmp(a, "--out") == 0) {
+                out = val;
+            } else if (strcmp(a, "--scenario") == 0) {
+                if (gen_scenario_parse(val, &opt.scenario))
+                    return usage_error("unknown scenario", val);
+            } else if (parse_u64(val, &v)) {
+                return usage_error("expected a non-negative decimal integer", val);
+            } else if (strcmp(a, "--seed") == 0) {
+                opt.seed = v;
+            } else if (v == 0 || v > 1000000) {
+                return usage_error("value must be between 1 and 1000000", val);
+            } else if (strcmp(a, "--scale") == 0) {
+                opt.scale = (unsigned)v;
+            } else if (strcmp(a, "--steps") == 0) {
+                opt.steps = (unsigned)v;
+            } else {
+                opt.layers = (unsigned)v;
+            }
+        } else {
+            return usage_error("unknown argument", a);
+        }
+    }
+    if (!out || !*out)
+        return usage_error("--out DIR is required", NULL);
+    if (opt.scenario == GEN_SC_COUNT)
+        return usage_error("--scenario NAME is required", NULL);
+    if (strlen(out) > 900)
+        return usage_error("--out path too long", NULL);
+
+    sk_buf cmd = SK_BUF_INIT;
+    sk_diag d;
+    sk_diag_clear(&d);
+    gen_model m;
+    memset(&m, 0, sizeof m);
+    gen_layout layouts[2];
+    gen_side_result res[2];
+    memset(layouts, 0, sizeof layouts);
+    memset(res, 0, sizeof res);
+    char truth_path[1000];
+    int prepared = 0;
+    sk_err e = sk_buf_printf(&cmd, "skdcci_gen --out DIR --scenario %s --seed %llu --scale %u --layers %u",
+                             gen_scenario_name(opt.scenario), (unsigned long long)opt.seed, opt.scale, opt.layers);
+    if (!e && opt.steps)
+        e = sk_buf_printf(&cmd, " --steps %u", opt.steps);
+    if (!e && opt.zstd)
+        e = sk_buf_puts(&cmd, " --zstd");
+    if (!e && opt.zstd_graphs)
+        e = sk_buf_puts(&cmd, " --zstd-graphs");
+    if (e) {
+        sk_diag_set(&d, e, "", 0, "out of memory");
+        goto out;
+    }
+    e = gen_model_build(&opt, &m, &d);
+    if (e)
+        goto out;
+    e = prepare_out_dir(out, &d);
+    if (e)
+        goto out;
+    prepared = 1;
+    for (int side = 0; !e && side < 2; side++)
+        e = write_side(&m, (gen_side)side, out, &layouts[side], &res[side], &d);
+    if (!e)
+        e = write_inputs(&m, out, &d);
+    if (!e) {
+        gen_run_info info = {sk_buf_cstr(&cmd), INPUTS_DIR};
+        snprintf(truth_path, sizeof truth_path, "%s/ground-truth.json", out);
+        e = gen_truth_write(&m, res, &info, truth_path, &d);
+    }
+out:
+    for (int side = 0; side < 2; side++) {
+        gen_layout_free(&layouts[side]);
+        gen_side_result_free(&res[side]);
+    }
+    gen_model_free(&m);
+    sk_buf_free(&cmd);
+    if (e) {
+        if (prepared)
+            remove_outputs(out);
+        char msg[2400];
+        sk_diag_format(&d, msg, sizeof msg);
+        fprintf(stderr, "skdcci_gen: error: %s\n", msg);
+        /* Invalid option combinations found while building the model are
+         * usage errors too. */
+        return e == SK_E_ARG ? 2 : 1;
+    }
+    return 0;
+}

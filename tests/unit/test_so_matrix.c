@@ -1,0 +1,304 @@
+/* Winner option matrix: reason checks, shape and rule passes, plan
+ * fingerprint, allocation failures. */
+#include <stdlib.h>
+
+#include "../../analyzer/so_matrix.h"
+#include "../../analyzer/so_reason.h"
+#include "../../artifact_contract/sk_alloc.h"
+#include "../../artifact_contract/sk_json.h"
+#include "t.h"
+
+static void cjk_detection(void)
+{
+    T_CHECK(so_has_cjk("原因"));
+    T_CHECK(so_has_cjk("wrapper 拒绝"));
+    T_CHECK(so_has_cjk("\xf0\xa0\x80\x80")); /* U+20000, extension B */
+    T_CHECK(!so_has_cjk("reason"));
+    T_CHECK(!so_has_cjk(""));
+    T_CHECK(!so_has_cjk("\xe3\x80\x82"));         /* U+3002 ideographic full stop only */
+    T_CHECK(!so_has_cjk("\xe3\x81\x82\xe3\x82\xa2")); /* kana is not an ideograph */
+}
+
+static void missing_profiling_reasons_are_found(void)
+{
+    static const char *const illegal[] = {
+        "无 profiling 证据",
+        "缺少性能剖析证据，暂不执行",
+        "没有逐 SK 假设，因此跳过",
+        "没有单SK假设",
+        "尚无性能分析数据",
+        "no direct profiling evidence",
+        "No profile available for this option.",
+        "skipped: we lack per-SK hypotheses",
+        "profiling data is missing",
+        "Profiler wasn't run; no_profiling_evidence",
+        "there is no sk_prof trace",
+        "kernel_details not collected, missing",
+        "预算充足。但是未采集 profiling",
+        "hypothesis: none",
+        NULL};
+    static const char *const legal[] = {
+        "wrapper 不接受该精确值（probe rejected_values）",
+        "用户未授权 event_breaker_bypass 的风险",
+        "预算已耗尽（用户明确限定三轮）",
+        "算子侧没有 SetNextTaskStart/WaitPreTaskEnd 适配",
+        "profiling is not needed for Stage O", /* mentions profiling, and 'not' ... */
+        "no wrapper support; profile later",
+        "nodes were not fused",
+        "known issue, not supported by the wrapper",
+        NULL};
+    char clause[128];
+    for (const char *const *s = illegal; *s; s++)
+        if (!so_cites_missing_profiling(*s, clause, sizeof clause))
+            t_fail(__FILE__, __LINE__, "not flagged: %s", *s);
+    int flagged_legal = 0;
+    for (const char *const *s = legal; *s; s++)
+        if (so_cites_missing_profiling(*s, clause, sizeof clause)) {
+            flagged_legal++;
+            /* only the deliberately ambiguous sentence may trip the detector */
+            T_EQ_STR(*s, "profiling is not needed for Stage O");
+        }
+    T_CHECK(flagged_legal <= 1);
+    T_CHECK(so_cites_missing_profiling("预算耗尽。当前无 profiling 证据", clause, sizeof clause));
+    T_EQ_STR(clause, "当前无 profiling 证据");
+    /* the clause copy never splits a UTF-8 character */
+    char tiny[5];
+    T_CHECK(so_cites_missing_profiling("缺少剖析", tiny, sizeof tiny));
+    T_EQ_STR(tiny, "缺");
+}
+
+/* A small valid in-progress matrix; the fingerprint is filled by fix(). */
+static const char *k_matrix =
+    "{\"schema_version\": \"superkernel-winner-option-matrix-v1\","
+    " \"frozen_before_execution\": true, \"plan_fingerprint\": \"" /* 64 zeros */
+    "0000000000000000000000000000000000000000000000000000000000000000\","
+    " \"seed_id\": \"S\", \"settled\": false,"
+    " \"o0\": {\"id\": \"O0\", \"clean_root\": \"c\", \"run_count\": 5, \"stable\": true},"
+    " \"probe_report\": {\"path\": \"no-such-dir/env.json\", \"sha256\": "
+    "\"0000000000000000000000000000000000000000000000000000000000000000\"},"
+    " \"items\": ["
+    "  {\"id\": \"O1\", \"category\": \"dcci\", \"risk\": \"medium\", \"status\": \"pending\","
+    "   \"phase\": \"D1\", \"d1\": {\"option\": \"dcci_disable_on_kernel\", \"value\": [\".*\"],"
+    "   \"pointer\": \"/c/super_kernel_optimize_options/dcci_disable_on_kernel\","
+    "   \"original_value\": {\"present\": false}, \"probe\": {\"accepted\": true, \"matched_value\": "
+    "[\".*\"]}, \"outcome\": \"pending\"}},"
+    "  {\"id\": \"O2\", \"category\": \"auto_op_parallel\", \"risk\": \"low\", \"status\": "
+    "\"pending\", \"option\": \"auto_op_parallel\", \"value\": 1,"
+    "   \"pointer\": \"/c/super_kernel_optimize_options/auto_op_parallel\","
+    "   \"original_value\": {\"present\": true, \"value\": 0}, \"probe\": {\"accepted\": true,"
+    "   \"matched_value\": 1}},"
+    "  {\"id\": \"O3\", \"category\": \"aggressive\", \"risk\": \"high\", \"status\": \"pending\","
+    "   \"option\": \"aggressive_opt_strategies\", \"value\": {\"task_breaker_bypass\": 1},"
+    "   \"pointer\": \"/c/super_kernel_optimize_options/aggressive_opt_strategies\","
+    "   \"original_value\": {\"present\": false}, \"probe\": {\"accepted\": true,"
+    "   \"matched_value\": {\"task_breaker_bypass\": 1}}},"
+    "  {\"id\": \"O4\", \"category\": \"other_experimental\", \"risk\": \"low\", \"status\": "
+    "\"pending\", \"option\": \"we/ird~opt\", \"value\": 1,"
+    "   \"pointer\": \"/c/super_kernel_optimize_options/we~1ird~0opt\","
+    "   \"original_value\": {\"present\": false}, \"probe\": {\"accepted\": false}}"
+    " ]}";
+
+static cJSON *load(void)
+{
+    cJSON *m = NULL;
+    sk_diag d;
+    if (sk_json_parse(k_matrix, strlen(k_matrix), NULL, &m, &d) != SK_OK)
+        t_fail(__FILE__, __LINE__, "test matrix does not parse: %s", d.msg);
+    return m;
+}
+
+/* Sets plan_fingerprint to the value the plan hashes to. */
+static void fix(cJSON *m)
+{
+    cJSON *plan = NULL;
+    char hex[65];
+    sk_diag d;
+    T_EQ_INT(so_matrix_plan(m, &plan, &d), SK_OK);
+    T_EQ_INT(sk_json_fingerprint(plan, hex, &d), SK_OK);
+    cJSON_Delete(plan);
+    cJSON_ReplaceItemInObjectCaseSensitive(m, "plan_fingerprint", cJSON_CreateString(hex));
+}
+
+static size_t violations(cJSON *m, const char *expect_fragment)
+{
+    so_matrix_opts o = {"dir/matrix.json", 0};
+    so_matrix_report r;
+    sk_diag d;
+    sk_err rc = so_matrix_check(m, &o, &r, &d);
+    T_EQ_INT(rc, SK_OK);
+    size_t n = r.n_violations;
+    if (expect_fragment) {
+        int found = 0;
+        for (size_t i = 0; i < n; i++)
+            found |= strstr(r.violations[i], expect_fragment) != NULL;
+        if (!found)
+            t_fail(__FILE__, __LINE__, "no violation contains '%s' (%zu violations: %s)",
+                   expect_fragment, n, n ? r.violations[0] : "-");
+    } else {
+        for (size_t i = 0; i < n; i++)
+            t_fail(__FILE__, __LINE__, "unexpected violation: %s", r.violations[i]);
+    }
+    so_matrix_report_free(&r);
+    return n;
+}
+
+static void valid_in_progress_matrix(void)
+{
+    cJSON *m = load();
+    fix(m);
+    so_matrix_opts o = {"dir/matrix.json", 0};
+    so_matrix_report r;
+    sk_diag d;
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_OK);
+    T_EQ_U64(r.n_violations, 0);
+    T_EQ_U64(r.n_notes, 1); /* the probe report cannot be read */
+    T_CONTAINS(r.n_notes ? r.notes[0] : "", "could not be read");
+    T_CHECK(!r.probe_checked);
+    T_EQ_STR(r.incumbent, "O0");
+    T_EQ_INT(r.next_index, 0);
+    T_EQ_U64(r.n_settled, 0);
+    cJSON *status = NULL;
+    sk_buf text = SK_BUF_INIT;
+    T_EQ_INT(so_matrix_status(m, &r, &status, &text, &d), SK_OK);
+    T_CONTAINS(sk_buf_cstr(&text), "next O1: DCCI D1: run disable-all");
+    sk_buf_free(&text);
+    cJSON_Delete(status);
+    so_matrix_report_free(&r);
+    /* settlement required now: four pending items */
+    o.require_settled = 1;
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_OK);
+    T_EQ_U64(r.n_violations, 5);
+    so_matrix_report_free(&r);
+    cJSON_Delete(m);
+}
+
+static cJSON *item(cJSON *m, int i)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(m, "items"), i);
+}
+
+static void set(cJSON *obj, const char *key, cJSON *v)
+{
+    if (cJSON_GetObjectItemCaseSensitive(obj, key))
+        cJSON_ReplaceItemInObjectCaseSensitive(obj, key, v);
+    else
+        cJSON_AddItemToObject(obj, key, v);
+}
+
+static void rule_violations(void)
+{
+    cJSON *m = load();
+    /* the frozen plan changes when a value changes */
+    fix(m);
+    set(item(m, 1), "value", sk_json_new_int(2));
+    set(cJSON_GetObjectItemCaseSensitive(item(m, 1), "probe"), "matched_value", sk_json_new_int(2));
+    violations(m, "plan_fingerprint is");
+    cJSON_Delete(m);
+
+    m = load();
+    set(item(m, 1), "value", sk_json_new_int(0)); /* equals the original value */
+    set(cJSON_GetObjectItemCaseSensitive(item(m, 1), "probe"), "matched_value", sk_json_new_int(0));
+    fix(m);
+    violations(m, "value equals the original value");
+    cJSON_Delete(m);
+
+    m = load();
+    set(item(m, 3), "pointer", cJSON_CreateString("/c/super_kernel_optimize_options/we~2ird"));
+    fix(m);
+    violations(m, "is not a valid RFC 6901 pointer");
+    cJSON_Delete(m);
+
+    m = load();
+    set(item(m, 3), "pointer", cJSON_CreateString("/c/super_kernel_optimize_options/we/ird~0opt"));
+    fix(m);
+    violations(m, "must end in /super_kernel_optimize_options/we/ird~opt");
+    cJSON_Delete(m);
+
+    m = load();
+    set(item(m, 3), "option", cJSON_CreateString("dcci_before_kernel_start"));
+    set(item(m, 3), "pointer",
+        cJSON_CreateString("/c/super_kernel_optimize_options/dcci_before_kernel_start"));
+    fix(m);
+    violations(m, "DCCI options belong to the one dcci family item");
+    cJSON_Delete(m);
+
+    m = load();
+    set(item(m, 2), "status", cJSON_CreateString("running"));
+    fix(m);
+    violations(m, "items run in the frozen order");
+    cJSON_Delete(m);
+
+    m = load();
+    set(item(m, 0), "status", cJSON_CreateString("skipped"));
+    set(item(m, 0), "reason_zh", cJSON_CreateString("预算已耗尽"));
+    set(item(m, 0), "evidence", cJSON_CreateString("budget.md"));
+    set(item(m, 0), "blocker_code", cJSON_CreateString("budget_exhausted"));
+    set(item(m, 0), "incumbent_after", cJSON_CreateString("O0"));
+    fix(m);
+    violations(m, NULL); /* a skipped family with a legal reason is fine */
+    set(item(m, 0), "incumbent_after", cJSON_CreateString("O1"));
+    violations(m, "incumbent_after is O1, but it must be O0");
+    cJSON_Delete(m);
+}
+
+static void shape_errors_name_the_field(void)
+{
+    cJSON *m = load();
+    cJSON_DeleteItemFromObjectCaseSensitive(item(m, 0), "d1");
+    so_matrix_opts o = {"m.json", 0};
+    so_matrix_report r;
+    sk_diag d;
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_E_SCHEMA);
+    T_EQ_STR(d.file, "m.json");
+    T_CONTAINS(d.msg, "items[0] missing fields: d1");
+    so_matrix_report_free(&r);
+    cJSON_Delete(m);
+    const char *not_object = "[1, 2]";
+    sk_json_parse(not_object, strlen(not_object), NULL, &m, &d);
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_E_SCHEMA);
+    T_CONTAINS(d.msg, "matrix must be an object");
+    so_matrix_report_free(&r);
+    cJSON_Delete(m);
+}
+
+static void allocation_failures_are_clean(void)
+{
+#ifdef SK_TEST_HOOKS
+    cJSON *m = load();
+    fix(m);
+    int saw_nomem = 0, saw_ok = 0;
+    for (unsigned long n = 1; n < 400; n++) {
+        so_matrix_opts o = {"dir/matrix.json", 1};
+        so_matrix_report r;
+        sk_diag d;
+        cJSON *status = NULL;
+        sk_buf text = SK_BUF_INIT;
+        sk_alloc_fail_at(n);
+        sk_err e = so_matrix_check(m, &o, &r, &d);
+        if (e == SK_OK)
+            e = so_matrix_status(m, &r, &status, &text, &d);
+        sk_alloc_fail_at(0);
+        saw_nomem |= e == SK_E_NOMEM;
+        saw_ok |= e == SK_OK;
+        if (e != SK_OK && e != SK_E_NOMEM)
+            t_fail(__FILE__, __LINE__, "n=%lu: unexpected %s: %s", n, sk_err_name(e), d.msg);
+        so_matrix_report_free(&r);
+        cJSON_Delete(status);
+        sk_buf_free(&text);
+    }
+    T_CHECK(saw_nomem && saw_ok);
+    cJSON_Delete(m);
+#endif
+}
+
+static const t_case cases[] = {
+    T(cjk_detection),
+    T(missing_profiling_reasons_are_found),
+    T(valid_in_progress_matrix),
+    T(rule_violations),
+    T(shape_errors_name_the_field),
+    T(allocation_failures_are_clean),
+    {NULL, NULL},
+};
+
+T_MAIN(cases)
