@@ -72,15 +72,19 @@ void so_matrix_report_free(so_matrix_report *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Canonical JSON of v for messages (truncated, "?" when it cannot be written). */
-static void show(const cJSON *v, char *out, size_t n)
+/* Canonical JSON of v for messages (truncated, "?" when it cannot be
+ * written); running out of memory marks the whole check as failed. */
+static void show(mx *x, const cJSON *v, char *out, size_t n)
 {
     sk_buf b = SK_BUF_INIT;
     sk_diag d;
-    if (v && sk_json_write(v, SK_JSON_CANONICAL, &b, &d) == SK_OK)
+    sk_err e = v ? sk_json_write(v, SK_JSON_CANONICAL, &b, &d) : SK_E_ARG;
+    if (e == SK_OK)
         snprintf(out, n, "%s", sk_buf_cstr(&b));
     else
         snprintf(out, n, "?");
+    if (e == SK_E_NOMEM)
+        x->nomem = 1;
     sk_buf_free(&b);
 }
 
@@ -152,9 +156,16 @@ static void check_pointer(mx *x, const char *where, const char *pointer, const c
 
 /* ------------------------------------------------------------ value helpers */
 
-static int same(const cJSON *a, const cJSON *b)
+/* Canonical equality; out of memory (sk_json_equal < 0) marks the check as
+ * failed instead of passing for "different". */
+static int same(mx *x, const cJSON *a, const cJSON *b)
 {
-    return a && b && sk_json_equal(a, b) == 1;
+    if (!a || !b)
+        return 0;
+    int eq = sk_json_equal(a, b);
+    if (eq < 0)
+        x->nomem = 1;
+    return eq == 1;
 }
 
 static int is_disable_all(const cJSON *v)
@@ -183,9 +194,9 @@ static int same_set(const cJSON *list, const char *const *want, size_t n)
     return 1;
 }
 
-static void list_text(const cJSON *list, char *out, size_t n)
+static void list_text(mx *x, const cJSON *list, char *out, size_t n)
 {
-    show(list, out, n);
+    show(x, list, out, n);
 }
 
 /* ------------------------------------------------------------ shared item rules */
@@ -193,7 +204,7 @@ static void list_text(const cJSON *list, char *out, size_t n)
 static void check_original(mx *x, const char *where, const cJSON *original, const cJSON *value)
 {
     if (cJSON_IsTrue(sk_json_get(original, "present")) &&
-        same(sk_json_get(original, "value"), value))
+        same(x, sk_json_get(original, "value"), value))
         violation(x, "%s: value equals the original value; the trial would change nothing",
                   where);
 }
@@ -202,10 +213,10 @@ static void check_probe_record(mx *x, const char *where, const cJSON *probe, con
                                int executed)
 {
     int accepted = cJSON_IsTrue(sk_json_get(probe, "accepted"));
-    if (accepted && !same(sk_json_get(probe, "matched_value"), value)) {
+    if (accepted && !same(x, sk_json_get(probe, "matched_value"), value)) {
         char a[256], b[256];
-        show(sk_json_get(probe, "matched_value"), a, sizeof a);
-        show(value, b, sizeof b);
+        show(x, sk_json_get(probe, "matched_value"), a, sizeof a);
+        show(x, value, b, sizeof b);
         violation(x, "%s: probe.matched_value %s is not exactly the trial value %s (canonical, "
                      "type-aware comparison)",
                   where, a, b);
@@ -220,7 +231,7 @@ static void check_one_pointer(mx *x, const char *where, const cJSON *trial, cons
     const cJSON *changed = sk_json_get(trial, "changed_pointers");
     int n = cJSON_GetArraySize(changed);
     char list[512];
-    list_text(changed, list, sizeof list);
+    list_text(x, changed, list, sizeof list);
     if (n != 1)
         violation(x, "%s: an ordinary trial changes exactly one pointer relative to its "
                      "incumbent; this one changed %d: %s",
@@ -373,8 +384,8 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
                           e->valuestring);
     if (!is_disable_all(sk_json_get(settings, MX_DCCI_DISABLE)))
         violation(x, "%s: the repair keeps %s exactly [\".*\"]", where, MX_DCCI_DISABLE);
-    if (!same(sk_json_get(settings, MX_DCCI_BEFORE), list) ||
-        !same(sk_json_get(settings, MX_DCCI_AFTER), list))
+    if (!same(x, sk_json_get(settings, MX_DCCI_BEFORE), list) ||
+        !same(x, sk_json_get(settings, MX_DCCI_AFTER), list))
         violation(x, "%s: %s and %s must both be set to the identical repair list (before-only, "
                      "after-only and differing lists are forbidden)",
                   where, MX_DCCI_BEFORE, MX_DCCI_AFTER);
@@ -399,14 +410,14 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
         char got[512];
         if (three[0] && three[1] && three[2] &&
             !same_set(sk_json_get(trial, "changed_pointers"), three, 3)) {
-            list_text(sk_json_get(trial, "changed_pointers"), got, sizeof got);
+            list_text(x, sk_json_get(trial, "changed_pointers"), got, sizeof got);
             violation(x, "%s: the repair differs from O0 at exactly the three DCCI pointers; "
                          "d4.trial.changed_pointers is %s",
                       where, got);
         }
         if (three[1] && three[2] &&
             !same_set(sk_json_get(trial, "changed_pointers_vs_disable_all"), three + 1, 2)) {
-            list_text(sk_json_get(trial, "changed_pointers_vs_disable_all"), got, sizeof got);
+            list_text(x, sk_json_get(trial, "changed_pointers_vs_disable_all"), got, sizeof got);
             violation(x, "%s: the repair differs from disable-all at exactly the before/after "
                          "pointers; d4.trial.changed_pointers_vs_disable_all is %s",
                       where, got);
@@ -604,10 +615,14 @@ static void check_value_in_report(mx *x, const char *where, const loaded_report 
     if (!rep->doc || !rep->usable)
         return;
     const char *why = NULL;
-    so_value_status st =
-        so_probe_lookup(rep->doc, &rep->a, "optimize_options", option, value, &why);
+    so_value_status st = SO_VALUE_UNKNOWN;
+    if (so_probe_lookup(rep->doc, &rep->a, "optimize_options", option, value, &st, &why) !=
+        SK_OK) {
+        x->nomem = 1;
+        return;
+    }
     char v[256];
-    show(value, v, sizeof v);
+    show(x, value, v, sizeof v);
     if (cJSON_IsTrue(sk_json_get(probe, "accepted")) && st != SO_VALUE_ACCEPTED)
         violation(x, "%s: value %s of %s is %s in the probe report, but the matrix records it as "
                      "accepted",
@@ -728,7 +743,7 @@ static void check_items(mx *x, int *any_executed)
                 violation(x, "%s: duplicate id %s (first at items[%d])", where, id, j);
             if (cat != 0 && mx_enum(prev, "category", mx_categories) != 0 &&
                 strcmp(mx_str(prev, "option"), mx_str(it, "option")) == 0 &&
-                same(sk_json_get(prev, "value"), sk_json_get(it, "value")))
+                same(x, sk_json_get(prev, "value"), sk_json_get(it, "value")))
                 violation(x, "%s: the same option value is already trial items[%d]", where, j);
         }
         check_settlement_fields(x, where, it, status, cat == 0);

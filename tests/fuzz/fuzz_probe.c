@@ -82,8 +82,9 @@ static void check_lookups(const cJSON *report, const cJSON *values, const so_pro
         for (const cJSON *opt = cat ? cat->child : NULL; opt; opt = opt->next) {
             for (const cJSON *v = opt->child; v; v = v->next) {
                 const char *rej_text = NULL;
-                so_value_status st =
-                    so_probe_lookup(report, a, CATEGORIES[c], opt->string, v, &rej_text);
+                so_value_status st = SO_VALUE_UNKNOWN;
+                FUZZ_ASSERT(so_probe_lookup(report, a, CATEGORIES[c], opt->string, v, &st,
+                                            &rej_text) == SK_OK);
                 FUZZ_ASSERT(so_value_status_name(st)[0] != '\0');
                 if (a->state != SO_PROBE_USABLE) {
                     FUZZ_ASSERT_MSG(st == SO_VALUE_UNKNOWN, "%s.%s: %s on an unusable report",
