@@ -5,9 +5,11 @@
  *
  * Promise: nothing crashes, leaks or reads outside the input, and
  *   1. the result (every decode and prefill sample, decode_seen, the exact
- *      decode sum) and the complete error message are the same for
- *      so_ranklog_read and for so_ranklog_feed with one-byte pieces and
- *      with random pieces: the scanner does not depend on where reads end;
+ *      decode sum) and the complete error message are the same for the
+ *      whole input (through so_ranklog_read for one input in eight, else
+ *      one so_ranklog_feed) and for so_ranklog_feed with one-byte pieces
+ *      and with random pieces: the scanner does not depend on where reads
+ *      end;
  *   2. the matches are those of an independent scan for the reference's
  *      regular expression  Inference time \((decode|prefill)\): ([0-9.]+) ms
  *      (leftmost, non-overlapping; the number is the maximal [0-9.] run):
@@ -172,15 +174,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sk_diag_clear(&d2);
     sk_diag_clear(&d3);
     fz_buf r1 = {0}, r2 = {0}, r3 = {0};
-    sk_err e1 = run_read(data, size, warmup, &t1, &d1);
+    /* so_ranklog_read allocates a 256 KiB buffer (an mmap under ASan), so
+     * it runs for one input in eight; the others feed the whole input */
+    int via_read = fz_below(&rng, 8) == 0;
+    sk_err e1 = via_read ? run_read(data, size, warmup, &t1, &d1)
+                         : run_feed(data, size, warmup, FZ_CHUNK_ALL, 0, &t1, &d1);
     reference(data, size, warmup, &t1, e1, &d1);
     record(&r1, e1, &d1, &t1);
     sk_err e2 = run_feed(data, size, warmup, FZ_CHUNK_ONE, 0, &t2, &d2);
     record(&r2, e2, &d2, &t2);
-    FZ_SAME_OUTPUT(&r1, &r2, "whole read and one-byte feed");
+    FZ_SAME_OUTPUT(&r1, &r2, "whole input and one-byte feed");
     sk_err e3 = run_feed(data, size, warmup, FZ_CHUNK_RANDOM, fz_next(&rng), &t3, &d3);
     record(&r3, e3, &d3, &t3);
-    FZ_SAME_OUTPUT(&r1, &r3, "whole read and random feed");
+    FZ_SAME_OUTPUT(&r1, &r3, "whole input and random feed");
     so_rank_timings_free(&t1);
     so_rank_timings_free(&t2);
     so_rank_timings_free(&t3);
