@@ -676,8 +676,15 @@ static void check_probes(mx *x, int any_executed)
 
 /* ------------------------------------------------------------ plan */
 
-static sk_err add_copy(cJSON *obj, const char *key, const cJSON *v)
+/* Copies v under key; SK_E_SCHEMA when v is missing (the plan is defined
+ * only for matrices that pass the shape pass, but callers may hand it any
+ * document). */
+static sk_err add_copy(cJSON *obj, const char *key, const cJSON *v, const char **missing)
 {
+    if (!v) {
+        *missing = key;
+        return SK_E_SCHEMA;
+    }
     cJSON *c = cJSON_Duplicate(v, 1);
     if (!c)
         return SK_E_NOMEM;
@@ -687,33 +694,52 @@ static sk_err add_copy(cJSON *obj, const char *key, const cJSON *v)
 sk_err so_matrix_plan(const cJSON *m, cJSON **plan, sk_diag *d)
 {
     static const char *const fields[] = {"option", "value", "pointer", "original_value", NULL};
+    const char *missing = NULL;
+    *plan = NULL;
+    const cJSON *list = sk_json_get(m, "items");
+    if (!cJSON_IsArray(list))
+        return sk_diag_set(d, SK_E_SCHEMA, "", 0, "matrix has no items list to build a plan from");
     cJSON *p = cJSON_CreateObject(), *items = cJSON_CreateArray();
-    int bad = !p || !items;
-    if (!bad)
-        bad = add_copy(p, "schema_version", sk_json_get(m, "schema_version")) != SK_OK ||
-              add_copy(p, "seed_id", sk_json_get(m, "seed_id")) != SK_OK ||
-              add_copy(p, "o0_id", sk_json_get(sk_json_get(m, "o0"), "id")) != SK_OK;
-    for (const cJSON *it = sk_json_get(m, "items")->child; it && !bad; it = it->next) {
-        cJSON *e = cJSON_CreateObject();
+    sk_err e = !p || !items ? SK_E_NOMEM : SK_OK;
+    if (!e)
+        e = add_copy(p, "schema_version", sk_json_get(m, "schema_version"), &missing);
+    if (!e)
+        e = add_copy(p, "seed_id", sk_json_get(m, "seed_id"), &missing);
+    if (!e)
+        e = add_copy(p, "o0_id", sk_json_get(sk_json_get(m, "o0"), "id"), &missing);
+    for (const cJSON *it = list->child; it && !e; it = it->next) {
+        cJSON *entry = cJSON_CreateObject();
         const cJSON *src = mx_enum(it, "category", mx_categories) == 0 ? sk_json_get(it, "d1") : it;
-        bad = !e || add_copy(e, "id", sk_json_get(it, "id")) != SK_OK ||
-              add_copy(e, "category", sk_json_get(it, "category")) != SK_OK ||
-              add_copy(e, "risk", sk_json_get(it, "risk")) != SK_OK;
-        for (int k = 0; fields[k] && !bad; k++)
-            bad = add_copy(e, fields[k], sk_json_get(src, fields[k])) != SK_OK;
+        e = entry ? SK_OK : SK_E_NOMEM;
         if (!e)
+            e = add_copy(entry, "id", sk_json_get(it, "id"), &missing);
+        if (!e)
+            e = add_copy(entry, "category", sk_json_get(it, "category"), &missing);
+        if (!e)
+            e = add_copy(entry, "risk", sk_json_get(it, "risk"), &missing);
+        for (int k = 0; fields[k] && !e; k++)
+            e = add_copy(entry, fields[k], sk_json_get(src, fields[k]), &missing);
+        if (!entry)
             break;
-        if (sk_json_append(items, e) != SK_OK)
-            bad = 1;
+        if (e) {
+            cJSON_Delete(entry);
+            break;
+        }
+        e = sk_json_append(items, entry);
     }
-    if (bad) {
+    if (e) {
         cJSON_Delete(items);
         items = NULL;
     }
     /* sk_json_add owns items from here, also when it fails */
-    if (bad || sk_json_add(p, "items", items) != SK_OK) {
+    if (!e)
+        e = sk_json_add(p, "items", items);
+    if (e) {
         cJSON_Delete(p);
-        *plan = NULL;
+        if (e == SK_E_SCHEMA)
+            return sk_diag_set(d, SK_E_SCHEMA, "", 0,
+                               "matrix lacks '%s', which the plan needs (check its shape first)",
+                               missing);
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the matrix plan");
     }
     *plan = p;

@@ -297,6 +297,27 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+/* so_matrix_plan is public: a document that never passed the shape check
+ * gets SK_E_SCHEMA naming what is missing (it dereferenced a missing items
+ * list, and called a missing field "out of memory"). */
+static void plan_of_a_malformed_matrix_is_a_schema_error(void)
+{
+    cJSON *plan = NULL;
+    sk_diag d;
+    cJSON *m = cJSON_Parse("{\"schema_version\": \"superkernel-winner-option-matrix-v1\"}");
+    T_CHECK(m != NULL);
+    T_EQ_INT(so_matrix_plan(m, &plan, &d), SK_E_SCHEMA);
+    T_CONTAINS(d.msg, "no items list");
+    T_CHECK(plan == NULL);
+    cJSON_Delete(m);
+    m = load();
+    cJSON_DeleteItemFromObjectCaseSensitive(item(m, 0), "risk");
+    T_EQ_INT(so_matrix_plan(m, &plan, &d), SK_E_SCHEMA);
+    T_CONTAINS(d.msg, "matrix lacks 'risk'");
+    T_CHECK(plan == NULL);
+    cJSON_Delete(m);
+}
+
 static const t_case cases[] = {
     T(cjk_detection),
     T(missing_profiling_reasons_are_found),
@@ -304,6 +325,7 @@ static const t_case cases[] = {
     T(rule_violations),
     T(shape_errors_name_the_field),
     T(allocation_failures_are_clean),
+    T(plan_of_a_malformed_matrix_is_a_schema_error),
     {NULL, NULL},
 };
 
