@@ -532,7 +532,7 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
             violation(x, "%s: an empty token union leaves no repair to try: the family is "
                          "rejected and O0 restored, not %s",
                       where, mx_statuses[status]);
-        else if ((s3 == MX_D3_PENDING || tokens->child) && status != MX_RUNNING &&
+        else if ((s3 == MX_D3_PENDING || (tokens && tokens->child)) && status != MX_RUNNING &&
                  status != MX_BLOCKED && status != MX_SKIPPED)
             violation(x, "%s: the family is still running during D3, not %s", where,
                       mx_statuses[status]);

@@ -297,6 +297,27 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+/* A DCCI item in phase D3 without its d3 record is a violation, not a null
+ * dereference of the missing union_tokens (found by fuzz_matrix). */
+static void dcci_phase_without_its_record(void)
+{
+    static const char *const in_d3 =
+        "{\"id\": \"O1\", \"category\": \"dcci\", \"risk\": \"medium\", \"status\": \"running\", \"phase\":"
+        " \"D3\", \"compare_to\": \"O0\", \"d1\": {\"option\": \"dcci_disable_on_kernel\", \"value\": ["
+        "\".*\"], \"pointer\": \"/c/super_kernel_optimize_options/dcci_disable_on_kernel\", \"or"
+        "iginal_value\": {\"present\": false}, \"probe\": {\"accepted\": true, \"matched_value\": "
+        "[\".*\"]}, \"outcome\": \"regression\", \"trial\": {\"clean_root\": \"experiments/Sbest/O1-"
+        "D1/CLEAN\", \"run_count\": 2, \"changed_pointers\": [\"/c/super_kernel_optimize_option"
+        "s/dcci_disable_on_kernel\"], \"summary_json\": \"experiments/Sbest/O1-D1/option-tria"
+        "l-summary.json\", \"gate_accepted\": false}}, \"d2\": {\"status\": \"pending\"}}";
+    cJSON *m = load(), *dcci = NULL;
+    sk_diag pd;
+    T_EQ_INT(sk_json_parse(in_d3, strlen(in_d3), NULL, &dcci, &pd), SK_OK);
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(m, "items"), 0, dcci);
+    T_CHECK(violations(m, "must carry exactly the records") > 0);
+    cJSON_Delete(m);
+}
+
 /* so_matrix_plan is public: a document that never passed the shape check
  * gets SK_E_SCHEMA naming what is missing (it dereferenced a missing items
  * list, and called a missing field "out of memory"). */
@@ -326,6 +347,7 @@ static const t_case cases[] = {
     T(shape_errors_name_the_field),
     T(allocation_failures_are_clean),
     T(plan_of_a_malformed_matrix_is_a_schema_error),
+    T(dcci_phase_without_its_record),
     {NULL, NULL},
 };
 
