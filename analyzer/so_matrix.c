@@ -467,6 +467,10 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
         else
             check_one_pointer(x, where, trial, mx_str(d1, "pointer"));
     }
+    /* the rules of the later phases read their records: with one missing the
+     * violation above is the finding */
+    if ((phase >= MX_D2 && !d2) || (phase >= MX_D3 && !d3) || (phase >= MX_D4 && !d4))
+        return;
     if (phase == MX_D1) {
         switch (o1) {
         case MX_D1_PENDING:

@@ -67,8 +67,12 @@ merge)
     # many).  Inputs are cut to FUZZ_MERGE_MAX_LEN bytes so that the committed
     # corpus stays small; the few edges that need longer inputs are lost
     # (sk_prof: 728 of 735 edges in 69 KB instead of 735 in 347 KB).
+    # FUZZ_MERGE_ARGS adds libFuzzer options, e.g. -use_counters=0 to cover
+    # edges only (not hit counts) when a target's corpus would hold too many
+    # files (config: 646 -> see docs/testing.md)
+    # shellcheck disable=SC2086
     "$b/fuzz_$name" -set_cover_merge=1 -max_len="${FUZZ_MERGE_MAX_LEN:-1024}" -timeout=5 \
-        -rss_limit_mb=512 "$out" "${srcs[@]}"
+        -rss_limit_mb=512 ${FUZZ_MERGE_ARGS:-} "$out" "${srcs[@]}"
     rm -f "$out"/base-*
     rm -rf "tests/fuzz/corpus/$name"
     mkdir -p "tests/fuzz/corpus/$name"

@@ -297,8 +297,9 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
-/* A DCCI item in phase D3 without its d3 record is a violation, not a null
- * dereference of the missing union_tokens (found by fuzz_matrix). */
+/* A DCCI item in phase D3 or D4 without its records is a violation, not a
+ * null dereference of the missing union_tokens or repair_list (found by
+ * fuzz_matrix). */
 static void dcci_phase_without_its_record(void)
 {
     static const char *const in_d3 =
@@ -314,6 +315,9 @@ static void dcci_phase_without_its_record(void)
     sk_diag pd;
     T_EQ_INT(sk_json_parse(in_d3, strlen(in_d3), NULL, &dcci, &pd), SK_OK);
     cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(m, "items"), 0, dcci);
+    T_CHECK(violations(m, "must carry exactly the records") > 0);
+    /* phase D4 without d3 and d4 (check_d4 read d4.repair_list) */
+    set(dcci, "phase", cJSON_CreateString("D4"));
     T_CHECK(violations(m, "must carry exactly the records") > 0);
     cJSON_Delete(m);
 }
