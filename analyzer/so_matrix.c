@@ -28,8 +28,19 @@ static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap
     __attribute__((format(printf, 4, 0)));
 static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap)
 {
-    char line[1536];
-    vsnprintf(line, sizeof line, fmt, ap);
+    char raw[1536], line[1536];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    /* Each violation and note is one output line, and it quotes strings
+     * from the document (ids, pointers): control bytes are written as \xHH
+     * so that a crafted value cannot add or fake report lines. */
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)raw; *c && o + 5 < sizeof line; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            o += (size_t)snprintf(line + o, sizeof line - o, "\\x%02x", *c);
+        else
+            line[o++] = (char)*c;
+    }
+    line[o] = '\0';
     char **grown = sk_realloc(*list, (*n + 1) * sizeof *grown);
     if (!grown) {
         x->nomem = 1;

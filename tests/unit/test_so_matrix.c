@@ -297,6 +297,26 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+/* Violations quote document strings; a control byte in them must not break
+ * the one-line-per-violation report (found by fuzz_matrix). */
+static void violations_stay_on_one_line(void)
+{
+    cJSON *m = load();
+    set(item(m, 1), "pointer", cJSON_CreateString("/a\nvalid: 0 items"));
+    so_matrix_opts o = {"dir/matrix.json", 0};
+    so_matrix_report r;
+    sk_diag d;
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_OK);
+    int quoted = 0;
+    for (size_t i = 0; i < r.n_violations; i++) {
+        T_CHECK(strchr(r.violations[i], '\n') == NULL);
+        quoted |= strstr(r.violations[i], "/a\\x0avalid: 0 items") != NULL;
+    }
+    T_CHECK(quoted);
+    so_matrix_report_free(&r);
+    cJSON_Delete(m);
+}
+
 /* A DCCI item in phase D3 or D4 without its records is a violation, not a
  * null dereference of the missing union_tokens or repair_list (found by
  * fuzz_matrix). */
@@ -352,6 +372,7 @@ static const t_case cases[] = {
     T(allocation_failures_are_clean),
     T(plan_of_a_malformed_matrix_is_a_schema_error),
     T(dcci_phase_without_its_record),
+    T(violations_stay_on_one_line),
     {NULL, NULL},
 };
 
