@@ -318,6 +318,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_diff(a, b, &rng);
 
         sk_diag d0, d1;
+        sk_diag_clear(&d0);
+        sk_diag_clear(&d1);
         sk_err e0 = resolve_and_diff(a, b, ptr, &d0);
         FUZZ_ASSERT(e0 == SK_OK);
         unsigned long k = 1 + fz_below(&rng, 64);

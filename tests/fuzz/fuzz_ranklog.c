@@ -198,6 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_fail_alloc_at(k);
     so_rank_timings tf;
     sk_diag df;
+    sk_diag_clear(&df);
     sk_err ef = run_feed(data, size, warmup, FZ_CHUNK_RANDOM, fz_next(&rng), &tf, &df);
     FZ_CHECK_NOMEM(k, ef, &df, e1);
     fz_fail_alloc_at(0);
