@@ -3,6 +3,9 @@
 #   make check           test build (with test hooks) + whole suite
 #   make check-asan      the same suite under ASan+UBSan
 #   make check-valgrind  the CLI suite under valgrind memcheck
+#   make fuzz TARGET=t SECONDS=n   libFuzzer (clang) on one target (docs/testing.md)
+#   make fuzz-merge TARGET=t       minimise that target's corpus into tests/fuzz/corpus
+#   make fuzz-replay     replay every committed fuzz corpus under ASan+UBSan (gcc)
 #   make demo            seal the shipped demo collection and analyse it
 #   make bench           benchmarks (docs/benchmarks.md)
 #   make deps            install the Debian packages (root) or say which
@@ -31,6 +34,8 @@ SK_CLI_SRC := $(wildcard analyzer/cli/*.c) artifact_contract/cli/cli_util.c
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TEST_SUPPORT_SRC := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 AC_LIB := $(B)/lib/libartifact_contract.a
@@ -38,13 +43,15 @@ SK_LIB := $(B)/lib/libskdcci.a
 BINS := $(B)/bin/artifact_contract $(B)/bin/skdcci
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/tools/%,$(TOOL_SRC))
+# fuzz targets linked with the corpus replay driver (tests/scripts/fuzz_replay.sh)
+REPLAY_BINS := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 
 .SECONDARY:
 .PHONY: all bins test-bins check check-asan check-valgrind demo bench deps clean lint fuzz \
-        fuzz-replay
+        fuzz-replay fuzz-merge
 all: bins
 bins: $(BINS)
-test-bins: $(BINS) $(UNIT_BINS) $(TOOL_BINS)
+test-bins: $(BINS) $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -74,6 +81,15 @@ $(B)/tests/tools/%: $(B)/obj/tests/tools/%.o $(SK_LIB) $(AC_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SK_LIB) $(AC_LIB) $(LIBS)
 
+$(B)/tests/fuzz/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/regression_driver.o $(SK_LIB) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/obj/tests/fuzz/regression_driver.o $(SK_LIB) $(AC_LIB) $(LIBS)
+
+# libFuzzer binaries: only meaningful in the FUZZ_B build (clang, FUZZ_FLAGS)
+$(B)/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(SK_LIB) $(AC_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< $(SK_LIB) $(AC_LIB) $(LIBS)
+
 # The test-data generator is split into modules under tests/tools/gen/.
 GEN_SRC := $(wildcard tests/tools/gen/*.c)
 $(B)/tests/tools/skdcci_gen: $(B)/obj/tests/tools/skdcci_gen.o $(call obj,$(GEN_SRC)) $(SK_LIB) $(AC_LIB)
@@ -85,6 +101,14 @@ ASAN_FLAGS := OPT="-O1 -g -fno-omit-frame-pointer" \
   EXTRA_CFLAGS="-DSK_TEST_HOOKS -fsanitize=address,undefined -fno-sanitize-recover=all" \
   EXTRA_LDFLAGS="-fsanitize=address,undefined"
 
+FUZZ_B := build/fuzz
+# A 1 KiB JSON refill buffer (instead of 256 KiB) puts refills, compaction and
+# growth inside small inputs and spares a large allocation per execution.
+FUZZ_FLAGS := CC=clang OPT="-O2 -g -fno-omit-frame-pointer" \
+  EXTRA_CFLAGS="-DSK_TEST_HOOKS -DSK_JSON_READ_CHUNK=1024 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+  EXTRA_LDFLAGS="-fsanitize=address,undefined"
+SECONDS ?= 60
+
 check:
 	$(MAKE) --no-print-directory B=build/t $(TEST_FLAGS) test-bins
 	tests/run.sh build/t
@@ -93,6 +117,23 @@ check-asan:
 	$(MAKE) --no-print-directory B=build/asan $(ASAN_FLAGS) test-bins
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 tests/run.sh build/asan
+
+# The suite replays the corpora in every variant (tests/scripts/fuzz_replay.sh);
+# this target runs only that part, under ASan+UBSan.
+fuzz-replay:
+	$(MAKE) --no-print-directory B=build/asan $(ASAN_FLAGS) $(patsubst tests/fuzz/%.c,build/asan/tests/fuzz/%,$(FUZZ_SRC))
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 tests/run.sh build/asan fuzz_replay
+
+fuzz:
+	@tools/fuzz.sh check-target "$(TARGET)" $(FUZZ_NAMES)
+	$(MAKE) --no-print-directory B=$(FUZZ_B) $(FUZZ_FLAGS) $(FUZZ_B)/fuzz_$(TARGET)
+	tools/fuzz.sh run $(FUZZ_B) $(TARGET) $(SECONDS) $(FUZZ_ARGS)
+
+fuzz-merge:
+	@tools/fuzz.sh check-target "$(TARGET)" $(FUZZ_NAMES)
+	$(MAKE) --no-print-directory B=$(FUZZ_B) $(FUZZ_FLAGS) $(FUZZ_B)/fuzz_$(TARGET)
+	tools/fuzz.sh merge $(FUZZ_B) $(TARGET)
 
 check-valgrind:
 	$(MAKE) --no-print-directory B=build/t $(TEST_FLAGS) test-bins

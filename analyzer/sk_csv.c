@@ -230,10 +230,16 @@ static const unsigned char special[256] = {
 /* Appends a run of ordinary bytes to the current field. */
 static sk_err put_run(sk_csv *c, const unsigned char *run, size_t n, sk_diag *d)
 {
-    if (c->rec_len - c->field_start + n > c->opts.max_field)
-        return limit_error(c, "field size in bytes", c->opts.max_field, d);
-    if (c->rec_len - c->nf + n > c->opts.max_record)
+    /* Report the limit that byte-by-byte appending (put) would hit first, so
+     * that the error does not depend on how long the run is. */
+    size_t field_len = c->rec_len - c->field_start, rec_size = c->rec_len - c->nf;
+    size_t field_room = c->opts.max_field > field_len ? c->opts.max_field - field_len : 0;
+    size_t rec_room = c->opts.max_record > rec_size ? c->opts.max_record - rec_size : 0;
+    if (n > field_room || n > rec_room) {
+        if (field_room <= rec_room)
+            return limit_error(c, "field size in bytes", c->opts.max_field, d);
         return limit_error(c, "record size in bytes", c->opts.max_record, d);
+    }
     if (c->rec_len + n > c->rec_cap) {
         size_t cap = c->rec_cap;
         while (cap < c->rec_len + n)

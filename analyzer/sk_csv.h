@@ -2,7 +2,8 @@
  *
  * Grammar and decisions:
  *   - records end at LF or CRLF; a CR not followed by LF outside quotes is an
- *     error (old Mac files are not produced by the profiler);
+ *     error (old Mac files are not produced by the profiler), except a CR
+ *     that is the last byte of the input, which ends the record like CRLF;
  *   - a UTF-8 byte order mark is skipped at the very start of the input; the
  *     same three bytes anywhere else are an error (usually two files
  *     concatenated);

@@ -100,10 +100,10 @@ static sk_err out_of_range(const char *s, size_t n, const char *type, sk_diag *d
     return SK_E_FORMAT;
 }
 
-/* mag = mag * 10 + digit, refusing to pass limit. */
+/* mag = mag * 10 + digit, refusing to pass limit (which may be below 9). */
 static int push_digit(uint64_t *mag, unsigned digit, uint64_t limit)
 {
-    if (*mag > (limit - digit) / 10)
+    if (digit > limit || *mag > (limit - digit) / 10)
         return 0;
     *mag = *mag * 10 + digit;
     return 1;

@@ -41,6 +41,9 @@ struct sk_source {
     uint64_t decoded_bytes;
     uint64_t frames;
     uint64_t frame_start; /* raw offset of the frame being decoded */
+    unsigned char frame_head[ZSTD_FRAMEHEADERSIZE_MAX]; /* its first raw bytes */
+    size_t frame_head_len;
+    uint64_t frame_decoded; /* bytes it has produced so far */
     sk_err failed;       /* sticky: every call after an error repeats it */
     sk_diag fail_diag;
     int finished;
@@ -234,6 +237,41 @@ static sk_err zstd_error(sk_source *s, size_t r)
     return SK_E_COMPRESS;
 }
 
+/* libzstd 1.5.4's streaming decoder does not always compare a frame's
+ * declared content size with what it produced: fed in small pieces it
+ * accepts a frame that declares 17 bytes and holds an empty last block,
+ * which it rejects when the frame arrives whole.  The check is repeated here
+ * at every frame end, from the frame's first bytes kept on the way in. */
+static void keep_frame_head(sk_source *s)
+{
+    uint64_t at = s->raw_bytes - (s->in.size - s->in.pos); /* raw offset of in.pos */
+    uint64_t next = s->frame_start + s->frame_head_len;     /* first header byte missing */
+    size_t avail = s->in.size - s->in.pos;
+    if (s->frame_head_len == sizeof s->frame_head || next < at || next - at >= avail)
+        return;
+    size_t skip = (size_t)(next - at), n = sizeof s->frame_head - s->frame_head_len;
+    if (n > avail - skip)
+        n = avail - skip;
+    memcpy(s->frame_head + s->frame_head_len, s->in_buf + s->in.pos + skip, n);
+    s->frame_head_len += n;
+}
+
+static sk_err check_content_size(sk_source *s)
+{
+    ZSTD_frameHeader h;
+    if (ZSTD_getFrameHeader(&h, s->frame_head, s->frame_head_len) != 0 ||
+        h.frameType != ZSTD_frame || h.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN ||
+        h.frameContentSize == s->frame_decoded)
+        return SK_OK;
+    sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, s->frame_start,
+                   "corrupt zstd data in the frame starting here: it declares %llu decoded "
+                   "bytes and holds %llu",
+                   (unsigned long long)h.frameContentSize, (unsigned long long)s->frame_decoded);
+    s->fail_diag.sub = SK_SOURCE_E_CORRUPT;
+    s->failed = SK_E_COMPRESS;
+    return SK_E_COMPRESS;
+}
+
 static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *got)
 {
     for (;;) {
@@ -271,16 +309,23 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
         }
         ZSTD_outBuffer o = {s->out_buf, s->out_cap, 0};
         size_t consumed_before = s->in.pos;
+        keep_frame_head(s);
         size_t r = ZSTD_decompressStream(s->ds, &o, &s->in);
         if (ZSTD_isError(r))
             return zstd_error(s, r);
+        s->frame_decoded += o.pos;
         /* The decoder stops at every frame end (r == 0), but a small frame can
          * start and end within one call: count an end when a frame was open
          * or this call consumed input. */
         if (r == 0 && (s->last_hint != 0 || s->in.pos != consumed_before)) {
+            sk_err e = check_content_size(s);
+            if (e != SK_OK)
+                return e;
             s->frames++;
             /* the decoder stops right after a frame: the next one starts here */
             s->frame_start = s->raw_bytes - (s->in.size - s->in.pos);
+            s->frame_head_len = 0;
+            s->frame_decoded = 0;
         }
         s->last_hint = r;
         s->out_len = o.pos;

@@ -28,8 +28,19 @@ static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap
     __attribute__((format(printf, 4, 0)));
 static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap)
 {
-    char line[1536];
-    vsnprintf(line, sizeof line, fmt, ap);
+    char raw[1536], line[1536];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    /* Each violation and note is one output line, and it quotes strings
+     * from the document (ids, pointers): control bytes are written as \xHH
+     * so that a crafted value cannot add or fake report lines. */
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)raw; *c && o + 5 < sizeof line; c++) {
+        if (*c < 0x20 || *c == 0x7f)
+            o += (size_t)snprintf(line + o, sizeof line - o, "\\x%02x", *c);
+        else
+            line[o++] = (char)*c;
+    }
+    line[o] = '\0';
     char **grown = sk_realloc(*list, (*n + 1) * sizeof *grown);
     if (!grown) {
         x->nomem = 1;
@@ -72,15 +83,19 @@ void so_matrix_report_free(so_matrix_report *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Canonical JSON of v for messages (truncated, "?" when it cannot be written). */
-static void show(const cJSON *v, char *out, size_t n)
+/* Canonical JSON of v for messages (truncated, "?" when it cannot be
+ * written); running out of memory marks the whole check as failed. */
+static void show(mx *x, const cJSON *v, char *out, size_t n)
 {
     sk_buf b = SK_BUF_INIT;
     sk_diag d;
-    if (v && sk_json_write(v, SK_JSON_CANONICAL, &b, &d) == SK_OK)
+    sk_err e = v ? sk_json_write(v, SK_JSON_CANONICAL, &b, &d) : SK_E_ARG;
+    if (e == SK_OK)
         snprintf(out, n, "%s", sk_buf_cstr(&b));
     else
         snprintf(out, n, "?");
+    if (e == SK_E_NOMEM)
+        x->nomem = 1;
     sk_buf_free(&b);
 }
 
@@ -152,9 +167,16 @@ static void check_pointer(mx *x, const char *where, const char *pointer, const c
 
 /* ------------------------------------------------------------ value helpers */
 
-static int same(const cJSON *a, const cJSON *b)
+/* Canonical equality; out of memory (sk_json_equal < 0) marks the check as
+ * failed instead of passing for "different". */
+static int same(mx *x, const cJSON *a, const cJSON *b)
 {
-    return a && b && sk_json_equal(a, b) == 1;
+    if (!a || !b)
+        return 0;
+    int eq = sk_json_equal(a, b);
+    if (eq < 0)
+        x->nomem = 1;
+    return eq == 1;
 }
 
 static int is_disable_all(const cJSON *v)
@@ -183,9 +205,9 @@ static int same_set(const cJSON *list, const char *const *want, size_t n)
     return 1;
 }
 
-static void list_text(const cJSON *list, char *out, size_t n)
+static void list_text(mx *x, const cJSON *list, char *out, size_t n)
 {
-    show(list, out, n);
+    show(x, list, out, n);
 }
 
 /* ------------------------------------------------------------ shared item rules */
@@ -193,7 +215,7 @@ static void list_text(const cJSON *list, char *out, size_t n)
 static void check_original(mx *x, const char *where, const cJSON *original, const cJSON *value)
 {
     if (cJSON_IsTrue(sk_json_get(original, "present")) &&
-        same(sk_json_get(original, "value"), value))
+        same(x, sk_json_get(original, "value"), value))
         violation(x, "%s: value equals the original value; the trial would change nothing",
                   where);
 }
@@ -202,10 +224,10 @@ static void check_probe_record(mx *x, const char *where, const cJSON *probe, con
                                int executed)
 {
     int accepted = cJSON_IsTrue(sk_json_get(probe, "accepted"));
-    if (accepted && !same(sk_json_get(probe, "matched_value"), value)) {
+    if (accepted && !same(x, sk_json_get(probe, "matched_value"), value)) {
         char a[256], b[256];
-        show(sk_json_get(probe, "matched_value"), a, sizeof a);
-        show(value, b, sizeof b);
+        show(x, sk_json_get(probe, "matched_value"), a, sizeof a);
+        show(x, value, b, sizeof b);
         violation(x, "%s: probe.matched_value %s is not exactly the trial value %s (canonical, "
                      "type-aware comparison)",
                   where, a, b);
@@ -220,7 +242,7 @@ static void check_one_pointer(mx *x, const char *where, const cJSON *trial, cons
     const cJSON *changed = sk_json_get(trial, "changed_pointers");
     int n = cJSON_GetArraySize(changed);
     char list[512];
-    list_text(changed, list, sizeof list);
+    list_text(x, changed, list, sizeof list);
     if (n != 1)
         violation(x, "%s: an ordinary trial changes exactly one pointer relative to its "
                      "incumbent; this one changed %d: %s",
@@ -373,8 +395,8 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
                           e->valuestring);
     if (!is_disable_all(sk_json_get(settings, MX_DCCI_DISABLE)))
         violation(x, "%s: the repair keeps %s exactly [\".*\"]", where, MX_DCCI_DISABLE);
-    if (!same(sk_json_get(settings, MX_DCCI_BEFORE), list) ||
-        !same(sk_json_get(settings, MX_DCCI_AFTER), list))
+    if (!same(x, sk_json_get(settings, MX_DCCI_BEFORE), list) ||
+        !same(x, sk_json_get(settings, MX_DCCI_AFTER), list))
         violation(x, "%s: %s and %s must both be set to the identical repair list (before-only, "
                      "after-only and differing lists are forbidden)",
                   where, MX_DCCI_BEFORE, MX_DCCI_AFTER);
@@ -399,14 +421,14 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
         char got[512];
         if (three[0] && three[1] && three[2] &&
             !same_set(sk_json_get(trial, "changed_pointers"), three, 3)) {
-            list_text(sk_json_get(trial, "changed_pointers"), got, sizeof got);
+            list_text(x, sk_json_get(trial, "changed_pointers"), got, sizeof got);
             violation(x, "%s: the repair differs from O0 at exactly the three DCCI pointers; "
                          "d4.trial.changed_pointers is %s",
                       where, got);
         }
         if (three[1] && three[2] &&
             !same_set(sk_json_get(trial, "changed_pointers_vs_disable_all"), three + 1, 2)) {
-            list_text(sk_json_get(trial, "changed_pointers_vs_disable_all"), got, sizeof got);
+            list_text(x, sk_json_get(trial, "changed_pointers_vs_disable_all"), got, sizeof got);
             violation(x, "%s: the repair differs from disable-all at exactly the before/after "
                          "pointers; d4.trial.changed_pointers_vs_disable_all is %s",
                       where, got);
@@ -456,6 +478,10 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
         else
             check_one_pointer(x, where, trial, mx_str(d1, "pointer"));
     }
+    /* the rules of the later phases read their records: with one missing the
+     * violation above is the finding */
+    if ((phase >= MX_D2 && !d2) || (phase >= MX_D3 && !d3) || (phase >= MX_D4 && !d4))
+        return;
     if (phase == MX_D1) {
         switch (o1) {
         case MX_D1_PENDING:
@@ -521,7 +547,7 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
             violation(x, "%s: an empty token union leaves no repair to try: the family is "
                          "rejected and O0 restored, not %s",
                       where, mx_statuses[status]);
-        else if ((s3 == MX_D3_PENDING || tokens->child) && status != MX_RUNNING &&
+        else if ((s3 == MX_D3_PENDING || (tokens && tokens->child)) && status != MX_RUNNING &&
                  status != MX_BLOCKED && status != MX_SKIPPED)
             violation(x, "%s: the family is still running during D3, not %s", where,
                       mx_statuses[status]);
@@ -604,10 +630,14 @@ static void check_value_in_report(mx *x, const char *where, const loaded_report 
     if (!rep->doc || !rep->usable)
         return;
     const char *why = NULL;
-    so_value_status st =
-        so_probe_lookup(rep->doc, &rep->a, "optimize_options", option, value, &why);
+    so_value_status st = SO_VALUE_UNKNOWN;
+    if (so_probe_lookup(rep->doc, &rep->a, "optimize_options", option, value, &st, &why) !=
+        SK_OK) {
+        x->nomem = 1;
+        return;
+    }
     char v[256];
-    show(value, v, sizeof v);
+    show(x, value, v, sizeof v);
     if (cJSON_IsTrue(sk_json_get(probe, "accepted")) && st != SO_VALUE_ACCEPTED)
         violation(x, "%s: value %s of %s is %s in the probe report, but the matrix records it as "
                      "accepted",
@@ -661,8 +691,15 @@ static void check_probes(mx *x, int any_executed)
 
 /* ------------------------------------------------------------ plan */
 
-static sk_err add_copy(cJSON *obj, const char *key, const cJSON *v)
+/* Copies v under key; SK_E_SCHEMA when v is missing (the plan is defined
+ * only for matrices that pass the shape pass, but callers may hand it any
+ * document). */
+static sk_err add_copy(cJSON *obj, const char *key, const cJSON *v, const char **missing)
 {
+    if (!v) {
+        *missing = key;
+        return SK_E_SCHEMA;
+    }
     cJSON *c = cJSON_Duplicate(v, 1);
     if (!c)
         return SK_E_NOMEM;
@@ -672,33 +709,52 @@ static sk_err add_copy(cJSON *obj, const char *key, const cJSON *v)
 sk_err so_matrix_plan(const cJSON *m, cJSON **plan, sk_diag *d)
 {
     static const char *const fields[] = {"option", "value", "pointer", "original_value", NULL};
+    const char *missing = NULL;
+    *plan = NULL;
+    const cJSON *list = sk_json_get(m, "items");
+    if (!cJSON_IsArray(list))
+        return sk_diag_set(d, SK_E_SCHEMA, "", 0, "matrix has no items list to build a plan from");
     cJSON *p = cJSON_CreateObject(), *items = cJSON_CreateArray();
-    int bad = !p || !items;
-    if (!bad)
-        bad = add_copy(p, "schema_version", sk_json_get(m, "schema_version")) != SK_OK ||
-              add_copy(p, "seed_id", sk_json_get(m, "seed_id")) != SK_OK ||
-              add_copy(p, "o0_id", sk_json_get(sk_json_get(m, "o0"), "id")) != SK_OK;
-    for (const cJSON *it = sk_json_get(m, "items")->child; it && !bad; it = it->next) {
-        cJSON *e = cJSON_CreateObject();
+    sk_err e = !p || !items ? SK_E_NOMEM : SK_OK;
+    if (!e)
+        e = add_copy(p, "schema_version", sk_json_get(m, "schema_version"), &missing);
+    if (!e)
+        e = add_copy(p, "seed_id", sk_json_get(m, "seed_id"), &missing);
+    if (!e)
+        e = add_copy(p, "o0_id", sk_json_get(sk_json_get(m, "o0"), "id"), &missing);
+    for (const cJSON *it = list->child; it && !e; it = it->next) {
+        cJSON *entry = cJSON_CreateObject();
         const cJSON *src = mx_enum(it, "category", mx_categories) == 0 ? sk_json_get(it, "d1") : it;
-        bad = !e || add_copy(e, "id", sk_json_get(it, "id")) != SK_OK ||
-              add_copy(e, "category", sk_json_get(it, "category")) != SK_OK ||
-              add_copy(e, "risk", sk_json_get(it, "risk")) != SK_OK;
-        for (int k = 0; fields[k] && !bad; k++)
-            bad = add_copy(e, fields[k], sk_json_get(src, fields[k])) != SK_OK;
+        e = entry ? SK_OK : SK_E_NOMEM;
         if (!e)
+            e = add_copy(entry, "id", sk_json_get(it, "id"), &missing);
+        if (!e)
+            e = add_copy(entry, "category", sk_json_get(it, "category"), &missing);
+        if (!e)
+            e = add_copy(entry, "risk", sk_json_get(it, "risk"), &missing);
+        for (int k = 0; fields[k] && !e; k++)
+            e = add_copy(entry, fields[k], sk_json_get(src, fields[k]), &missing);
+        if (!entry)
             break;
-        if (sk_json_append(items, e) != SK_OK)
-            bad = 1;
+        if (e) {
+            cJSON_Delete(entry);
+            break;
+        }
+        e = sk_json_append(items, entry);
     }
-    if (bad) {
+    if (e) {
         cJSON_Delete(items);
         items = NULL;
     }
     /* sk_json_add owns items from here, also when it fails */
-    if (bad || sk_json_add(p, "items", items) != SK_OK) {
+    if (!e)
+        e = sk_json_add(p, "items", items);
+    if (e) {
         cJSON_Delete(p);
-        *plan = NULL;
+        if (e == SK_E_SCHEMA)
+            return sk_diag_set(d, SK_E_SCHEMA, "", 0,
+                               "matrix lacks '%s', which the plan needs (check its shape first)",
+                               missing);
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the matrix plan");
     }
     *plan = p;
@@ -728,7 +784,7 @@ static void check_items(mx *x, int *any_executed)
                 violation(x, "%s: duplicate id %s (first at items[%d])", where, id, j);
             if (cat != 0 && mx_enum(prev, "category", mx_categories) != 0 &&
                 strcmp(mx_str(prev, "option"), mx_str(it, "option")) == 0 &&
-                same(sk_json_get(prev, "value"), sk_json_get(it, "value")))
+                same(x, sk_json_get(prev, "value"), sk_json_get(it, "value")))
                 violation(x, "%s: the same option value is already trial items[%d]", where, j);
         }
         check_settlement_fields(x, where, it, status, cat == 0);

@@ -7,9 +7,10 @@
 #include "so_matrix.h"
 #include "so_matrix_internal.h"
 
-/* The next step of the item at index i, in words. */
-static void next_action(const cJSON *it, const char *incumbent, const char *o0, char *out,
-                        size_t n)
+/* The next step of the item at index i, in words.  SK_E_NOMEM when the
+ * trial value cannot be written (the action would silently lose it). */
+static sk_err next_action(const cJSON *it, const char *incumbent, const char *o0, char *out,
+                          size_t n)
 {
     const char *id = mx_str(it, "id");
     int status = mx_enum(it, "status", mx_statuses);
@@ -17,9 +18,12 @@ static void next_action(const cJSON *it, const char *incumbent, const char *o0, 
         char value[200] = "";
         sk_buf b = SK_BUF_INIT;
         sk_diag d;
-        if (sk_json_write(sk_json_get(it, "value"), SK_JSON_CANONICAL, &b, &d) == SK_OK)
+        sk_err e = sk_json_write(sk_json_get(it, "value"), SK_JSON_CANONICAL, &b, &d);
+        if (e == SK_OK)
             snprintf(value, sizeof value, "%s", sk_buf_cstr(&b));
         sk_buf_free(&b);
+        if (e == SK_E_NOMEM)
+            return e;
         if (status == MX_PENDING)
             snprintf(out, n, "%s: run the trial %s=%s (one pointer) against %s", id,
                      mx_str(it, "option"), value, incumbent);
@@ -29,7 +33,7 @@ static void next_action(const cJSON *it, const char *incumbent, const char *o0, 
                      id, mx_str(it, "option"), value, mx_str(it, "compare_to")
                                                           ? mx_str(it, "compare_to")
                                                           : incumbent);
-        return;
+        return SK_OK;
     }
     int phase = mx_enum(it, "phase", mx_phases);
     int o1 = mx_enum(sk_json_get(it, "d1"), "outcome", mx_d1_outcomes);
@@ -60,6 +64,7 @@ static void next_action(const cJSON *it, const char *incumbent, const char *o0, 
                  id, o0);
         break;
     }
+    return SK_OK;
 }
 
 sk_err so_matrix_status(const cJSON *m, const so_matrix_report *r, cJSON **json, sk_buf *text,
@@ -75,7 +80,7 @@ sk_err so_matrix_status(const cJSON *m, const so_matrix_report *r, cJSON **json,
         if (i == r->next_index)
             open_item = it;
     if (open_item)
-        next_action(open_item, r->incumbent, o0, action, sizeof action);
+        failed |= next_action(open_item, r->incumbent, o0, action, sizeof action) != SK_OK;
     else if (r->settled)
         snprintf(action, sizeof action, "none: the matrix is settled; %s is frozen as %s",
                  r->incumbent, mx_str(m, "sbest_base_id") ? mx_str(m, "sbest_base_id") : "?");

@@ -156,36 +156,53 @@ sk_err so_probe_assess(const cJSON *report, const char *label, so_probe_assessme
     return SK_OK;
 }
 
+/* 1 when list holds value (canonical, type-aware), 0 when not, -1 when out
+ * of memory. */
 static int list_contains(const cJSON *list, const cJSON *value)
 {
-    for (const cJSON *v = list ? list->child : NULL; v; v = v->next)
-        if (sk_json_equal(v, value) == 1)
-            return 1;
+    for (const cJSON *v = list ? list->child : NULL; v; v = v->next) {
+        int eq = sk_json_equal(v, value);
+        if (eq != 0)
+            return eq;
+    }
     return 0;
 }
 
-so_value_status so_probe_lookup(const cJSON *report, const so_probe_assessment *a,
-                                const char *category, const char *option, const cJSON *value,
-                                const char **rejection)
+sk_err so_probe_lookup(const cJSON *report, const so_probe_assessment *a, const char *category,
+                       const char *option, const cJSON *value, so_value_status *status,
+                       const char **rejection)
 {
     if (rejection)
         *rejection = NULL;
+    *status = SO_VALUE_UNKNOWN;
     if (a->state != SO_PROBE_USABLE)
-        return SO_VALUE_UNKNOWN;
+        return SK_OK;
+    *status = SO_VALUE_NOT_PROBED;
     const cJSON *opt = sk_json_get(sk_json_get(sk_json_get(report, "options"), category), option);
     if (!opt)
-        return SO_VALUE_NOT_PROBED;
-    if (list_contains(sk_json_get(opt, "accepted_values"), value))
-        return SO_VALUE_ACCEPTED;
+        return SK_OK;
+    int found = list_contains(sk_json_get(opt, "accepted_values"), value);
+    if (found < 0)
+        return SK_E_NOMEM;
+    if (found) {
+        *status = SO_VALUE_ACCEPTED;
+        return SK_OK;
+    }
     const cJSON *rej = sk_json_get(opt, "rejected_values");
-    for (const cJSON *r = rej ? rej->child : NULL; r; r = r->next)
-        if (sk_json_equal(sk_json_get(r, "value"), value) == 1) {
+    for (const cJSON *r = rej ? rej->child : NULL; r; r = r->next) {
+        const cJSON *listed = sk_json_get(r, "value");
+        int eq = listed ? sk_json_equal(listed, value) : 0;
+        if (eq < 0)
+            return SK_E_NOMEM;
+        if (eq) {
             const cJSON *err = sk_json_get(r, "error");
             if (rejection && cJSON_IsString(err))
                 *rejection = err->valuestring;
-            return SO_VALUE_REJECTED;
+            *status = SO_VALUE_REJECTED;
+            return SK_OK;
         }
-    return SO_VALUE_NOT_PROBED;
+    }
+    return SK_OK;
 }
 
 sk_err so_probe_values_check(const cJSON *values, const char *label, sk_diag *d)
@@ -211,9 +228,14 @@ sk_err so_probe_values_check(const cJSON *values, const char *label, sk_diag *d)
             if (!opt->child)
                 return bad(d, label, field, "must list at least one value");
             for (const cJSON *v = opt->child; v; v = v->next) {
-                for (const cJSON *w = opt->child; w != v; w = w->next)
-                    if (sk_json_equal(v, w) == 1)
+                for (const cJSON *w = opt->child; w != v; w = w->next) {
+                    int eq = sk_json_equal(v, w);
+                    if (eq < 0)
+                        return sk_diag_set(d, SK_E_NOMEM, label, 0,
+                                           "out of memory comparing option values");
+                    if (eq)
                         return bad(d, label, field, "lists the same value twice");
+                }
                 total++;
             }
         }
@@ -278,8 +300,12 @@ sk_err so_probe_check(const so_probe_inputs *in, const so_probe_assessment *a,
         for (const cJSON *opt = cat ? cat->child : NULL; opt && !failed; opt = opt->next)
             for (const cJSON *v = opt->child; v && !failed; v = v->next) {
                 const char *why = NULL;
-                so_value_status st =
-                    so_probe_lookup(in->report, a, k_categories[c], opt->string, v, &why);
+                so_value_status st = SO_VALUE_UNKNOWN;
+                if (so_probe_lookup(in->report, a, k_categories[c], opt->string, v, &st, &why) !=
+                    SK_OK) {
+                    failed = 1;
+                    break;
+                }
                 rejected += st == SO_VALUE_REJECTED;
                 not_probed += st == SO_VALUE_NOT_PROBED;
                 cJSON *e = cJSON_CreateObject();

@@ -57,12 +57,14 @@ typedef enum so_value_status {
 
 const char *so_value_status_name(so_value_status s);
 
-/* Status of one exact value; *rejection (borrowed, may be NULL) receives the
- * wrapper's error text for a rejected value.  category is "optimize_options"
- * or "debug_options". */
-so_value_status so_probe_lookup(const cJSON *report, const so_probe_assessment *a,
-                                const char *category, const char *option, const cJSON *value,
-                                const char **rejection);
+/* Status of one exact value into *status; *rejection (borrowed, may be
+ * NULL) receives the wrapper's error text for a rejected value.  category is
+ * "optimize_options" or "debug_options".  Fails only with SK_E_NOMEM (the
+ * comparison writes canonical text): an exhausted heap must not turn an
+ * accepted value into "not probed". */
+sk_err so_probe_lookup(const cJSON *report, const so_probe_assessment *a, const char *category,
+                       const char *option, const cJSON *value, so_value_status *status,
+                       const char **rejection);
 
 /* Checks an option-values file: an object with only "optimize_options"
  * and/or "debug_options", each mapping option name -> non-empty list of

@@ -196,7 +196,8 @@ static sk_err check_run_facts(finalize_state *s, sk_diag *d)
                        "producer values (native_pid, started_ns, ended_ns, command_fingerprint) "
                        "or a producer record are required");
     }
-    e = ac_check_producer_fields(s->pid, s->p_started, s->p_ended, s->command_fp, label, d);
+    e = ac_check_producer_fields(s->pid, s->p_started, s->p_ended, s->command_fp, SK_E_ARG,
+                                 label, d);
     if (e)
         return e;
     if (s->p_started < s->session.started_ns)

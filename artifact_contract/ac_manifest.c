@@ -85,20 +85,21 @@ sk_err ac_check_dcci_control(const cJSON *control, const ac_role *role, const ch
 }
 
 sk_err ac_check_producer_fields(int64_t pid, int64_t started, int64_t ended,
-                                const char *command_fp, const char *label, sk_diag *d)
+                                const char *command_fp, sk_err invalid, const char *label,
+                                sk_diag *d)
 {
     if (pid < 1)
-        return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label, "native_pid must be a positive integer");
+        return ac_fail(d, invalid, AC_E_PRODUCER, label, "native_pid must be a positive integer");
     if (started < 0)
-        return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label,
+        return ac_fail(d, invalid, AC_E_PRODUCER, label,
                        "started_ns must be a nonnegative integer");
     if (ended < 0)
-        return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label, "ended_ns must be a nonnegative integer");
+        return ac_fail(d, invalid, AC_E_PRODUCER, label, "ended_ns must be a nonnegative integer");
     if (ended <= started)
-        return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label,
+        return ac_fail(d, invalid, AC_E_PRODUCER, label,
                        "ended_ns must be greater than started_ns");
     if (!command_fp || !sk_sha256_is_hex(command_fp))
-        return ac_fail(d, SK_E_ARG, AC_E_PRODUCER, label,
+        return ac_fail(d, invalid, AC_E_PRODUCER, label,
                        "command_fingerprint must be a lowercase SHA-256 fingerprint");
     return SK_OK;
 }
@@ -344,7 +345,8 @@ static sk_err check_producer(ac_manifest *m, const char *label, sk_diag *d)
         m->producer_ended_ns = -1;
     const cJSON *cmd = sk_json_get(p, "command_fingerprint");
     e = ac_check_producer_fields(m->pid, m->producer_started_ns, m->producer_ended_ns,
-                                 cJSON_IsString(cmd) ? cmd->valuestring : NULL, label, d);
+                                 cJSON_IsString(cmd) ? cmd->valuestring : NULL, SK_E_SCHEMA,
+                                 label, d);
     if (e)
         return e;
     memcpy(m->command_fp, cmd->valuestring, 65);

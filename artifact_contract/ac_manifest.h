@@ -56,8 +56,11 @@ sk_err ac_manifest_check(ac_manifest *m, const char *label, sk_diag *d);
 sk_err ac_check_round_id(const char *round_id, const char *label, sk_diag *d);
 sk_err ac_check_dcci_control(const cJSON *control, const ac_role *role, const char *label,
                              sk_diag *d);
+/* The producer values; a violation fails with the class invalid: SK_E_ARG
+ * for values given to finalize, SK_E_SCHEMA for a manifest's fields. */
 sk_err ac_check_producer_fields(int64_t pid, int64_t started, int64_t ended,
-                                const char *command_fp, const char *label, sk_diag *d);
+                                const char *command_fp, sk_err invalid, const char *label,
+                                sk_diag *d);
 /* An artifact's mtime and ctime must lie in [start - tol, end + tol]. */
 sk_err ac_check_producer_window(const char *rel, int64_t mtime_ns, int64_t ctime_ns,
                                 int64_t start_ns, int64_t end_ns, int64_t tol_ns,

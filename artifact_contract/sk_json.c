@@ -280,26 +280,28 @@ typedef struct build_frame {
     char *key; /* pending member key for the next value (owned) */
 } build_frame;
 
-/* Appends "[i]" or ".key" for the value at depth-th frame to path. */
-static void path_of(sk_buf *path, const char *label, build_frame *st, size_t depth,
-                    const char *leaf_key)
+/* Writes label plus "[i]" or ".key" for the value at the depth-th frame into
+ * path.  SK_E_NOMEM when the text cannot be built. */
+static sk_err path_of(sk_buf *path, const char *label, build_frame *st, size_t depth,
+                      const char *leaf_key)
 {
     sk_buf_reset(path);
-    (void)sk_buf_puts(path, label);
-    for (size_t i = 0; i < depth; i++) {
+    sk_err e = sk_buf_puts(path, label);
+    for (size_t i = 0; i < depth && !e; i++) {
         const char *key = i + 1 < depth ? NULL : leaf_key;
         cJSON *node = st[i].node;
         if (cJSON_IsArray(node)) {
             int count = cJSON_GetArraySize(node);
             if (i + 1 < depth)
                 count--; /* the open child is already attached */
-            (void)sk_buf_printf(path, "[%d]", count);
+            e = sk_buf_printf(path, "[%d]", count);
         } else {
             const cJSON *last = node->child ? node->child->prev : NULL;
             const char *k = i + 1 < depth ? (last ? last->string : "?") : key;
-            (void)sk_buf_printf(path, ".%s", k ? k : "?");
+            e = sk_buf_printf(path, ".%s", k ? k : "?");
         }
     }
+    return e;
 }
 
 static int attach(build_frame *top, cJSON *item)
@@ -356,7 +358,8 @@ static sk_err build_value(sk_json_lex *lx, const char *label, const char *path, 
         case SK_JT_NUMBER: {
             double v = literal_to_double(tok.text);
             if (!tok.is_integer && !isfinite(v)) {
-                path_of(&where, label, st, depth, depth ? st[depth - 1].key : NULL);
+                if (path_of(&where, label, st, depth, depth ? st[depth - 1].key : NULL))
+                    goto nomem;
                 e = sk_diag_set(d, SK_E_JSON, path ? path : "", tok.line,
                                 "%s must contain only standard JSON values", sk_buf_cstr(&where));
                 goto out;
@@ -476,9 +479,13 @@ sk_err sk_json_check_keys(const cJSON *obj, const char *what, const char *const 
             names[n++] = *r;
     if (n) {
         qsort(names, n, sizeof *names, cmp_str);
-        for (size_t i = 0; i < n; i++)
-            (void)sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
-        e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s missing fields: %s", what, sk_buf_cstr(&msg));
+        for (size_t i = 0; i < n && !e; i++)
+            e = sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
+        if (e)
+            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        else
+            e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s missing fields: %s", what,
+                            sk_buf_cstr(&msg));
         goto out;
     }
     for (const cJSON *c = obj->child; c; c = c->next)
@@ -486,10 +493,13 @@ sk_err sk_json_check_keys(const cJSON *obj, const char *what, const char *const 
             names[n++] = c->string;
     if (n) {
         qsort(names, n, sizeof *names, cmp_str);
-        for (size_t i = 0; i < n; i++)
-            (void)sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
-        e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s has unknown fields: %s", what,
-                        sk_buf_cstr(&msg));
+        for (size_t i = 0; i < n && !e; i++)
+            e = sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
+        if (e)
+            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        else
+            e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s has unknown fields: %s", what,
+                            sk_buf_cstr(&msg));
     }
 out:
     sk_free(names);

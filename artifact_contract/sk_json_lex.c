@@ -7,7 +7,14 @@
 #include "sk_alloc.h"
 #include "sk_buf.h"
 
-#define READ_CHUNK (256u * 1024) /* streaming refill size; traces are read in these steps */
+/* Streaming refill size; traces are read in these steps.  The libFuzzer build
+ * overrides it with a small value (SK_JSON_READ_CHUNK) so that refills,
+ * compaction and buffer growth happen inside small inputs. */
+#ifdef SK_JSON_READ_CHUNK
+#define READ_CHUNK ((size_t)SK_JSON_READ_CHUNK)
+#else
+#define READ_CHUNK (256u * 1024)
+#endif
 #define SMALL_OBJECT_KEYS 8      /* up to this many keys, duplicates are found by a scan */
 
 enum expect {
@@ -629,6 +636,11 @@ static sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     }
     const char *s = lx->buf + lx->pos;
     size_t n = i - lx->pos;
+    /* The check in the loop only bounds the buffer while streaming; this one
+     * applies the limit whatever the read sizes (and in memory mode). */
+    if (n > lx->max_token)
+        return fail(lx, d, SK_E_LIMIT, start, "%s JSON number exceeds %zu bytes", lx->label,
+                    lx->max_token);
     size_t k = 0;
     int integer = 1;
     if (k < n && s[k] == '-')
@@ -809,9 +821,14 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
         char c = lx->buf[lx->pos];
         switch (lx->expect) {
         case EXP_DONE:
-            if ((unsigned char)c >= 0x80 &&
-                !utf8_seq((const unsigned char *)lx->buf + lx->pos, lx->len - lx->pos))
-                return not_utf8(lx, d, tok->offset);
+            if ((unsigned char)c >= 0x80) {
+                /* a multi-byte character may straddle a read boundary */
+                e = fill(lx, 4, d);
+                if (e)
+                    return e;
+                if (!utf8_seq((const unsigned char *)lx->buf + lx->pos, lx->len - lx->pos))
+                    return not_utf8(lx, d, tok->offset);
+            }
             return syntax(lx, d, tok->offset, "Extra data");
         case EXP_VALUE:
             return value(lx, tok, d);

@@ -155,6 +155,12 @@ static void csv_size_limits(void)
     t = "a,b\n1,2,3,4\n";
     expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 2,
                      "number of fields exceeds the limit of 3");
+    /* Found by fuzz_csv: a run of ordinary bytes crossing both limits
+     * reported the field limit, byte-by-byte reading the record limit. */
+    sk_csv_opts both = {36, 20, 8};
+    t = "0123456789012345678901234567890123456789\n";
+    expect_csv_error(t, strlen(t), &both, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 1,
+                     "record size in bytes exceeds the limit of 20");
     t = "a,b\n12345678,x\n";
     for (size_t k = 0; k < t_nchunks; k++) {
         sk_buf out = SK_BUF_INIT;

@@ -193,6 +193,15 @@ static void parse_uint_vectors(void)
     T_EQ_INT(sk_parse_uint("1.0", 3, 10, &v, NULL, &d), SK_E_FORMAT);
     T_EQ_INT(sk_parse_uint("0x1f", 4, 100, &v, NULL, &d), SK_E_FORMAT);
     T_EQ_INT(d.sub, SK_FIXED_E_HEX);
+    /* Found by fuzz_fixed: with a maximum below 9, limit - digit wrapped
+     * around and "57" passed for max 5. */
+    T_EQ_INT(sk_parse_uint("57", 2, 5, &v, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_RANGE);
+    T_EQ_INT(sk_parse_uint("7", 1, 5, &v, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(sk_parse_uint("0", 1, 0, &v, NULL, &d), SK_OK);
+    T_EQ_INT(sk_parse_uint("1", 1, 0, &v, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(sk_parse_uint("5", 1, 5, &v, NULL, &d), SK_OK);
+    T_EQ_U64(v, 5);
 }
 
 static const t_case cases[] = {

@@ -395,6 +395,53 @@ static void streaming_skip_and_big_tokens(void)
     free(doc);
 }
 
+/* Found by fuzz_json_lex: the number limit used to apply only when a read
+ * boundary fell inside the literal, so the result depended on read sizes. */
+static void number_limit_independent_of_reads(void)
+{
+    const char *doc = "[1,123456,7]";
+    size_t chunks[] = {1, 3, 0};
+    sk_json_lex_opts o = {.label = "trace", .max_token = 5};
+    for (size_t c = 0; c <= sizeof chunks / sizeof chunks[0]; c++) {
+        sk_mem_reader r = {doc, strlen(doc), 0, c < 3 ? chunks[c] : 0};
+        sk_json_lex *lx = NULL;
+        if (c < 3)
+            T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+        else
+            T_EQ_INT(sk_json_lex_new_mem(doc, strlen(doc), &o, &lx), SK_OK);
+        sk_jtok tok;
+        sk_diag d;
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+        T_EQ_STR(tok.text, "1");
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_E_LIMIT);
+        T_CONTAINS(d.msg, "trace JSON number exceeds 5 bytes: line 1 column 4 (char 3)");
+        sk_json_lex_free(lx);
+    }
+    cJSON *j = NULL;
+    T_EQ_INT(sk_json_parse("[12345]", 7, &o, &j, NULL), SK_OK);
+    cJSON_Delete(j);
+}
+
+/* Found by fuzz_json_lex: a valid multi-byte character after the top-level
+ * value was called invalid UTF-8 when a read ended inside it. */
+static void trailing_character_split_across_reads(void)
+{
+    const char *doc = "[1] \xc8\xbd";
+    for (size_t chunk = 0; chunk <= 5; chunk++) {
+        sk_mem_reader r = {doc, strlen(doc), 0, chunk};
+        sk_json_lex *lx = NULL;
+        T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, NULL, &lx), SK_OK);
+        sk_jtok tok;
+        sk_diag d;
+        for (int i = 0; i < 3; i++)
+            T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_OK);
+        T_EQ_INT(sk_json_lex_next(lx, &tok, &d), SK_E_JSON);
+        T_EQ_STR(d.msg, "invalid input JSON: Extra data: line 1 column 5 (char 4)");
+        sk_json_lex_free(lx);
+    }
+}
+
 static void many_keys_duplicate_detection(void)
 {
     sk_buf b = SK_BUF_INIT;
@@ -438,6 +485,46 @@ static void allocation_failures_are_clean(void)
         cJSON_Delete(j);
     }
     T_CHECK(saw_nomem && saw_ok);
+#endif
+}
+
+/* Found by fuzz_json_canonical: an allocation failure while the location of
+ * a non-standard value was being composed gave SK_E_JSON with a mangled
+ * location ("[0] must contain ...") instead of SK_E_NOMEM. */
+static void allocation_failures_in_error_messages(void)
+{
+#ifdef SK_TEST_HOOKS
+    const char *doc = "{\"deep\":{\"list\":[1,2,1e400]}}";
+    static const char *const required[] = {"a", "b", NULL};
+    cJSON *keys = NULL;
+    T_EQ_INT(sk_json_parse("{\"c\":1}", 7, NULL, &keys, NULL), SK_OK);
+    int saw_nomem = 0, saw_error = 0, saw_missing = 0;
+    for (unsigned long n = 1; n < 100; n++) {
+        cJSON *j = NULL;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = sk_json_parse(doc, strlen(doc), NULL, &j, &d);
+        sk_alloc_fail_at(0);
+        T_CHECK(j == NULL);
+        if (e == SK_E_NOMEM)
+            saw_nomem = 1;
+        else if (e == SK_E_JSON && strcmp(d.msg, "input.deep.list[2] must contain only standard "
+                                                 "JSON values") == 0)
+            saw_error = 1;
+        else
+            t_fail(__FILE__, __LINE__, "n=%lu: %s \"%s\"", n, sk_err_name(e), d.msg);
+        sk_alloc_fail_at(n);
+        e = sk_json_check_keys(keys, "config", required, NULL, &d);
+        sk_alloc_fail_at(0);
+        if (e == SK_E_SCHEMA) {
+            T_EQ_STR(d.msg, "config missing fields: a, b");
+            saw_missing = 1;
+        } else {
+            T_EQ_INT(e, SK_E_NOMEM);
+        }
+    }
+    T_CHECK(saw_nomem && saw_error && saw_missing);
+    cJSON_Delete(keys);
 #endif
 }
 
@@ -527,8 +614,11 @@ static const t_case cases[] = {
     T(python_strip),
     T(streaming_chunk_boundaries),
     T(streaming_skip_and_big_tokens),
+    T(number_limit_independent_of_reads),
+    T(trailing_character_split_across_reads),
     T(many_keys_duplicate_detection),
     T(allocation_failures_are_clean),
+    T(allocation_failures_in_error_messages),
     {NULL, NULL},
 };
 T_MAIN(cases)

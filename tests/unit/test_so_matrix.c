@@ -277,11 +277,17 @@ static void allocation_failures_are_clean(void)
         sk_err e = so_matrix_check(m, &o, &r, &d);
         if (e == SK_OK)
             e = so_matrix_status(m, &r, &status, &text, &d);
+        unsigned long used = sk_alloc_count();
         sk_alloc_fail_at(0);
         saw_nomem |= e == SK_E_NOMEM;
         saw_ok |= e == SK_OK;
         if (e != SK_OK && e != SK_E_NOMEM)
             t_fail(__FILE__, __LINE__, "n=%lu: unexpected %s: %s", n, sk_err_name(e), d.msg);
+        /* a failed allocation is never absorbed (a comparison that runs out
+         * of memory must not read as "different") */
+        if (used >= n && e != SK_E_NOMEM)
+            t_fail(__FILE__, __LINE__, "n=%lu: allocation failed but the result is %s", n,
+                   sk_err_name(e));
         so_matrix_report_free(&r);
         cJSON_Delete(status);
         sk_buf_free(&text);
@@ -291,6 +297,72 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+/* Violations quote document strings; a control byte in them must not break
+ * the one-line-per-violation report (found by fuzz_matrix). */
+static void violations_stay_on_one_line(void)
+{
+    cJSON *m = load();
+    set(item(m, 1), "pointer", cJSON_CreateString("/a\nvalid: 0 items"));
+    so_matrix_opts o = {"dir/matrix.json", 0};
+    so_matrix_report r;
+    sk_diag d;
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_OK);
+    int quoted = 0;
+    for (size_t i = 0; i < r.n_violations; i++) {
+        T_CHECK(strchr(r.violations[i], '\n') == NULL);
+        quoted |= strstr(r.violations[i], "/a\\x0avalid: 0 items") != NULL;
+    }
+    T_CHECK(quoted);
+    so_matrix_report_free(&r);
+    cJSON_Delete(m);
+}
+
+/* A DCCI item in phase D3 or D4 without its records is a violation, not a
+ * null dereference of the missing union_tokens or repair_list (found by
+ * fuzz_matrix). */
+static void dcci_phase_without_its_record(void)
+{
+    static const char *const in_d3 =
+        "{\"id\": \"O1\", \"category\": \"dcci\", \"risk\": \"medium\", \"status\": \"running\", \"phase\":"
+        " \"D3\", \"compare_to\": \"O0\", \"d1\": {\"option\": \"dcci_disable_on_kernel\", \"value\": ["
+        "\".*\"], \"pointer\": \"/c/super_kernel_optimize_options/dcci_disable_on_kernel\", \"or"
+        "iginal_value\": {\"present\": false}, \"probe\": {\"accepted\": true, \"matched_value\": "
+        "[\".*\"]}, \"outcome\": \"regression\", \"trial\": {\"clean_root\": \"experiments/Sbest/O1-"
+        "D1/CLEAN\", \"run_count\": 2, \"changed_pointers\": [\"/c/super_kernel_optimize_option"
+        "s/dcci_disable_on_kernel\"], \"summary_json\": \"experiments/Sbest/O1-D1/option-tria"
+        "l-summary.json\", \"gate_accepted\": false}}, \"d2\": {\"status\": \"pending\"}}";
+    cJSON *m = load(), *dcci = NULL;
+    sk_diag pd;
+    T_EQ_INT(sk_json_parse(in_d3, strlen(in_d3), NULL, &dcci, &pd), SK_OK);
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(m, "items"), 0, dcci);
+    T_CHECK(violations(m, "must carry exactly the records") > 0);
+    /* phase D4 without d3 and d4 (check_d4 read d4.repair_list) */
+    set(dcci, "phase", cJSON_CreateString("D4"));
+    T_CHECK(violations(m, "must carry exactly the records") > 0);
+    cJSON_Delete(m);
+}
+
+/* so_matrix_plan is public: a document that never passed the shape check
+ * gets SK_E_SCHEMA naming what is missing (it dereferenced a missing items
+ * list, and called a missing field "out of memory"). */
+static void plan_of_a_malformed_matrix_is_a_schema_error(void)
+{
+    cJSON *plan = NULL;
+    sk_diag d;
+    cJSON *m = cJSON_Parse("{\"schema_version\": \"superkernel-winner-option-matrix-v1\"}");
+    T_CHECK(m != NULL);
+    T_EQ_INT(so_matrix_plan(m, &plan, &d), SK_E_SCHEMA);
+    T_CONTAINS(d.msg, "no items list");
+    T_CHECK(plan == NULL);
+    cJSON_Delete(m);
+    m = load();
+    cJSON_DeleteItemFromObjectCaseSensitive(item(m, 0), "risk");
+    T_EQ_INT(so_matrix_plan(m, &plan, &d), SK_E_SCHEMA);
+    T_CONTAINS(d.msg, "matrix lacks 'risk'");
+    T_CHECK(plan == NULL);
+    cJSON_Delete(m);
+}
+
 static const t_case cases[] = {
     T(cjk_detection),
     T(missing_profiling_reasons_are_found),
@@ -298,6 +370,9 @@ static const t_case cases[] = {
     T(rule_violations),
     T(shape_errors_name_the_field),
     T(allocation_failures_are_clean),
+    T(plan_of_a_malformed_matrix_is_a_schema_error),
+    T(dcci_phase_without_its_record),
+    T(violations_stay_on_one_line),
     {NULL, NULL},
 };
 

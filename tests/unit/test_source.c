@@ -235,6 +235,37 @@ static void zstd_corrupt_data_is_an_error(void)
     free(text);
 }
 
+/* Found by fuzz_zstd_source: a frame declaring 17 content bytes whose only
+ * block is an empty last block is "Data corruption detected" for libzstd
+ * when the frame arrives whole, but accepted as empty when it arrives in
+ * small pieces (libzstd 1.5.4).  sk_source checks the declared size itself. */
+static void zstd_declared_content_size_is_checked(void)
+{
+    static const unsigned char bad[] = {0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x11, 0x01, 0x00, 0x00};
+    const size_t chunks[] = {0, 1, 3};
+    char *text = make_text(1000);
+    size_t c;
+    unsigned char *f = compress(text, 1000, 1, &c);
+    unsigned char *two = malloc(c + sizeof bad);
+    memcpy(two, f, c);
+    memcpy(two + c, bad, sizeof bad);
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        sk_diag d;
+        char hex[65];
+        T_EQ_INT(read_all_error(bad, sizeof bad, chunks[i], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_EQ_U64(d.offset, 0);
+        T_CONTAINS(d.msg, "corrupt zstd data in the frame starting here");
+        T_EQ_INT(read_all_error(two, c + sizeof bad, chunks[i], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_EQ_U64(d.offset, c);
+    }
+    /* frames whose sizes match still decode (checked by the round trips above) */
+    free(two);
+    free(f);
+    free(text);
+}
+
 static void zstd_window_above_default_limit_is_refused(void)
 {
     /* A streamed frame with unknown size keeps windowLog 28 in its header. */
@@ -358,6 +389,7 @@ static const t_case cases[] = {
     T(zstd_skippable_frames),
     T(zstd_truncated_frame_is_an_error),
     T(zstd_corrupt_data_is_an_error),
+    T(zstd_declared_content_size_is_checked),
     T(zstd_window_above_default_limit_is_refused),
     T(reader_errors_propagate),
     T(fd_reader_and_fixture_hash),

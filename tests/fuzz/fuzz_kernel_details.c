@@ -1,0 +1,158 @@
+/* Fuzz target: the kernel_details.csv row model (sk_kernel_details.h).
+ *
+ * Input: any bytes, read as kernel_details.csv.  Most seeds start with the
+ * profiler's header so that mutations reach the value parsers.
+ *
+ * Promise: the reader never crashes, hangs, leaks or reads outside its input;
+ *   1. rows (every field of sk_kd_row), counters and the final outcome are
+ *      identical for one-byte, random-sized and whole reads;
+ *   2. each row is coherent: the reject reason matches the start/duration
+ *      fields (accepted rows have a start and a duration > 0), a fallback
+ *      step names its column and value, in_model excludes the "no model" id,
+ *      an SK name that parsed re-parses to the same parts inside the name;
+ *   3. the counters equal what was returned (rows, SK rows, rejects per
+ *      reason, rounded rows);
+ *   4. when allocation k fails, the read ends with SK_E_NOMEM.
+ */
+#include "fuzz_helpers.h"
+
+#include "../../analyzer/sk_kernel_details.h"
+
+#define FUZZ_MAX_INPUT (64u * 1024)
+
+typedef struct outcome {
+    fz_buf rec;
+    sk_err err;
+    sk_diag diag;
+} outcome;
+
+static void check_row(const sk_kd_row *r)
+{
+    FUZZ_ASSERT(r->name && r->type && r->core);
+    switch (r->reject) {
+    case SK_KD_ACCEPTED:
+        FUZZ_ASSERT(r->has_start && r->has_duration && r->duration_ns > 0);
+        break;
+    case SK_KD_REJECT_MISSING_START:
+        FUZZ_ASSERT(!r->has_start);
+        break;
+    case SK_KD_REJECT_MISSING_DURATION:
+        FUZZ_ASSERT(!r->has_duration);
+        break;
+    case SK_KD_REJECT_NONPOSITIVE_DURATION:
+        FUZZ_ASSERT(r->has_duration && r->duration_ns <= 0);
+        break;
+    default:
+        FUZZ_ASSERT_MSG(0, "reject reason %d", (int)r->reject);
+    }
+    FUZZ_ASSERT(strcmp(sk_kd_reject_text(r->reject), "") != 0);
+    if (r->step_kind == SK_KD_STEP_FALLBACK)
+        FUZZ_ASSERT(r->step_column && r->step_text && r->step_text[0] != '\0');
+    else
+        FUZZ_ASSERT(r->step_kind == SK_KD_STEP_ID || r->step_kind == SK_KD_STEP_MISSING);
+    if (r->in_model)
+        FUZZ_ASSERT(r->model_id != SK_KD_NO_MODEL);
+    if (r->sk_name_ok) {
+        FUZZ_ASSERT(r->is_sk);
+        size_t n = strlen(r->name);
+        sk_skname again;
+        FUZZ_ASSERT(sk_skname_parse(r->name, n, &again) == 1);
+        FUZZ_ASSERT(again.id == r->sk.id && again.no_kernel == r->sk.no_kernel);
+        FUZZ_ASSERT(r->sk.scope >= r->name && r->sk.scope + r->sk.scope_len <= r->name + n);
+    }
+}
+
+static void record_row(fz_buf *b, const sk_kd_row *r)
+{
+    fz_buf_printf(b, "L%llu k=%d step=%llu", (unsigned long long)r->line, (int)r->step_kind,
+                  (unsigned long long)r->step_id);
+    if (r->step_kind == SK_KD_STEP_FALLBACK)
+        fz_buf_printf(b, " %s=%s", r->step_column, r->step_text);
+    fz_buf_printf(b, " dev=%llu m=%d/%llu name=%s type=%s core=%s", (unsigned long long)r->device_id,
+                  r->in_model, (unsigned long long)r->model_id, r->name, r->type, r->core);
+    fz_buf_printf(b, " t=%d/%llu s=%d/%llu b=%d/%llu mb=%d/%llu", r->has_task_id,
+                  (unsigned long long)r->task_id, r->has_stream_id,
+                  (unsigned long long)r->stream_id, r->has_block_num,
+                  (unsigned long long)r->block_num, r->has_mix_block_num,
+                  (unsigned long long)r->mix_block_num);
+    fz_buf_printf(b, " start=%d/%lld dur=%d/%lld wait=%d/%lld r=%d rej=%d sk=%d/%d",
+                  r->has_start, (long long)r->start_ns, r->has_duration,
+                  (long long)r->duration_ns, r->has_wait, (long long)r->wait_ns, r->rounded,
+                  (int)r->reject, r->is_sk, r->sk_name_ok);
+    if (r->sk_name_ok)
+        fz_buf_printf(b, " id=%llu nk=%d scope=%.*s first=%.*s last=%.*s",
+                      (unsigned long long)r->sk.id, r->sk.no_kernel, (int)r->sk.scope_len,
+                      r->sk.scope, (int)r->sk.first_len, r->sk.first ? r->sk.first : "",
+                      (int)r->sk.last_len, r->sk.last ? r->sk.last : "");
+    fz_buf_add(b, "\n", 1);
+}
+
+static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t seed, outcome *o)
+{
+    fz_reader rd;
+    fz_reader_init(&rd, data, size, mode, seed);
+    memset(o, 0, sizeof *o);
+    sk_diag_clear(&o->diag);
+    sk_kd_reader *r = NULL;
+    sk_kd_stats want = {0};
+    sk_err e = sk_kd_open(fz_read, &rd, "kernel_details.csv", NULL, &r, &o->diag);
+    while (!e) {
+        sk_kd_row row;
+        int have = 0;
+        e = sk_kd_next(r, &row, &have, &o->diag);
+        if (e || !have)
+            break;
+        check_row(&row);
+        record_row(&o->rec, &row);
+        want.rows++;
+        want.sk_rows += row.is_sk != 0;
+        if (row.reject != SK_KD_ACCEPTED)
+            want.rejected[row.reject]++;
+        want.rounded_rows += row.rounded != 0;
+    }
+    if (r) {
+        const sk_kd_stats *st = sk_kd_get_stats(r);
+        FUZZ_ASSERT(st->rows == want.rows && st->sk_rows == want.sk_rows &&
+                    st->rounded_rows == want.rounded_rows);
+        for (int i = 1; i < 4; i++)
+            FUZZ_ASSERT(st->rejected[i] == want.rejected[i]);
+    }
+    o->err = e;
+    sk_kd_free(r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fz_init();
+    if (size > FUZZ_MAX_INPUT)
+        return 0;
+    uint64_t h = fz_hash(data, size);
+    fz_rng rng = {h};
+    outcome base, other;
+    run(data, size, FZ_CHUNK_ALL, 0, &base);
+    static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM};
+    for (size_t m = 0; m < 2; m++) {
+        run(data, size, modes[m], fz_next(&rng), &other);
+        FZ_SAME_OUTPUT(&base.rec, &other.rec, "rows");
+        FZ_SAME_ERROR(base.err, &base.diag, other.err, &other.diag);
+        fz_buf_free(&other.rec);
+    }
+    if (base.err != SK_OK)
+        FUZZ_ASSERT_MSG(base.err == SK_E_FORMAT || base.err == SK_E_LIMIT, "%s: %s",
+                        sk_err_name(base.err), base.diag.msg);
+
+    fz_fail_alloc_at(0);
+    run(data, size, FZ_CHUNK_RANDOM, h, &other);
+    fz_buf_free(&other.rec);
+    unsigned long n = fz_alloc_count();
+    if (n > 0) {
+        unsigned long k = 1 + fz_below(&rng, n);
+        fz_fail_alloc_at(k);
+        run(data, size, FZ_CHUNK_RANDOM, h, &other);
+        FZ_CHECK_NOMEM(k, other.err, &other.diag, base.err);
+        fz_fail_alloc_at(0);
+        fz_buf_free(&other.rec);
+    }
+    fz_buf_free(&base.rec);
+    return 0;
+}

@@ -1,0 +1,231 @@
+/* Fuzz target: the transparent zstd byte source (sk_source.h).
+ *
+ * Input: any bytes, read as a possibly zstd-compressed file.
+ *
+ * Promise: the source never crashes, hangs, leaks or reads outside its
+ * input, and never decodes more than the input describes;
+ *   1. the outcome (error code, sub-code, offset, message apart from
+ *      libzstd's wording of a corruption) and, after success, the
+ *      decoded bytes are identical whatever the raw read sizes (one byte,
+ *      random, whole) and the caller's read sizes; before an error, one
+ *      output is a prefix of the other (more input may decode more blocks);
+ *   2. input that does not start with a zstd or skippable-frame magic is
+ *      passed through unchanged (and counts no frame);
+ *   3. zstd input decodes exactly like libzstd's own streaming decoder run
+ *      over the whole input, and an input that ends inside a frame is an
+ *      SK_E_COMPRESS "truncated" error (never success, never a hang);
+ *   4. after success, sk_source_finish gives the SHA-256 of the raw bytes
+ *      and the byte counters are exact; after an error every further read
+ *      fails the same way;
+ *   5. when allocation k fails, the read ends with SK_E_NOMEM (or, where
+ *      OpenSSL absorbs its own failure, exactly like the normal run).
+ * Output beyond DECODE_CAP is not read (decompression bombs stay cheap).
+ */
+#include "fuzz_helpers.h"
+
+#include <zstd.h>
+
+#include "../../analyzer/sk_source.h"
+#include "../../artifact_contract/sk_sha256.h"
+
+#define FUZZ_MAX_INPUT (64u * 1024)
+#define DECODE_CAP (1u << 20)
+
+typedef struct outcome {
+    fz_buf out;
+    int capped;
+    sk_err err;
+    sk_diag diag;
+    char sha[SK_SHA256_HEX_LEN + 1];
+} outcome;
+
+static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t seed,
+                int random_caller, outcome *o)
+{
+    fz_reader rd;
+    fz_reader_init(&rd, data, size, raw_mode, seed);
+    fz_rng caller = {seed ^ 0x5bd1e995u};
+    memset(o, 0, sizeof *o);
+    sk_diag_clear(&o->diag);
+    sk_source *s = NULL;
+    sk_err e = sk_source_new(fz_read, &rd, "in.zst", &s, &o->diag);
+    static unsigned char buf[65536];
+    while (!e) {
+        size_t cap = random_caller ? 1 + fz_below(&caller, fz_below(&caller, 2) ? 64 : sizeof buf)
+                                   : sizeof buf;
+        size_t got = 0;
+        e = sk_source_read(s, buf, cap, &got, &o->diag);
+        if (e)
+            break;
+        FUZZ_ASSERT(got <= cap);
+        if (got == 0) {
+            /* the end stays the end */
+            FUZZ_ASSERT(sk_source_read(s, buf, cap, &got, NULL) == SK_OK && got == 0);
+            break;
+        }
+        fz_buf_add(&o->out, buf, got);
+        if (o->out.len > DECODE_CAP) {
+            o->capped = 1;
+            break;
+        }
+    }
+    if (e && s) {
+        /* errors stick */
+        sk_diag again;
+        size_t got = 1;
+        FUZZ_ASSERT(sk_source_read(s, buf, sizeof buf, &got, &again) == e && got == 0);
+    }
+    if (!e && !o->capped) {
+        FUZZ_ASSERT(sk_source_decoded_bytes(s) == o->out.len);
+        e = sk_source_finish(s, o->sha, &o->diag);
+        if (!e) {
+            FUZZ_ASSERT(sk_source_raw_bytes(s) == size);
+            int magic = 0;
+            if (size >= 4) {
+                uint32_t m = (uint32_t)data[0] | (uint32_t)data[1] << 8 |
+                             (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
+                magic = m == ZSTD_MAGICNUMBER || (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
+            }
+            FUZZ_ASSERT(sk_source_is_zstd(s) == magic);
+            if (!magic)
+                FUZZ_ASSERT(sk_source_frames(s) == 0);
+        }
+    }
+    o->err = e;
+    sk_source_free(s);
+}
+
+/* libzstd's streaming decoder over the whole input: 0 and the output, 1 for
+ * an input that ends inside a frame, -1 for a decoding error, 2 when the cap
+ * was hit. */
+static int reference(const uint8_t *data, size_t size, fz_buf *out)
+{
+    /* one decoder for the whole process: creating one per input would
+     * double the large allocations that dominate this target's cost */
+    static ZSTD_DStream *ds;
+    if (!ds)
+        ds = ZSTD_createDStream();
+    FUZZ_ASSERT(ds != NULL);
+    FUZZ_ASSERT(!ZSTD_isError(ZSTD_DCtx_reset(ds, ZSTD_reset_session_only)));
+    ZSTD_inBuffer in = {data, size, 0};
+    static unsigned char buf[65536];
+    size_t hint = 1;
+    int rc = 0;
+    for (;;) {
+        ZSTD_outBuffer o = {buf, sizeof buf, 0};
+        size_t r = ZSTD_decompressStream(ds, &o, &in);
+        if (ZSTD_isError(r)) {
+            rc = -1;
+            break;
+        }
+        fz_buf_add(out, buf, o.pos);
+        if (out->len > DECODE_CAP) {
+            rc = 2;
+            break;
+        }
+        hint = r;
+        if (o.pos == o.size)
+            continue; /* more output may be pending */
+        if (in.pos == in.size)
+            break;
+    }
+    if (rc == 0 && hint != 0)
+        rc = 1;
+    return rc;
+}
+
+/* Bytes decoded before a corruption is detected depend on how much input
+ * the decoder had, so after an error one output need only be a prefix of
+ * the other. */
+static void same_outcome(const outcome *a, const outcome *b, const char *what)
+{
+    if (a->err == SK_OK && b->err == SK_OK) {
+        FZ_SAME_OUTPUT(&a->out, &b->out, what);
+    } else {
+        size_t n = a->out.len < b->out.len ? a->out.len : b->out.len;
+        FUZZ_ASSERT_MSG(n == 0 || memcmp(a->out.data, b->out.data, n) == 0,
+                        "%s: decoded bytes disagree before the error", what);
+    }
+    if (a->capped || b->capped)
+        return;
+    FUZZ_ASSERT_MSG(a->err == b->err, "%s: %s \"%s\" vs %s \"%s\"", what, sk_err_name(a->err),
+                    a->diag.msg, sk_err_name(b->err), b->diag.msg);
+    FUZZ_ASSERT_MSG(a->diag.sub == b->diag.sub && a->diag.offset == b->diag.offset,
+                    "%s: sub %d @%llu \"%s\" vs sub %d @%llu \"%s\"", what, a->diag.sub,
+                    (unsigned long long)a->diag.offset, a->diag.msg, b->diag.sub,
+                    (unsigned long long)b->diag.offset, b->diag.msg);
+    /* libzstd may name the damage differently when it decodes a block from
+     * its own buffer rather than in place ("Data corruption detected" vs
+     * "Restored data doesn't match checksum"): compare our part only */
+    if (a->err != SK_OK && a->diag.sub != SK_SOURCE_E_CORRUPT)
+        FZ_SAME_ERROR(a->err, &a->diag, b->err, &b->diag);
+    if (a->err == SK_OK)
+        FUZZ_ASSERT(strcmp(a->sha, b->sha) == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fz_init();
+    if (size > FUZZ_MAX_INPUT)
+        return 0;
+    uint64_t h = fz_hash(data, size);
+    fz_rng rng = {h};
+    outcome base, other;
+    run(data, size, FZ_CHUNK_ALL, 0, 0, &base);
+    run(data, size, FZ_CHUNK_ONE, fz_next(&rng), 1, &other);
+    same_outcome(&base, &other, "one-byte raw reads");
+    fz_buf_free(&other.out);
+    fz_fail_alloc_at(0);
+    run(data, size, FZ_CHUNK_RANDOM, h, 1, &other);
+    unsigned long n = fz_alloc_count();
+    same_outcome(&base, &other, "random raw reads");
+    fz_buf_free(&other.out);
+
+    if (!base.capped) {
+        FUZZ_ASSERT_MSG(base.err == SK_OK || base.err == SK_E_COMPRESS, "%s: %s",
+                        sk_err_name(base.err), base.diag.msg);
+        if (base.err == SK_OK) {
+            char want[SK_SHA256_HEX_LEN + 1];
+            FUZZ_ASSERT(sk_sha256_hex(data, size, want) == SK_OK);
+            FUZZ_ASSERT(strcmp(want, base.sha) == 0);
+        }
+        int magic = 0;
+        if (size >= 4) {
+            uint32_t m = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
+                         (uint32_t)data[3] << 24;
+            magic = m == ZSTD_MAGICNUMBER || (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
+        }
+        if (!magic) {
+            FUZZ_ASSERT(base.err == SK_OK);
+            FUZZ_ASSERT(base.out.len == size && (size == 0 || memcmp(base.out.data, data, size) == 0));
+        } else {
+            fz_buf ref = {0};
+            int rc = reference(data, size, &ref);
+            if (rc == 0) {
+                FUZZ_ASSERT_MSG(base.err == SK_OK, "libzstd decodes it, sk_source: %s", base.diag.msg);
+                FZ_SAME_OUTPUT(&ref, &base.out, "libzstd vs sk_source");
+            } else if (rc == 1) {
+                FUZZ_ASSERT_MSG(base.err == SK_E_COMPRESS && base.diag.sub == SK_SOURCE_E_TRUNCATED,
+                                "truncated input: %s %s", sk_err_name(base.err), base.diag.msg);
+            } else if (rc == -1) {
+                FUZZ_ASSERT_MSG(base.err == SK_E_COMPRESS, "libzstd rejects it, sk_source: %s",
+                                sk_err_name(base.err));
+            }
+            fz_buf_free(&ref);
+        }
+    }
+
+    /* property 5, on the random run above */
+    if (n > 0) {
+        unsigned long k = 1 + fz_below(&rng, n);
+        fz_fail_alloc_at(k);
+        run(data, size, FZ_CHUNK_RANDOM, h, 1, &other);
+        int reached = fz_alloc_count() >= k;
+        fz_fail_alloc_at(0);
+        if (!reached || other.err != SK_E_NOMEM)
+            same_outcome(&base, &other, "run with an absorbed allocation failure");
+        fz_buf_free(&other.out);
+    }
+    fz_buf_free(&base.out);
+    return 0;
+}
