@@ -576,8 +576,14 @@ static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_
     first_problem[0] = '\0';
     for (size_t i = 0; i < n; i++) {
         const char *rejection = NULL;
-        so_value_status s = so_probe_lookup(f->probe, &f->pa, "optimize_options",
-                                            need[i].option, need[i].value, &rejection);
+        so_value_status s = SO_VALUE_UNKNOWN;
+        if (so_probe_lookup(f->probe, &f->pa, "optimize_options", need[i].option,
+                            need[i].value, &s, &rejection) != SK_OK) {
+            /* out of memory comparing values: the whole result is void, and
+             * the value must not read as "not probed" */
+            b->failed = 1;
+            return 0;
+        }
         cJSON *o = j_obj(b);
         put(b, o, "option", j_str(b, need[i].option));
         put(b, o, "value", j_copy(b, need[i].value));
