@@ -2,7 +2,9 @@
 #   make                 release binaries in build/bin
 #   make check           test build (with test hooks) + whole suite
 #   make check-asan      the same suite under ASan+UBSan
-#   make check-valgrind  the CLI suite under valgrind memcheck
+#   make check-valgrind  the whole suite under valgrind memcheck (FILTER=... for a part)
+#   make check-alloc     every n of the CLI allocation-failure sweep, ASan+UBSan
+#   make lint            cppcheck + clang-tidy (tools/lint.sh)
 #   make demo            seal the shipped demo collection and analyse it
 #   make bench           benchmarks (docs/benchmarks.md)
 #   make deps            install the Debian packages (root) or say which
@@ -40,7 +42,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/tools/%,$(TOOL_SRC))
 
 .SECONDARY:
-.PHONY: all bins test-bins check check-asan check-valgrind demo bench deps clean lint fuzz \
+.PHONY: all bins test-bins check check-asan check-valgrind check-alloc demo bench deps clean lint fuzz \
         fuzz-replay
 all: bins
 bins: $(BINS)
@@ -94,9 +96,19 @@ check-asan:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 tests/run.sh build/asan
 
+# The whole suite (unit tests, CLI cases, scripts) under valgrind memcheck:
+# any error or definite/indirect leak fails (tests/lib.sh).  FILTER=text runs
+# only the tests whose path contains text (CI runs a subset, docs/testing.md).
 check-valgrind:
 	$(MAKE) --no-print-directory B=build/t $(TEST_FLAGS) test-bins
-	SK_VALGRIND=1 tests/run.sh build/t
+	SK_VALGRIND=1 tests/run.sh build/t $(FILTER)
+
+# Every n of the allocation-failure sweep (the suite samples), under ASan+UBSan.
+check-alloc:
+	$(MAKE) --no-print-directory B=build/asan $(ASAN_FLAGS) test-bins
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
+	SK_SWEEP_STRIDE=1 SK_TEST_TIMEOUT=7200 tests/run.sh build/asan alloc_failure_cli
 
 demo: bins
 	tools/demo.sh

@@ -1,5 +1,6 @@
 #include "sk_sha256.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <string.h>
@@ -25,6 +26,14 @@ static const EVP_MD *md(void)
 {
     pthread_once(&sha256_once, fetch_sha256);
     return sha256_md ? sha256_md : EVP_sha256();
+}
+
+int sk_sha256_prepare(void)
+{
+    if (OPENSSL_init_crypto(0, NULL) != 1)
+        return -1;
+    pthread_once(&sha256_once, fetch_sha256);
+    return sha256_md ? 0 : -1;
 }
 
 static void to_hex(const unsigned char *md, char *hex)

@@ -10,6 +10,12 @@
 
 typedef struct sk_sha256 sk_sha256;
 
+/* Initialises libcrypto and looks SHA-256 up once; 0 on success, -1 when it
+ * is unavailable.  Tools call it first thing (before fault injection is
+ * armed): OpenSSL 3.0 does not survive an allocation failure inside its own
+ * lazy initialisation (a later EVP_MD_fetch dereferences a lock that was never
+ * created), so that initialisation must not happen in the middle of a run. */
+int sk_sha256_prepare(void);
 sk_sha256 *sk_sha256_new(void); /* NULL when out of memory */
 sk_err sk_sha256_update(sk_sha256 *h, const void *data, size_t len);
 /* Writes 64 hex digits and a NUL; the context can then only be freed or reset. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../sk_alloc.h"
+#include "../sk_sha256.h"
 #include "../sk_version.h"
 
 static const cli_tool *current;
@@ -202,7 +203,11 @@ int cli_main(const cli_tool *t, int argc, char **argv)
 {
     current = t;
     sk_alloc_install_library_hooks();
-    sk_alloc_init_from_env();
+    if (sk_sha256_prepare() != 0) {
+        cli_error("cannot initialise SHA-256 (OpenSSL libcrypto): out of memory or no provider");
+        return t->io_exit;
+    }
+    sk_alloc_init_from_env(); /* arms SK_FAIL_ALLOC_AT: after the OpenSSL start-up */
     if (argc < 2)
         return cli_usage(NULL, "a command is required");
     const char *name = argv[1];
