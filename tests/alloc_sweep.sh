@@ -14,7 +14,7 @@
 # valgrind (--error-exitcode=99) a leak or memory error adds report lines and
 # so fails the "one line" rule.
 #
-# SK_SWEEP_STRIDE=k tests every k-th n (plus the first 100 and the last 10):
+# SK_SWEEP_STRIDE=k tests every k-th n (plus the first 60 and the last 10):
 # the full sweep is `make check-alloc`; the suite samples.  Runs are serial:
 # they share the directory their outputs go to.  Prints one TAP line.
 alloc_sweep_snapshot() { # -> file list with sizes and content hashes
@@ -44,7 +44,7 @@ alloc_sweep() {
     # undo the reference run's outputs
     comm -13 <(grep -v '  ' .sweep/before) <(grep -v '  ' .sweep/ref.files) | sort -r |
         while IFS= read -r f; do rm -rf "$f"; done
-    local ns; ns=$( { seq 1 $((total < 100 ? total : 100)); seq 101 "$stride" "$total"; seq $((total > 10 ? total - 9 : 1)) "$total"; } | sort -nu)
+    local ns; ns=$( { seq 1 $((total < 60 ? total : 60)); seq 61 "$stride" "$total"; seq $((total > 10 ? total - 9 : 1)) "$total"; } | sort -nu)
     for n in $ns; do
         # serial per n: outputs would collide in the shared directory
         alloc_sweep_one "$n" "$@"

@@ -1,12 +1,12 @@
 # Allocation failures at the command line: artifact_contract finalize and
 # validate-set fail their n-th allocation for n = 1..N (tests/alloc_sweep.sh).
-# The suite samples (SK_SWEEP_STRIDE, default 40 here); `make check-alloc`
+# The suite samples (SK_SWEEP_STRIDE, default 200 here); `make check-alloc`
 # runs every n under ASan+UBSan.  Hashing runs on one thread (--jobs 1) so
 # that the allocation order is the same in every run.
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/contract_lib.sh"
 source "$SK_REPO/tests/alloc_sweep.sh"
-: "${SK_SWEEP_STRIDE:=40}"
+: "${SK_SWEEP_STRIDE:=200}"
 export SK_SWEEP_STRIDE
 [ "${SK_VALGRIND:-0}" = 1 ] && SK_SWEEP_STRIDE=$((SK_SWEEP_STRIDE * 10))
 
