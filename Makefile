@@ -2,7 +2,9 @@
 #   make                 release binaries in build/bin
 #   make check           test build (with test hooks) + whole suite
 #   make check-asan      the same suite under ASan+UBSan
-#   make check-valgrind  the CLI suite under valgrind memcheck
+#   make check-valgrind  the whole suite under valgrind memcheck (FILTER=... for a part)
+#   make check-alloc     every n of the CLI allocation-failure sweep, ASan+UBSan
+#   make lint            cppcheck + clang-tidy (tools/lint.sh)
 #   make fuzz TARGET=t SECONDS=n   libFuzzer (clang) on one target (docs/testing.md)
 #   make fuzz-merge TARGET=t       minimise that target's corpus into tests/fuzz/corpus
 #   make fuzz-replay     replay every committed fuzz corpus under ASan+UBSan (gcc)
@@ -47,8 +49,8 @@ TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/tools/%,$(TOOL_SRC))
 REPLAY_BINS := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
 
 .SECONDARY:
-.PHONY: all bins test-bins check check-asan check-valgrind demo bench deps clean lint fuzz \
-        fuzz-replay fuzz-merge
+.PHONY: all bins test-bins check check-asan check-valgrind check-alloc demo bench deps clean lint \
+        fuzz fuzz-replay fuzz-merge
 all: bins
 bins: $(BINS)
 test-bins: $(BINS) $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
@@ -135,9 +137,19 @@ fuzz-merge:
 	$(MAKE) --no-print-directory B=$(FUZZ_B) $(FUZZ_FLAGS) $(FUZZ_B)/fuzz_$(TARGET)
 	tools/fuzz.sh merge $(FUZZ_B) $(TARGET)
 
+# The whole suite (unit tests, CLI cases, scripts) under valgrind memcheck:
+# any error or definite/indirect leak fails (tests/lib.sh).  FILTER=text runs
+# only the tests whose path contains text (CI runs a subset, docs/testing.md).
 check-valgrind:
 	$(MAKE) --no-print-directory B=build/t $(TEST_FLAGS) test-bins
-	SK_VALGRIND=1 tests/run.sh build/t
+	SK_VALGRIND=1 tests/run.sh build/t $(FILTER)
+
+# Every n of the allocation-failure sweep (the suite samples), under ASan+UBSan.
+check-alloc:
+	$(MAKE) --no-print-directory B=build/asan $(ASAN_FLAGS) test-bins
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
+	SK_SWEEP_STRIDE=1 SK_TEST_TIMEOUT=7200 tests/run.sh build/asan alloc_failure_cli
 
 demo: bins
 	B=$(B) tools/demo.sh

@@ -210,13 +210,13 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
         return at_event(r, d, line, "name is empty");
     ev.pid = sk_buf_cstr(&f->pid);
     ev.kernel_type = sk_buf_cstr(&f->ktype);
-    if (strcmp(ev.pid, "AIC") == 0)
+    /* The pid names the lane; only when it names neither does the kernel
+     * type decide. */
+    int pid_aic = strcmp(ev.pid, "AIC") == 0, pid_aiv = strcmp(ev.pid, "AIV") == 0;
+    int pid_names_lane = pid_aic || pid_aiv;
+    if (pid_aic || (!pid_names_lane && strcmp(ev.kernel_type, "AIC_ONLY") == 0))
         ev.lane = SK_LANE_AIC;
-    else if (strcmp(ev.pid, "AIV") == 0)
-        ev.lane = SK_LANE_AIV;
-    else if (strcmp(ev.kernel_type, "AIC_ONLY") == 0)
-        ev.lane = SK_LANE_AIC;
-    else if (strcmp(ev.kernel_type, "AIV_ONLY") == 0)
+    else if (pid_aiv || (!pid_names_lane && strcmp(ev.kernel_type, "AIV_ONLY") == 0))
         ev.lane = SK_LANE_AIV;
     ev.has_core = f->has_tid;
     ev.core = f->tid;

@@ -71,7 +71,7 @@ static size_t closing(span s)
         if (c == '[' || c == '(' || c == '{') {
             if (depth == sizeof stack)
                 return 0;
-            stack[depth++] = c == '[' ? ']' : c == '(' ? ')' : '}';
+            stack[depth++] = (char)(c == '[' ? ']' : c == '(' ? ')' : '}');
         } else if (c == ']' || c == ')' || c == '}') {
             if (!depth || stack[depth - 1] != c)
                 return 0;
@@ -87,7 +87,9 @@ static int split(span s, span *items, size_t max, size_t *count)
 {
     size_t depth = 0, start = 0, k = 0;
     for (size_t i = 0; i <= s.n; i++) {
-        char c = i < s.n ? s.p[i] : ',';
+        char c = ','; /* a virtual comma ends the last item */
+        if (i < s.n)
+            c = s.p[i];
         if (c == '[' || c == '(' || c == '{')
             depth++;
         else if ((c == ']' || c == ')' || c == '}') && depth)

@@ -84,7 +84,7 @@
 
 typedef enum ac_code {
     AC_OK = 0,
-#define AC_CODE_ENUM(name, value, meaning) AC_##name = value,
+#define AC_CODE_ENUM(name, value, meaning) AC_##name = (value),
     AC_CODE_TABLE(AC_CODE_ENUM)
 #undef AC_CODE_ENUM
 } ac_code;

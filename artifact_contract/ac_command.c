@@ -19,7 +19,9 @@ static const char *const secret_markers[] = {
 
 static char ascii_upper(char c)
 {
-    return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+    if (c >= 'a' && c <= 'z')
+        return (char)(c - 'a' + 'A');
+    return c;
 }
 
 static int contains_upper(const char *name, size_t n, const char *marker)
@@ -272,8 +274,8 @@ sk_err ac_command_resolve(const char *file, const char *const *envp, char **path
             e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;
     }
-    const char *search = env_lookup(envp, "PATH");
-    if (!search) {
+    /* without PATH, the system's default search path, as execvp does */
+    if (!env_lookup(envp, "PATH")) {
         size_t n = confstr(_CS_PATH, NULL, 0);
         default_path = sk_malloc(n ? n : 1);
         if (!default_path) {
@@ -283,8 +285,8 @@ sk_err ac_command_resolve(const char *file, const char *const *envp, char **path
         default_path[0] = '\0';
         if (n)
             confstr(_CS_PATH, default_path, n);
-        search = default_path;
     }
+    const char *search = default_path ? default_path : env_lookup(envp, "PATH");
     for (const char *p = search;;) {
         const char *colon = strchr(p, ':');
         size_t n = colon ? (size_t)(colon - p) : strlen(p);

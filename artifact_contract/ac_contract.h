@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sk_buf.h"
 #include "sk_diag.h"
 
 /* Strict ("sealed") root checking: on for the DCCI roles unless turned off. */
@@ -41,6 +42,11 @@ typedef struct ac_finalize_args {
 /* finalize: seals the listed artifacts in a manifest published atomically at
  * a->out.  *manifest is the manifest written. */
 sk_err ac_finalize(const ac_finalize_args *a, cJSON **manifest, sk_diag *d);
+/* The same; on success *published (when not NULL, initially empty) receives
+ * the exact bytes published, so that a caller can echo the manifest without
+ * any allocation after it is published (nothing can fail half-way then). */
+sk_err ac_finalize_text(const ac_finalize_args *a, cJSON **manifest, sk_buf *published,
+                        sk_diag *d);
 
 /* status: what state a capture root is in.  *report is an object
  * {"state": "absent"|"empty"|"begun"|"finalized"|"invalid", ...}; an invalid

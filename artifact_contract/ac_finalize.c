@@ -597,6 +597,12 @@ out:
 
 sk_err ac_finalize(const ac_finalize_args *a, cJSON **manifest, sk_diag *d)
 {
+    return ac_finalize_text(a, manifest, NULL, d);
+}
+
+sk_err ac_finalize_text(const ac_finalize_args *a, cJSON **manifest, sk_buf *published,
+                        sk_diag *d)
+{
     sk_err e = SK_OK;
     finalize_state s;
     cJSON *m = NULL;
@@ -639,6 +645,10 @@ sk_err ac_finalize(const ac_finalize_args *a, cJSON **manifest, sk_diag *d)
     }
     *manifest = m;
     m = NULL;
+    if (published) {
+        *published = text;
+        text = (sk_buf)SK_BUF_INIT;
+    }
 out:
     cJSON_Delete(m);
     sk_buf_free(&text);

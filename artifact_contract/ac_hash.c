@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,16 @@ typedef struct pool {
     size_t n;
     atomic_size_t next;
 } pool;
+
+/* The filesystem layer knows the file only as "artifact" below a descriptor,
+ * and callers report the capture root as the file; the relative path goes into
+ * the message so that the user learns which artifact failed. */
+static void name_artifact(sk_diag *d, const char *relpath)
+{
+    size_t n = strlen(d->msg);
+    if (!strstr(d->msg, relpath) && n < sizeof d->msg)
+        snprintf(d->msg + n, sizeof d->msg - n, ": %s", relpath);
+}
 
 static void run_job(ac_hash_job *j)
 {
@@ -28,8 +39,10 @@ static void run_job(ac_hash_job *j)
             j->err = sk_rfile_finish(f, &j->st, &j->diag);
         sk_rfile_free(f);
     }
-    if (j->err)
+    if (j->err) {
         ac_diag_adopt(&j->diag, j->err, AC_E_ARTIFACT_UNSAFE);
+        name_artifact(&j->diag, j->relpath);
+    }
 }
 
 static void *worker(void *arg)

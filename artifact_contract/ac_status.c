@@ -66,6 +66,15 @@ static sk_err find_manifests(status_state *st, ac_names *found, sk_diag *d)
     return SK_OK;
 }
 
+/* Errors about the marker's own bytes name the marker file, not the root, so
+ * the user knows which file to look at. */
+static void diag_on_marker(const status_state *st, sk_diag *d)
+{
+    char path[SK_DIAG_FILE_MAX];
+    snprintf(path, sizeof path, "%s/%s", st->root, AC_MARKER_NAME);
+    sk_diag_set_file(d, path);
+}
+
 /* The marker parsed as a session record of this very root. */
 static sk_err read_marker(status_state *st, sk_diag *d)
 {
@@ -76,14 +85,14 @@ static sk_err read_marker(status_state *st, sk_diag *d)
                                &data, &len, NULL, NULL, d);
     if (e) {
         ac_diag_adopt(d, e, AC_E_MARKER_INVALID);
-        sk_diag_set_file(d, st->root);
+        diag_on_marker(st, d);
         goto out;
     }
     sk_json_lex_opts lo = {.label = "collection marker"};
     e = sk_json_parse(data, len, &lo, &rec, d);
     if (e) {
         ac_diag_adopt(d, e, AC_E_MARKER_INVALID);
-        sk_diag_set_file(d, st->root);
+        diag_on_marker(st, d);
         goto out;
     }
     e = ac_session_validate(rec, st->root, &st->session, d);

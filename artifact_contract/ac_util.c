@@ -86,8 +86,10 @@ int ac_test_fault(const char *point)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(v, names[i].name) == 0)
             return names[i].value;
-    int e = atoi(v);
-    return e > 0 ? e : EIO;
+    char *end = NULL;
+    long e = strtol(v, &end, 10);
+    /* Linux errno values lie below the kernel's MAX_ERRNO (4095) */
+    return *end == '\0' && e > 0 && e < 4096 ? (int)e : EIO;
 }
 #else
 int ac_test_fault(const char *point)

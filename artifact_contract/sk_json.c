@@ -36,7 +36,9 @@ int sk_json_format_double(double v, char *out, size_t n)
      * closest p-digit decimal, so the first p that round-trips is Python's. */
     char sci[40];
     locale_t loc = c_locale();
-    locale_t old = loc ? uselocale(loc) : (locale_t)0;
+    if (!loc) /* strtod_l needs a locale; without the C one there is no exact answer */
+        return -1;
+    locale_t old = uselocale(loc);
     for (int p = 1; p <= 17; p++) {
         snprintf(sci, sizeof sci, "%.*e", p - 1, v);
         if (strtod_l(sci, NULL, loc) == v)
@@ -57,7 +59,12 @@ int sk_json_format_double(double v, char *out, size_t n)
         if (*s != '.')
             digits[nd++] = *s;
     digits[nd] = '\0';
-    int exp10 = atoi(s + 1);
+    /* the exponent %e prints: a sign, then at least two digits */
+    int exp10 = 0;
+    for (const char *q = s + 2; *q >= '0' && *q <= '9'; q++)
+        exp10 = exp10 * 10 + (*q - '0');
+    if (s[1] == '-')
+        exp10 = -exp10;
     while (nd > 1 && digits[nd - 1] == '0') /* "%.0e" may print 1e+16 style already */
         digits[--nd] = '\0';
     if (v == 0.0)
@@ -545,7 +552,6 @@ static sk_err write_string(sk_buf *out, const char *s)
     sk_err e = sk_buf_putc(out, '"');
     const unsigned char *p = (const unsigned char *)s;
     while (!e && *p) {
-        unsigned char c = *p;
         const unsigned char *run = p;
         while (*p >= 0x20 && *p < 0x7F && *p != '"' && *p != '\\')
             p++;
@@ -553,7 +559,7 @@ static sk_err write_string(sk_buf *out, const char *s)
             e = sk_buf_append(out, run, (size_t)(p - run));
             continue;
         }
-        c = *p;
+        unsigned char c = *p;
         char esc[13];
         switch (c) {
         case '"': e = sk_buf_puts(out, "\\\""); p++; continue;
@@ -729,7 +735,7 @@ int sk_json_equal(const cJSON *a, const cJSON *b)
     int r = -1;
     if (sk_json_write(a, SK_JSON_CANONICAL, &x, NULL) == SK_OK &&
         sk_json_write(b, SK_JSON_CANONICAL, &y, NULL) == SK_OK)
-        r = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+        r = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
     sk_buf_free(&x);
     sk_buf_free(&y);
     return r;

@@ -1,5 +1,6 @@
 #include "sk_sha256.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <string.h>

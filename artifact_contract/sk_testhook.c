@@ -74,7 +74,8 @@ static char *env_entry(const char *name, const char *value)
         return NULL;
     memcpy(s, name, nl);
     s[nl] = '=';
-    memcpy(s + nl + 1, value, vl + 1);
+    memcpy(s + nl + 1, value, vl);
+    s[nl + 1 + vl] = '\0';
     return s;
 }
 

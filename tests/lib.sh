@@ -9,8 +9,19 @@ if [ "${SK_VALGRIND:-0}" = 1 ]; then
 else
     SK_WRAP=""
 fi
-artifact_contract() { $SK_WRAP "$SK_BUILD/bin/artifact_contract" "$@"; }
-skdcci() { $SK_WRAP "$SK_BUILD/bin/skdcci" "$@"; }
+# Root reads files whatever their mode, so a test of an unreadable file would
+# silently test nothing.  Inside `as_unprivileged`, the tools run as uid/gid
+# 65534 when the suite runs as root (CI); as a normal user they run unchanged
+# and chmod works as it is.  The files the command must reach have to be
+# readable by others (tests/run.sh makes its work root traversable).
+sk_priv() {
+    if [ -n "${SK_UNPRIVILEGED:-}" ] && [ "$(id -u)" -eq 0 ]; then
+        echo "setpriv --reuid=65534 --regid=65534 --clear-groups --"
+    fi
+}
+as_unprivileged() { local SK_UNPRIVILEGED=1; "$@"; }
+artifact_contract() { $(sk_priv) $SK_WRAP "$SK_BUILD/bin/artifact_contract" "$@"; }
+skdcci() { $(sk_priv) $SK_WRAP "$SK_BUILD/bin/skdcci" "$@"; }
 
 # TAP helpers for scripts: t_ok NAME CMD...  /  t_fail NAME
 T_NUM=0

@@ -10,14 +10,21 @@ FILTER=${2:-}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 case "$B" in /*) ;; *) B="$REPO/$B" ;; esac
 export SK_BUILD="$B" SK_REPO="$REPO" LC_ALL=C TZ=UTC
+# Time bounds: a unit binary or a script may take TIMEOUT seconds, one CLI case
+# CASE_TIMEOUT (a hang, e.g. a FIFO opened for reading, fails the case instead
+# of stalling the suite); valgrind is about 20 times slower.
 TIMEOUT=${SK_TEST_TIMEOUT:-300}
-[ "${SK_VALGRIND:-0}" = 1 ] && TIMEOUT=$((TIMEOUT * 4))
+CASE_TIMEOUT=${SK_CASE_TIMEOUT:-30}
+if [ "${SK_VALGRIND:-0}" = 1 ]; then TIMEOUT=$((TIMEOUT * 4)); CASE_TIMEOUT=$((CASE_TIMEOUT * 10)); fi
+# SK_TIMES=FILE appends "<seconds> <test>" for every case and script.
+TIMES=${SK_TIMES:-}
 pass=0 fail=0
 failed_names=()
 
 count_tap() { # FILE LABEL
     local p f
     p=$(grep -c '^ok ' "$1"); f=$(grep -c '^not ok ' "$1")
+    grep -E '^ok .*# SKIP' "$1" # a skip stays visible
     pass=$((pass + p)); fail=$((fail + f))
     if [ "$f" -gt 0 ]; then
         grep -A30 '^not ok ' "$1" | grep -E '^(not ok|#)' | head -60
@@ -26,6 +33,9 @@ count_tap() { # FILE LABEL
 }
 
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/skdcci-tests.XXXXXX")
+# traversable (not listable) so that as_unprivileged (tests/lib.sh) can reach
+# the case's work directory as uid 65534
+chmod 711 "$TMPROOT"
 trap 'rm -rf "$TMPROOT"' EXIT
 
 # 1. unit tests
@@ -47,16 +57,22 @@ done
 run_case() { # DIR
     local dir=$1 name work rc want
     name=${dir#"$REPO"/tests/cases/}
-    work="$TMPROOT/case"; rm -rf "$work"; mkdir -p "$work"
+    work="$TMPROOT/case"; chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"; mkdir -p "$work"
     [ -d "$dir/in" ] && cp -a "$dir/in/." "$work/"
     # setup: prepares what git cannot carry (empty directories, FIFOs, modes)
-    [ -f "$dir/setup" ] && (cd "$work" && bash -e "$dir/setup") >/dev/null 2>&1
+    local setup_rc=0
+    if [ -f "$dir/setup" ]; then
+        (cd "$work" && bash -e "$dir/setup") >"$TMPROOT/setup.out" 2>&1 || setup_rc=$?
+    fi
     (cd "$work" && find . -mindepth 1 | LC_ALL=C sort) >"$TMPROOT/before"
-    (cd "$work" && timeout "$TIMEOUT" bash -c 'source "$SK_REPO/tests/lib.sh"; CASE="$1"; source "$1/cmd"' _ "$dir") \
+    local t0=$SECONDS
+    (cd "$work" && timeout -k 5 "$CASE_TIMEOUT" bash -c 'source "$SK_REPO/tests/lib.sh"; CASE="$1"; source "$1/cmd"' _ "$dir") \
         >"$TMPROOT/stdout" 2>"$TMPROOT/stderr"
     rc=$?
+    [ -n "$TIMES" ] && echo "$((SECONDS - t0)) case $name" >>"$TIMES"
     want=0; [ -f "$dir/rc" ] && want=$(tr -d ' \n' <"$dir/rc")
     local why=()
+    [ "$setup_rc" -ne 0 ] && why+=("setup failed ($setup_rc): $(head -c 300 "$TMPROOT/setup.out")")
     [ "$rc" -ge 124 ] && why+=("exit $rc looks like a timeout or signal")
     [ "$rc" -ne "$want" ] && why+=("exit $rc, want $want")
     if [ -f "$dir/stderr" ]; then
@@ -110,8 +126,10 @@ for s in "$REPO"/tests/scripts/*.sh; do
     [ -f "$s" ] || continue
     [ -n "$FILTER" ] && [[ "$s" != *"$FILTER"* ]] && continue
     out="$TMPROOT/script.out"; work="$TMPROOT/script"; rm -rf "$work"; mkdir -p "$work"
+    t0=$SECONDS
     (cd "$work" && SK_SCRIPT=$(basename "$s" .sh) timeout "$TIMEOUT" bash "$s") >"$out" 2>&1
     rc=$?
+    [ -n "$TIMES" ] && echo "$((SECONDS - t0)) script $(basename "$s")" >>"$TIMES"
     count_tap "$out" "$s"
     if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; then
         fail=$((fail + 1)); failed_names+=("not ok - $(basename "$s") exited $rc")

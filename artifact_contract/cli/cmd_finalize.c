@@ -1,5 +1,6 @@
 /* artifact_contract finalize: seal a capture root in a manifest. */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,7 +113,16 @@ int cmd_finalize(int argc, char **argv)
     cJSON *manifest = NULL;
     sk_diag d;
     sk_diag_clear(&d);
-    rc = ac_finalize(&a, &manifest, &d) ? ac_cli_fail(&c, &d) : ac_cli_print_json(&c, manifest);
+    /* the published bytes are echoed as they are: after publication nothing
+     * may fail for want of memory (the manifest already exists) */
+    sk_buf published = SK_BUF_INIT;
+    if (ac_finalize_text(&a, &manifest, &published, &d)) {
+        rc = ac_cli_fail(&c, &d);
+    } else {
+        fwrite(published.data, 1, published.len, stdout);
+        rc = 0;
+    }
+    sk_buf_free(&published);
     cJSON_Delete(manifest);
 out:
     sk_free(files);
