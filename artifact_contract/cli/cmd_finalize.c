@@ -44,8 +44,13 @@ int cmd_finalize(int argc, char **argv)
     const char **files = sk_calloc((size_t)argc + 1, sizeof *files);
     const char *pid = NULL, *started = NULL, *ended = NULL;
     int rc = 0, opt;
-    if (!files)
-        return ac_cli_usage(&c, "out of memory");
+    if (!files) {
+        /* not a usage error: one error line, no "Try --help" hint */
+        sk_diag d;
+        sk_diag_clear(&d);
+        sk_diag_set(&d, SK_E_NOMEM, "finalize", 0, "out of memory");
+        return ac_cli_fail(&c, &d);
+    }
     optind = 1;
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

@@ -35,6 +35,11 @@ norm_stat() {
 
 # contract inputs (in the scenario's s/, see SUBSHELL)
 contract_fixture() { mkdir -p "$S"; ac_inputs; ac_dcci_inputs "$S/in_o0" "$S/in_da"; }
+# the shipped demo pair, sealed once (the analysis reads it, never writes it)
+seal_demo() {
+    cp -R "$SK_REPO/fixtures/demo" pair &&
+        "$SK_REPO/tests/tools/seal_pair.sh" --artifact-contract "$SK_BUILD/bin/artifact_contract" pair >/dev/null
+}
 collect_pair() {
     contract_fixture
     ac_collect baseline_profile && ac_collect candidate_profile &&
@@ -62,6 +67,11 @@ ROWS=(
 "pyhooks-diff|case_prepare skdcci/pyhooks-diff-golden|case_cmd skdcci/pyhooks-diff-golden|"
 "report-lint|case_prepare skdcci/report-lint-golden|case_cmd skdcci/report-lint-golden|"
 "uninstall-plan|case_prepare skdcci/uninstall-plan-golden|case_cmd skdcci/uninstall-plan-golden|"
+"analyze-unsealed|case_prepare skdcci/analyze-mini-unsealed|case_cmd skdcci/analyze-mini-unsealed|"
+"analyze-sealed|seal_demo|skdcci analyze -q pair/o0 pair/disable_all -o out|"
+"config-diff|case_prepare skdcci/cdiff_type_aware_json|case_cmd skdcci/cdiff_type_aware_json|"
+"config-diff-repair|case_prepare skdcci/cdiff_repair_json_out|case_cmd skdcci/cdiff_repair_json_out|"
+"family-report|case_prepare skdcci/family_repair_beats_o0_accepted|case_cmd skdcci/family_repair_beats_o0_accepted|"
 )
 
 # run_once DIR COMMAND RESULT [ENV...]: runs COMMAND in DIR, moves what it
@@ -110,7 +120,7 @@ rm -rf "$S"; trap - EXIT; S=$PWD/s
 source "$1"; eval "$2"'
 # the helpers the table's text calls, for the command subshells
 FUNCS=$PWD/funcs.sh
-{ declare -p CASES; declare -f case_prepare case_cmd contract_fixture collect_pair; } >"$FUNCS"
+{ declare -p CASES; declare -f case_prepare case_cmd contract_fixture collect_pair seal_demo; } >"$FUNCS"
 
 LOC_ENV=()
 if find_locale; then
