@@ -287,7 +287,7 @@ static sk_err ref_lookup(cs_lint *l, const char *report, const char *tok, size_t
     e = SK_OK; /* unreadable or not JSON: not a reference to a compile state */
     const cJSON *sv = doc ? sk_json_get(doc, "schema_version") : NULL;
     const cJSON *st = doc ? sk_json_get(doc, "compile_state") : NULL;
-    if (cJSON_IsString(sv) && strcmp(sv->valuestring, CS_COMPILE_STATE_SCHEMA) == 0 &&
+    if (cJSON_IsString(sv) && strcmp(sv->valuestring, CS_COMPILE_STATE_SCHEMA) == 0 && /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
         cJSON_IsString(st)) {
         r->state = sk_strdup(st->valuestring);
         if (!r->state)

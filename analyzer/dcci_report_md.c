@@ -249,7 +249,7 @@ static void section_inputs(md *m, const dcci_analysis *a)
         const cJSON *ptr = ch ? sk_json_get(ch, "pointer") : NULL;
         emit(m, "\n契约校验通过：集合指纹 `%s`；两侧配置只在 `%s` 处不同。\n",
              cJSON_IsString(fp) ? fp->valuestring : "—",
-             cJSON_IsString(ptr) ? ptr->valuestring : "—");
+             cJSON_IsString(ptr) ? ptr->valuestring : "—"); /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
     }
     emit(m, "\n| 侧 | 角色 | 相对路径 | SHA-256 | 校验方 | zstd |\n|---|---|---|---|---|---|\n");
     for (int i = 0; i < 2; i++) {

@@ -685,7 +685,7 @@ static const char *first_blocker(const fam *f)
                                                           : NULL;
     /* only reachable without a blocker after an allocation failure, which
      * so_family_build then reports as SK_E_NOMEM */
-    return cJSON_IsString(code) ? code->valuestring : "evidence_incomplete";
+    return cJSON_IsString(code) ? code->valuestring : "evidence_incomplete"; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
 }
 
 static void decide(fam *f, decision *dc, cJSON *probe_values_out)

@@ -107,8 +107,8 @@ sk_err so_probe_assess(const cJSON *report, const char *label, so_probe_assessme
         return bad(d, label, "error", "must be a string");
     out->has_ready = 1;
     out->ready = cJSON_IsTrue(ready);
-    out->error_code = cJSON_IsString(code) ? code->valuestring : NULL;
-    out->error = cJSON_IsString(error) ? error->valuestring : NULL;
+    out->error_code = cJSON_IsString(code) ? code->valuestring : NULL; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
+    out->error = cJSON_IsString(error) ? error->valuestring : NULL; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
     if (status || (!out->ready && out->error_code)) {
         out->state = SO_PROBE_NOT_RUN;
         snprintf(out->reason, sizeof out->reason,
