@@ -47,7 +47,7 @@ void cs_jobs_result_free(cs_jobs_result *r)
     if (!r)
         return;
     for (size_t i = 0; i < r->n; i++) {
-        sk_free(r->rows[i].record);
+        sk_free(r->rows[i].record); /* NOLINT(clang-analyzer-core.NullDereference): r->n is 0 until r->rows is allocated */
         sk_free(r->rows[i].state);
         sk_free(r->rows[i].sha256);
         sk_free(r->rows[i].value);

@@ -622,20 +622,20 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     const char *label = cs_state_report_label(dec.compile_state);
     cJSON *decision = cJSON_CreateObject();
     /* sk_json_add owns decision from here on, also when it fails */
-    if ((e = sk_json_add(root, "decision", decision)) ||
-        (e = sk_json_add_str(root, "schema_version", CS_COMPILE_STATE_SCHEMA)) ||
-        (e = sk_json_add_str(root, "compile_state", cs_state_name(dec.compile_state))) ||
-        (e = sk_json_add_str(root, "run_state", cs_state_name(dec.run_state))) ||
-        (e = sk_json_add_str(root, "report_label", label)) ||
-        (e = sk_json_add_str(root, "action", cs_state_action(dec.compile_state))) ||
-        (e = sk_json_add_int(decision, "step", dec.step)) ||
-        (e = add_display(decision, "rule", dec.rule)) ||
-        (e = strlist_json(root, "missing", &dec.missing)) ||
-        (e = strlist_json(root, "contradictions", &dec.contradictions)) ||
-        (e = strlist_json(root, "notes", &dec.notes)) || (e = record_json(root, &rec)) ||
-        (e = liveness_json(root, &live, proc_root, scans)) ||
-        (e = summary_json(root, &sum, pats)) ||
-        (e = artifacts_json(root, &outs, dec.compile_state))) {
+    if (sk_json_add(root, "decision", decision) ||
+        sk_json_add_str(root, "schema_version", CS_COMPILE_STATE_SCHEMA) ||
+        sk_json_add_str(root, "compile_state", cs_state_name(dec.compile_state)) ||
+        sk_json_add_str(root, "run_state", cs_state_name(dec.run_state)) ||
+        sk_json_add_str(root, "report_label", label) ||
+        sk_json_add_str(root, "action", cs_state_action(dec.compile_state)) ||
+        sk_json_add_int(decision, "step", dec.step) ||
+        add_display(decision, "rule", dec.rule) ||
+        strlist_json(root, "missing", &dec.missing) ||
+        strlist_json(root, "contradictions", &dec.contradictions) ||
+        strlist_json(root, "notes", &dec.notes) || record_json(root, &rec) ||
+        liveness_json(root, &live, proc_root, scans) ||
+        summary_json(root, &sum, pats) ||
+        artifacts_json(root, &outs, dec.compile_state)) {
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;
     }

@@ -212,13 +212,12 @@ sk_err cs_pyquery_run(const char *python, const cs_env *env, const char *cwd, in
         char how[64];
         cs_exit_describe(&st, how, sizeof how);
         const char *first = sk_buf_cstr(&se);
-        const char *nl = strchr(first, '\n');
         /* the last stderr line of a Python traceback names the error */
         const char *last = first;
         for (const char *p = first; *p; p++)
             if (*p == '\n' && p[1])
                 last = p + 1;
-        nl = strchr(last, '\n');
+        const char *nl = strchr(last, '\n');
         e = sk_diag_set(d, SK_E_IO, program, 0, "interpreter query failed (%s): %.*s", how,
                         (int)(nl ? (size_t)(nl - last) : strlen(last)), last);
         goto out;

@@ -51,7 +51,7 @@ void cs_summary_patterns_free(cs_summary_patterns *p)
     if (!p)
         return;
     for (size_t i = 0; i < p->n; i++) {
-        pcre2_code_free(p->v[i].code);
+        pcre2_code_free(p->v[i].code); /* NOLINT(clang-analyzer-core.NullDereference): p->n is 0 (sk_calloc) until p->v is allocated */
         sk_free(p->v[i].text);
     }
     sk_free(p->v);

@@ -257,11 +257,11 @@ static sk_err judge(cs_uninstall_plan *p, cs_un_candidate *c)
     sk_buf_reset(&b);
     for (size_t i = 0; i + 1 < parts.n && !e; i++)
         e = sk_buf_putc(&b, '/') ? SK_E_NOMEM : sk_buf_puts(&b, parts.v[i]);
-    if (e || !c->expected || (e = sk_buf_reserve(&b, 0)))
+    if (e || !c->expected || sk_buf_reserve(&b, 0))
         goto nomem;
-    if (!b.len && (e = sk_buf_putc(&b, '/')))
+    if (!b.len && sk_buf_putc(&b, '/'))
         goto nomem;
-    if ((e = resolve_nonstrict(c->path, &rs)) || (e = resolve_nonstrict(c->expected, &rexp)))
+    if (resolve_nonstrict(c->path, &rs) || resolve_nonstrict(c->expected, &rexp))
         goto nomem;
     if (!cs_strlist_has(&p->packages, c->package))
         e = cs_strlist_add(&c->reasons, "not_produced_by_this_run");

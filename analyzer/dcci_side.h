@@ -66,7 +66,7 @@ typedef enum dcci_match {
 
 struct dcci_prof_sk; /* sk_prof aggregates, dcci_prof.h */
 
-typedef struct dcci_sk {
+typedef struct dcci_sk { /* NOLINT(clang-analyzer-optin.performance.Padding): one per SuperKernel; fields grouped by purpose */
     size_t model;                 /* index in side->models */
     const sk_fused_sk *fused;     /* borrowed */
     size_t name_len;              /* strlen(fused->name) */

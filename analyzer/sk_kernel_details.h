@@ -44,7 +44,7 @@ typedef enum sk_kd_reject {
 
 /* One row; every pointer is borrowed from the reader and valid until the
  * next sk_kd_next call. */
-typedef struct sk_kd_row {
+typedef struct sk_kd_row { /* NOLINT(clang-analyzer-optin.performance.Padding): one row at a time; has_x stays next to x */
     uint64_t line;                /* CSV line where the row starts */
     sk_kd_step_kind step_kind;
     uint64_t step_id;             /* SK_KD_STEP_ID */

@@ -133,7 +133,7 @@ static sk_err list_dir(int fd, const char *display, name_list *out, sk_diag *d)
         }
     }
     closedir(dir);
-    if (rc == SK_OK)
+    if (rc == SK_OK && out->n > 1) /* qsort needs a valid array, even of 0 items */
         qsort(out->names, out->n, sizeof *out->names, cmp_names);
     return rc;
 }

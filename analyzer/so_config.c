@@ -581,7 +581,7 @@ static sk_err on_scalar(builder *b, const yaml_event_t *ev)
         cJSON_Delete(value);
         return at(b, m, SK_E_SCHEMA, "mapping key '%s' is not a string; quote it", s);
     }
-    if (sk_json_get(top->node, value->valuestring)) {
+    if (sk_json_get(top->node, value->valuestring)) { /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
         rc = at(b, m, SK_E_SCHEMA, "duplicate mapping key '%s'", value->valuestring);
         cJSON_Delete(value);
         return rc;

@@ -191,7 +191,7 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
         e = resolve_existing(root, root, &created, d);
         if (e)
             goto out;
-        int same = strcmp(created, root) == 0;
+        int same = strcmp(created, root) == 0; /* NOLINT(clang-analyzer-core.NonNullParamChecker): root is set when e is 0; sk_path_publication fills d->code when it returns NULL */
         sk_free(created);
         if (!same) {
             e = ac_fail(d, SK_E_CHANGED, AC_E_ROOT_CHANGED, root,

@@ -37,18 +37,17 @@ int ac_code_at(size_t i)
     return i < CODE_COUNT ? code_table[i].value : 0;
 }
 
-sk_err ac_fail(sk_diag *d, sk_err err, ac_code code, const char *label, const char *fmt, ...)
+void ac_fail_impl(sk_diag *d, sk_err err, ac_code code, const char *label, const char *fmt, ...)
 {
     if (!d)
-        return err;
+        return;
     char msg[SK_DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sk_diag_set(d, err, label ? label : "", 0, "%s", msg);
+    sk_diag_set_impl(d, err, label ? label : "", 0, "%s", msg);
     d->sub = (int)code;
-    return err;
 }
 
 const char *ac_shorten(const char *s, char out[AC_SHORT_MAX])

@@ -103,8 +103,16 @@ int ac_code_at(size_t i);
 const char *ac_shorten(const char *s, char out[AC_SHORT_MAX]);
 
 /* Fills d like sk_diag_set with label as the file and code in d->sub, and
- * returns err. */
-sk_err ac_fail(sk_diag *d, sk_err err, ac_code code, const char *label, const char *fmt, ...)
+ * evaluates to err.  A macro for the reason given at sk_diag_set: the
+ * analyzer must see that the result is err. */
+#define ac_fail(d, err, code, label, ...)                              \
+    __extension__({                                                    \
+        sk_err ac_fail_err_ = (err);                                   \
+        ac_fail_impl((d), ac_fail_err_, (code), (label), __VA_ARGS__); \
+        ac_fail_err_;                                                  \
+    })
+/* The out-of-line part of ac_fail; call ac_fail instead. */
+void ac_fail_impl(sk_diag *d, sk_err err, ac_code code, const char *label, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Gives a diagnostic filled by a lower layer (sk_fs, sk_json, allocation)

@@ -584,7 +584,7 @@ sk_err ac_producer_record_check_started(const ac_producer_record *finished,
     e = ac_producer_record_load(started_path, "started producer record", &started, d);
     if (e)
         goto out;
-    if (started->state != AC_RUN_STARTED) {
+    if (started->state != AC_RUN_STARTED) { /* NOLINT(clang-analyzer-core.NullDereference): the loader sets started when it returns SK_OK */
         e = sk_diag_set(d, SK_E_CONTRACT, started_path, 0,
                         "started producer record has state \"finished\"");
         goto out;

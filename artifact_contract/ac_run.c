@@ -205,9 +205,11 @@ __attribute__((noreturn)) static void child_main(const child_args *a)
     if (setsid() < 0) {
         err = errno;
         b = HANDSHAKE_SETSID_FAILED;
-        n = write(a->ready_w, &b, 1);
-        n = write(a->ready_w, &err, sizeof err);
-        (void)n;
+        /* the runner reads the errno only after the status byte */
+        if (write(a->ready_w, &b, 1) == 1) {
+            n = write(a->ready_w, &err, sizeof err);
+            (void)n;
+        }
         _exit(CHILD_NOT_EXECUTED);
     }
     b = HANDSHAKE_READY;

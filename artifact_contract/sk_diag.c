@@ -68,10 +68,11 @@ __attribute__((format(printf, 4, 0))) static void set_common(sk_diag *d, sk_err 
     vsnprintf(d->msg, sizeof d->msg, fmt, ap);
 }
 
-sk_err sk_diag_set(sk_diag *d, sk_err code, const char *file, uint64_t line, const char *fmt, ...)
+void sk_diag_set_impl(sk_diag *d, sk_err code, const char *file, uint64_t line, const char *fmt,
+                      ...)
 {
     if (!d)
-        return code;
+        return;
     va_list ap;
     va_start(ap, fmt);
     set_common(d, code, file, fmt, ap);
@@ -79,14 +80,13 @@ sk_err sk_diag_set(sk_diag *d, sk_err code, const char *file, uint64_t line, con
     d->line = line;
     d->has_offset = 0;
     d->offset = 0;
-    return code;
 }
 
-sk_err sk_diag_set_at(sk_diag *d, sk_err code, const char *file, uint64_t offset, const char *fmt,
-                      ...)
+void sk_diag_set_at_impl(sk_diag *d, sk_err code, const char *file, uint64_t offset,
+                         const char *fmt, ...)
 {
     if (!d)
-        return code;
+        return;
     va_list ap;
     va_start(ap, fmt);
     set_common(d, code, file, fmt, ap);
@@ -94,7 +94,6 @@ sk_err sk_diag_set_at(sk_diag *d, sk_err code, const char *file, uint64_t offset
     d->line = 0;
     d->has_offset = 1;
     d->offset = offset;
-    return code;
 }
 
 void sk_diag_set_field(sk_diag *d, const char *field)
@@ -118,8 +117,9 @@ void sk_diag_prefix(sk_diag *d, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(pre, sizeof pre - 2, fmt, ap);
     va_end(ap);
-    strcat(pre, ": "); /* room reserved above */
     size_t plen = strlen(pre);
+    memcpy(pre + plen, ": ", 3); /* room reserved above: plen <= sizeof pre - 3 */
+    plen += 2;
     size_t mlen = strlen(d->msg);
     /* message truncation is deliberate: the record is fixed-size */
     if (plen >= sizeof d->msg)

@@ -52,13 +52,34 @@ const char *sk_err_text(sk_err code);  /* "invalid JSON" */
 
 void sk_diag_clear(sk_diag *d);
 
-/* Records code and message in d (if d is not NULL) and returns code, so that
- * a failing function can `return sk_diag_set(d, SK_E_IO, path, 0, "...")`.
- * The message is printf-formatted and truncated to fit. */
-sk_err sk_diag_set(sk_diag *d, sk_err code, const char *file, uint64_t line,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-sk_err sk_diag_set_at(sk_diag *d, sk_err code, const char *file, uint64_t offset,
+/* Records code and message in d (if d is not NULL) and evaluates to code, so
+ * that a failing function can `return sk_diag_set(d, SK_E_IO, path, 0, "...")`.
+ * The message is printf-formatted and truncated to fit.  sk_diag_set_at
+ * records a byte offset instead of a line.
+ *
+ * These are macros, not functions, so that the value returned is visibly the
+ * `code` argument inside every translation unit: clang's static analyzer
+ * neither looks into other files nor inlines variadic functions, and without
+ * this it explores impossible "success" paths after a failure.  code is
+ * evaluated once, before the other arguments (a GNU statement expression,
+ * which gcc and clang both accept). */
+#define sk_diag_set(d, code, file, line, ...)                                  \
+    __extension__({                                                            \
+        sk_err sk_diag_set_code_ = (code);                                     \
+        sk_diag_set_impl((d), sk_diag_set_code_, (file), (line), __VA_ARGS__); \
+        sk_diag_set_code_;                                                     \
+    })
+#define sk_diag_set_at(d, code, file, offset, ...)                                     \
+    __extension__({                                                                    \
+        sk_err sk_diag_set_at_code_ = (code);                                          \
+        sk_diag_set_at_impl((d), sk_diag_set_at_code_, (file), (offset), __VA_ARGS__); \
+        sk_diag_set_at_code_;                                                          \
+    })
+/* The out-of-line parts of the macros above; call those instead. */
+void sk_diag_set_impl(sk_diag *d, sk_err code, const char *file, uint64_t line,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void sk_diag_set_at_impl(sk_diag *d, sk_err code, const char *file, uint64_t offset,
+                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void sk_diag_set_field(sk_diag *d, const char *field);
 /* Replaces the file/label without touching the rest of the record. */
 void sk_diag_set_file(sk_diag *d, const char *file);

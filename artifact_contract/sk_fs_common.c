@@ -13,18 +13,17 @@
 #include "sk_fs_internal.h"
 #include "sk_testhook.h"
 
-sk_err fs_fail(sk_diag *d, sk_err code, sk_fs_sub sub, const char *file, const char *fmt, ...)
+void fs_fail_impl(sk_diag *d, sk_err code, sk_fs_sub sub, const char *file, const char *fmt, ...)
 {
     if (!d)
-        return code;
+        return;
     char msg[SK_DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    sk_diag_set(d, code, file, 0, "%s", msg);
+    sk_diag_set_impl(d, code, file, 0, "%s", msg);
     d->sub = (int)sub;
-    return code;
 }
 
 const char *fs_errno_text(int err)

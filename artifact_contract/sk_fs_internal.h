@@ -33,8 +33,16 @@ typedef struct fs_ident {
     uint64_t ino;
 } fs_ident;
 
-/* Records code, sub-code, file and message in d; returns code. */
-sk_err fs_fail(sk_diag *d, sk_err code, sk_fs_sub sub, const char *file, const char *fmt, ...)
+/* Records code, sub-code, file and message in d; evaluates to code.  A macro
+ * for the reason given at sk_diag_set (sk_diag.h). */
+#define fs_fail(d, code, sub, file, ...)                              \
+    __extension__({                                                   \
+        sk_err fs_fail_code_ = (code);                                \
+        fs_fail_impl((d), fs_fail_code_, (sub), (file), __VA_ARGS__); \
+        fs_fail_code_;                                                \
+    })
+/* The out-of-line part of fs_fail; call fs_fail instead. */
+void fs_fail_impl(sk_diag *d, sk_err code, sk_fs_sub sub, const char *file, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Fixed English text for an errno value (locale independent). */

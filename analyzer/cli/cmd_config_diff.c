@@ -256,7 +256,7 @@ int cmd_config_diff(int argc, char **argv)
                 goto out;
             }
             for (size_t i = 0; i < n_expected; i++)
-                if (strcmp(expected[i], optarg) == 0) {
+                if (strcmp(expected[i], optarg) == 0) { /* NOLINT(clang-analyzer-core.NonNullParamChecker): getopt_long sets optarg for a required argument */
                     rc = cli_usage(CMD, "--expect-pointer '%s' is given twice", optarg);
                     goto out;
                 }

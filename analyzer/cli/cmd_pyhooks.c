@@ -204,7 +204,6 @@ static int do_scan(int argc, char **argv)
         goto out;
     if ((rc = load_env(&a, &d)) >= 0)
         goto out;
-    rc = SKX_FAIL;
     if (a.against && cs_pyhooks_inventory_load(a.against, &inv, inv_sha, &d)) {
         rc = cs_fail(&d);
         goto out;
@@ -269,7 +268,6 @@ static int do_freeze(int argc, char **argv)
         goto out;
     if ((rc = load_env(&a, &d)) >= 0)
         goto out;
-    rc = SKX_FAIL;
     if (cs_pyhooks_scan_run(&a.o, &s, &d)) {
         rc = cs_fail(&d);
         goto out;
