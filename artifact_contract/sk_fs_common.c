@@ -26,6 +26,8 @@ void fs_fail_impl(sk_diag *d, sk_err code, sk_fs_sub sub, const char *file, cons
     d->sub = (int)sub;
 }
 
+/* Fixed English texts instead of strerror(), which follows LC_MESSAGES: error
+ * lines must be identical whatever the locale (determinism). */
 const char *fs_errno_text(int err)
 {
     switch (err) {
@@ -55,7 +57,7 @@ const char *fs_errno_text(int err)
     case ENOMEM: return "out of kernel memory";
     case EINVAL: return "invalid argument";
     case EOPNOTSUPP: return "operation not supported";
-    case ENOSYS: return "function not implemented";
+    case ENOSYS: return "system call not available in this kernel";
     case EAGAIN: return "resource temporarily unavailable";
     case ESTALE: return "stale file handle";
     default: break;
