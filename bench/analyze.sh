@@ -28,15 +28,7 @@ SCALES=${*:-32 320 3300}
 WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-bench.XXXXXX")}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
-# measure OUTFILE CMD...: wall s, peak RSS kB, exit code, CPU s of CMD (GNU time
-# waits for CMD itself, so the RSS is CMD's own, not a forking parent's)
-measure() {
-    local out=$1; shift
-    /usr/bin/time -o "$out" -f '%e %M %x %U %S' "$@" >/dev/null 2>/dev/null || true
-    read -r w m x u s < <(tail -n 1 "$out")
-    python3 -c 'import sys; print(sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]) + float(sys.argv[5]))' \
-        "$w" "$m" "$x" "$u" "$s" >"$out"
-}
+source "$REPO/bench/lib.sh"
 
 row() { # SCALE TOOL BYTES RESULTFILE [BASE_MBPS]
     python3 - "$@" <<'PY'
