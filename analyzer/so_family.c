@@ -554,8 +554,12 @@ static void option_files_consistency(fam *f, int *values_ok, int *repair_ok)
     put(b, want_repair, SO_DCCI_BEFORE, j_copy(b, f->an.regexes));
     put(b, want_repair, SO_DCCI_DISABLE, disable_all_value(b));
     if (!b->failed) {
-        *values_ok = f->an.values && sk_json_equal(f->an.values, want_values) == 1;
-        *repair_ok = f->an.repair && sk_json_equal(f->an.repair, want_repair) == 1;
+        int ev = f->an.values ? sk_json_equal(f->an.values, want_values) : 0;
+        int er = f->an.repair ? sk_json_equal(f->an.repair, want_repair) : 0;
+        if (ev < 0 || er < 0)
+            b->failed = 1; /* out of memory: reported as such, never as a mismatch */
+        *values_ok = ev == 1;
+        *repair_ok = er == 1;
     }
     cJSON_Delete(want_values);
     cJSON_Delete(want_repair);
@@ -805,8 +809,12 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
     const cJSON *list = f->has_cfg && f->proof.repair_list ? f->proof.repair_list
                         : candidate                         ? f->an.regexes
                                                             : NULL;
-    if (candidate && f->has_cfg && f->proof.repair_list &&
-        sk_json_equal(f->proof.repair_list, f->an.regexes) != 1)
+    int same_list = candidate && f->has_cfg && f->proof.repair_list
+                        ? sk_json_equal(f->proof.repair_list, f->an.regexes)
+                        : 1;
+    if (same_list < 0)
+        f->b.failed = 1; /* out of memory */
+    else if (!same_list)
         add_issue(f, f->blockers, "repair_list_mismatch",
                   "the repair config's before/after list is not the analysis regex list");
     if (list) {

@@ -598,7 +598,12 @@ sk_err ac_producer_record_check_started(const ac_producer_record *finished,
     for (const cJSON *c = started->tree->child; c; c = c->next) {
         if (strcmp(c->string, "state") == 0)
             continue;
-        if (sk_json_equal(c, sk_json_get(finished->tree, c->string)) != 1) {
+        int eq = sk_json_equal(c, sk_json_get(finished->tree, c->string));
+        if (eq < 0) {
+            e = sk_diag_set(d, SK_E_NOMEM, started_path, 0, "out of memory comparing records");
+            goto out;
+        }
+        if (!eq) {
             e = sk_diag_set(d, SK_E_CONTRACT, started_path, 0,
                             "%s differs between the started and the finished record", c->string);
             goto out;

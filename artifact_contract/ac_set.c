@@ -210,6 +210,19 @@ static sk_err load_manifest(ac_set *s, size_t i, const char *role_name, const ch
 }
 
 /* §10 step 3, plus nesting (S9). */
+/* sk_json_equal with its failure as an error: the manifests were validated
+ * before, so a text that cannot be produced means memory ran out.  *eq is
+ * 1 or 0 on success. */
+static sk_err equal(const cJSON *a, const cJSON *b, int *eq, sk_diag *d)
+{
+    int r = sk_json_equal(a, b);
+    if (r < 0)
+        return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, "",
+                       "out of memory comparing collection manifests");
+    *eq = r;
+    return SK_OK;
+}
+
 static sk_err pre_checks(ac_set *s, sk_diag *d)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -241,7 +254,11 @@ static sk_err pre_checks(ac_set *s, sk_diag *d)
         for (size_t j = i + 1; j < s->n; j++) {
             const cJSON *a = sk_json_get(sk_json_get(s->m[i].tree, "capture"), "session_fingerprint");
             const cJSON *b = sk_json_get(sk_json_get(s->m[j].tree, "capture"), "session_fingerprint");
-            if (sk_json_equal(a, b) == 1)
+            int eq = 0;
+            sk_err e = equal(a, b, &eq, d);
+            if (e)
+                return e;
+            if (eq)
                 return ac_fail(d, SK_E_CONTRACT, AC_E_SET_NOT_DISTINCT, s->m[j].ev.path,
                                "capture session fingerprints must be pairwise distinct");
         }
@@ -251,8 +268,11 @@ static sk_err pre_checks(ac_set *s, sk_diag *d)
             const cJSON *a = sk_json_get(s->m[i].tree, "producer");
             const cJSON *b = sk_json_get(s->m[j].tree, "producer");
             int same = 1;
-            for (size_t k = 0; k < 3; k++)
-                same &= sk_json_equal(sk_json_get(a, identity[k]), sk_json_get(b, identity[k])) == 1;
+            for (size_t k = 0; k < 3 && same; k++) {
+                sk_err e = equal(sk_json_get(a, identity[k]), sk_json_get(b, identity[k]), &same, d);
+                if (e)
+                    return e;
+            }
             if (same)
                 return ac_fail(d, SK_E_CONTRACT, AC_E_SET_NOT_DISTINCT, s->m[j].ev.path,
                                "producer identities must be pairwise distinct");
@@ -431,13 +451,21 @@ static sk_err cross_checks(ac_set *s, sk_diag *d)
         const ac_manifest *b = &s->m[j];
         if (strcmp(a->source_revision, b->source_revision) != 0)
             return mismatch(s, j, "source_revision", d);
-        if (!dcci && sk_json_equal(a->config, b->config) != 1)
+        int eq = 1;
+        sk_err e = dcci ? SK_OK : equal(a->config, b->config, &eq, d);
+        if (e)
+            return e;
+        if (!eq)
             return mismatch(s, j, "config", d);
-        if (sk_json_equal(a->control, b->control) != 1)
+        if ((e = equal(a->control, b->control, &eq, d)))
+            return e;
+        if (!eq)
             return mismatch(s, j, "control", d);
         if (strcmp(a->workload_fp, b->workload_fp) != 0)
             return mismatch(s, j, "workload", d);
-        if (sk_json_equal(a->workload, b->workload) != 1)
+        if ((e = equal(a->workload, b->workload, &eq, d)))
+            return e;
+        if (!eq)
             return mismatch(s, j, "workload", d);
         if (!dcci && strcmp(a->config_fp, b->config_fp) != 0)
             return mismatch(s, j, "config", d);
