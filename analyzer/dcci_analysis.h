@@ -53,6 +53,8 @@ typedef struct dcci_opts {
     sk_classify_opts classify;       /* thresholds and min occurrences */
     dcci_progress_fn progress;       /* may be NULL */
     void *progress_ctx;
+    const char *tmpdir;              /* directory for the sample store's temporary file
+                                        (NULL: /tmp); the CLI passes $TMPDIR */
     int serial;                      /* run the sides one after the other on the calling
                                         thread (deterministic allocation order for
                                         fault-injection tests) */

@@ -138,6 +138,7 @@ static sk_err mapping_gate(dcci_analysis *a, sk_diag *d)
 sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
 {
     unsigned char *tracked[2] = {NULL, NULL};
+    a->side[0].tmpdir = a->side[1].tmpdir = a->opts.tmpdir;
     sk_err e = both_sides(a, pass1, NULL, "metadata and kernel_details", d);
     if (!e)
         e = dcci_gates_collection(a, d);

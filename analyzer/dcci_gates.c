@@ -48,6 +48,7 @@ static int disable_all_value(const cJSON *opt)
            strcmp(v->child->valuestring, DCCI_DISABLE_ALL_PATTERN) == 0;
 }
 
+/* 1 same (or not both typed), 0 different, -1 out of memory. */
 static int same_type(const cJSON *a, const cJSON *b)
 {
     if (!cJSON_IsObject(a) || !cJSON_IsObject(b))
@@ -55,7 +56,7 @@ static int same_type(const cJSON *a, const cJSON *b)
     const cJSON *ta = sk_json_get(a, "type"), *tb = sk_json_get(b, "type");
     if (!ta || !tb)
         return 1;
-    return sk_json_equal(ta, tb) == 1;
+    return sk_json_equal(ta, tb);
 }
 
 static int add_name(sk_buf *b, const char *name)
@@ -88,7 +89,10 @@ int dcci_options_diff(const cJSON *o0, const cJSON *dis, char **names)
         const cJSON *a = sk_json_get(o0, keys[i]), *x = sk_json_get(dis, keys[i]);
         int ok;
         if (strcmp(keys[i], DCCI_DISABLE_OPTION) == 0) {
-            ok = empty_value(a) && disable_all_value(x) && same_type(a, x);
+            int st = same_type(a, x);
+            if (st < 0)
+                goto out;
+            ok = empty_value(a) && disable_all_value(x) && st;
         } else {
             int eq = a && x ? sk_json_equal(a, x) : 0;
             if (eq < 0)
@@ -281,6 +285,14 @@ static sk_err sk_gates(dcci_analysis *a, int side, const dcci_sk *k, int *ok, sk
         e = dcci_issue_add(l, g, "orphan_records", n, NULL, p->first_orphan_line, d,
                            "%s (occurrence %zu): %llu child records lie in no parent record of "
                            "their core", key, k->occurrence, (unsigned long long)p->orphans);
+    }
+    if (!e && p->late_records) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "trace_order", n, NULL, p->first_late_line, d,
+                           "%s (occurrence %zu): %llu parent records belong to launches that "
+                           "had already ended two dump polls earlier: the trace is not in the "
+                           "runtime's per-poll order", key, k->occurrence,
+                           (unsigned long long)p->late_records);
     }
     if (!e && p->overlapping) {
         *ok = 0;

@@ -38,10 +38,23 @@ typedef struct launch {
 } launch;
 
 struct dcci_prof_sk {
-    launch *l;
+    launch *l;      /* open launches (and launches merged into them) */
     size_t n, cap;
     size_t *sorted; /* roots, sorted by start (disjoint, so also by end) */
     size_t nsorted, sorted_cap;
+    /* finalised launches: their values are in the series, nothing else is kept */
+    uint64_t finalized;     /* in start order, warmup included */
+    uint64_t analysed, warmup_dropped, overlapping;
+    int has_frontier;       /* frontier = end of the last finalised launch of this file */
+    int64_t frontier;
+    int has_first_analysed;
+    int64_t first_analysed_start;
+    uint64_t late, first_late_line; /* parent records of an already finalised launch */
+    sk_series span, work;   /* per analysed launch */
+    sk_series *series;      /* tracked: [position * DCCI_M_COUNT + metric], complete launches */
+    size_t max_open;        /* most launches open at once (bounded memory, tests) */
+    int live;               /* in the run's list of SKs with open launches */
+    int remap;              /* compacted in this round: cores look their launch up again */
     int tracked;
     size_t nchildren;
     int file;       /* index of the first sk_prof file with records, -1 none */
@@ -71,6 +84,7 @@ typedef struct core_state {
     dcci_sk *cur_sk;
     size_t cur_launch;
     int64_t cur_start, cur_end;
+    int64_t cur_root_start; /* start of the current launch's root, across a compaction */
     int64_t *scratch; /* per-position summed time of this core in the current launch */
     size_t scratch_cap;
     pend *pending;
@@ -87,6 +101,18 @@ typedef struct run {
     dcci_prof_file_summary *fs;
     core_state *cores;
     size_t ncores;
+    sk_spill *spill;
+    /* dump polls (docs/analyze.md §7, "Bounded memory") */
+    int64_t prev_core;       /* core of the previous record, -1 at the start of a file */
+    int has_max_end;
+    int64_t max_end;         /* latest end of any record so far */
+    int has_mark;
+    int64_t mark;            /* max_end at the previous poll boundary */
+    int64_t min_live_end;    /* no open launch ends before this (a lower bound) */
+    dcci_sk **live;          /* SKs with open launches */
+    size_t nlive, live_cap;
+    launch *tmp;             /* compaction scratch */
+    size_t tmp_cap;
     /* lookup caches */
     char model_text[64];
     long model_index;
@@ -120,6 +146,12 @@ void dcci_prof_sk_free(struct dcci_prof_sk *p)
         sk_free(p->l[i].agg);
     sk_free(p->l);
     sk_free(p->sorted);
+    sk_series_release(&p->span);
+    sk_series_release(&p->work);
+    if (p->series)
+        for (size_t i = 0; i < p->nchildren * DCCI_M_COUNT; i++)
+            sk_series_release(&p->series[i]);
+    sk_free(p->series);
     sk_free(p->first_mismatch_name);
     sk_free(p->res.first_mismatch_name);
     sk_free(p->res.pos);
@@ -241,6 +273,8 @@ static void merge_launch(struct dcci_prof_sk *p, size_t a, size_t b)
     if (p->tracked)
         for (size_t i = 0; i < p->nchildren; i++)
             merge_agg(&x->agg[i], &y->agg[i]);
+    sk_free(y->agg);
+    y->agg = NULL;
     y->up = (int64_t)a;
 }
 
@@ -283,6 +317,8 @@ static sk_err add_parent(struct dcci_prof_sk *p, int64_t start, int64_t end, int
         memmove(p->sorted + lo + 1, p->sorted + lo, (p->nsorted - lo) * sizeof *p->sorted);
         p->sorted[lo] = target;
         p->nsorted++;
+        if (p->nsorted > p->max_open)
+            p->max_open = p->nsorted;
     } else {
         target = p->sorted[lo];
         for (size_t i = lo + 1; i < last; i++)
@@ -478,6 +514,234 @@ static void cores_free(run *r)
     r->ncores = 0;
 }
 
+static int agg_complete(const child_agg *a, sk_kernel_type kt)
+{
+    int need[2] = {0, 0};
+    switch (kt) {
+    case SK_KT_AIC_ONLY:
+    case SK_KT_MIX_AIC_1_0: need[LANE_AIC] = 1; break;
+    case SK_KT_AIV_ONLY:
+    case SK_KT_MIX_AIV_1_0: need[LANE_AIV] = 1; break;
+    case SK_KT_MIX_1_1:
+    case SK_KT_MIX_1_2: need[LANE_AIC] = need[LANE_AIV] = 1; break;
+    case SK_KT_NONE: break;
+    }
+    if (!a->records || a->unknown_lane || a->block_conflict || a->dup_blocks)
+        return 0;
+    for (int l = 0; l < 2; l++) {
+        if (!need[l])
+            continue;
+        if (!a->block_num[l])
+            return 0;
+        unsigned bits = 0;
+        for (size_t w = 0; w < MAX_BLOCKS / 64; w++)
+            bits += (unsigned)__builtin_popcountll(a->seen[l][w]);
+        if (bits != a->block_num[l])
+            return 0;
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------------ finalisation */
+
+/* A launch can no longer change: its values go to the series and the launch
+ * is forgotten.  Launches are finalised in start order, so the first
+ * warmup_launches of an SK are the warmup. */
+static sk_err finish_launch(run *r, dcci_sk *k, launch *l, sk_diag *d)
+{
+    struct dcci_prof_sk *p = k->prof;
+    sk_err e = SK_OK;
+    uint64_t index = p->finalized++;
+    p->has_frontier = 1;
+    p->frontier = l->end;
+    if (index < r->opts->warmup_launches) {
+        p->warmup_dropped++;
+        goto out;
+    }
+    if (!p->analysed++) {
+        p->has_first_analysed = 1;
+        p->first_analysed_start = l->start;
+    }
+    if (l->overlap)
+        p->overlapping++;
+    e = sk_series_push(r->spill, &p->span, l->end - l->start, d);
+    if (!e)
+        e = sk_series_push(r->spill, &p->work, l->lane_work, d);
+    for (size_t pos = 0; !e && p->tracked && pos < p->nchildren; pos++) {
+        const child_agg *a = &l->agg[pos];
+        dcci_pos_result *pr = &p->res.pos[pos];
+        sk_series *ser = &p->series[pos * DCCI_M_COUNT];
+        if (!agg_complete(a, k->children[pos].node->kernel_type)) {
+            pr->incomplete++;
+            continue;
+        }
+        pr->complete++;
+        e = sk_series_push(r->spill, &ser[DCCI_M_WALL], a->max_end - a->min_start, d);
+        if (!e)
+            e = sk_series_push(r->spill, &ser[DCCI_M_MAX_LANE], a->max_lane, d);
+        if (!e)
+            e = sk_series_push(r->spill, &ser[DCCI_M_DURATION_SUM], a->dur_sum, d);
+        if (!e && a->block_num[LANE_AIC])
+            e = sk_series_push(r->spill, &ser[DCCI_M_AIC_MAX_LANE], a->lane_max[LANE_AIC], d);
+        if (!e && a->block_num[LANE_AIV])
+            e = sk_series_push(r->spill, &ser[DCCI_M_AIV_MAX_LANE], a->lane_max[LANE_AIV], d);
+        if (!e)
+            e = sk_series_push(r->spill, &ser[DCCI_M_SKEW], a->max_start - a->min_start, d);
+    }
+out:
+    sk_free(l->agg);
+    l->agg = NULL;
+    return e;
+}
+
+/* Finalises the SK's first f open launches, then keeps only the open roots,
+ * in start order (launches merged into others are dropped: every core now
+ * names its launch by the root's start, see finalize_upto). */
+static sk_err finalize_prefix(run *r, dcci_sk *k, size_t f, sk_diag *d)
+{
+    struct dcci_prof_sk *p = k->prof;
+    for (size_t i = 0; i < f; i++) {
+        sk_err e = finish_launch(r, k, &p->l[p->sorted[i]], d);
+        if (e)
+            return e;
+    }
+    size_t keep = p->nsorted - f;
+    if (keep > r->tmp_cap) {
+        size_t cap = keep > 2 * r->tmp_cap ? keep : 2 * r->tmp_cap;
+        launch *grown = sk_realloc(r->tmp, cap * sizeof *grown);
+        if (!grown)
+            return nomem(d);
+        r->tmp = grown;
+        r->tmp_cap = cap;
+    }
+    for (size_t i = 0; i < keep; i++)
+        r->tmp[i] = p->l[p->sorted[f + i]];
+    for (size_t i = 0; i < p->n; i++)
+        if (p->l[i].up >= 0) { /* merged away: its aggregates live in its root */
+            sk_free(p->l[i].agg);
+            p->l[i].agg = NULL;
+        }
+    for (size_t i = 0; i < keep; i++) {
+        p->l[i] = r->tmp[i];
+        p->sorted[i] = i;
+    }
+    p->n = keep;
+    p->nsorted = keep;
+    p->remap = 1;
+    return SK_OK;
+}
+
+/* The open root of the SK that starts at start (after a compaction). */
+static size_t root_by_start(const struct dcci_prof_sk *p, int64_t start)
+{
+    size_t lo = 0, hi = p->nsorted;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->l[p->sorted[mid]].start < start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!p->nsorted)
+        return 0; /* not reached: a core's current launch is open */
+    return p->sorted[lo < p->nsorted ? lo : p->nsorted - 1];
+}
+
+/* Finalises every open launch that ends at or before w. */
+static sk_err finalize_upto(run *r, int64_t w, sk_diag *d)
+{
+    if (w < r->min_live_end)
+        return SK_OK;
+    for (size_t i = 0; i < r->ncores; i++) {
+        core_state *c = &r->cores[i];
+        if (!c->has_cur)
+            continue;
+        struct dcci_prof_sk *p = c->cur_sk->prof;
+        size_t root = root_of(p, c->cur_launch);
+        c->cur_launch = root;
+        c->cur_root_start = p->l[root].start;
+        if (p->l[root].end <= w) { /* the core is done with it */
+            fold(c);
+            c->has_cur = 0;
+        }
+    }
+    int64_t min_end = INT64_MAX;
+    for (size_t i = 0; i < r->nlive;) {
+        dcci_sk *k = r->live[i];
+        struct dcci_prof_sk *p = k->prof;
+        size_t f = 0;
+        while (f < p->nsorted && p->l[p->sorted[f]].end <= w)
+            f++;
+        if (f) {
+            sk_err e = finalize_prefix(r, k, f, d);
+            if (e)
+                return e;
+        }
+        if (!p->nsorted) {
+            p->live = 0;
+            p->remap = 0;
+            r->live[i] = r->live[--r->nlive];
+            continue;
+        }
+        if (p->l[p->sorted[0]].end < min_end)
+            min_end = p->l[p->sorted[0]].end;
+        i++;
+    }
+    r->min_live_end = min_end;
+    for (size_t i = 0; i < r->ncores; i++) {
+        core_state *c = &r->cores[i];
+        if (c->has_cur && c->cur_sk->prof->remap)
+            c->cur_launch = root_by_start(c->cur_sk->prof, c->cur_root_start);
+    }
+    for (size_t i = 0; i < r->nlive; i++)
+        r->live[i]->prof->remap = 0;
+    return SK_OK;
+}
+
+/* The runtime's dump thread walks the cores in ascending order once per poll
+ * (profiling-formats §1.3): a record of a lower core than the previous one
+ * starts a new poll.  Every record written before poll j started reading is
+ * in polls <= j, and every record of poll j-1 ended before poll j started:
+ * at the start of poll j+1, launches ending at or before the latest end seen
+ * up to poll j-1 are complete.  Mistaking several polls for one only delays
+ * this. */
+static sk_err note_record(run *r, int64_t core, int64_t end, sk_diag *d)
+{
+    sk_err e = SK_OK;
+    if (r->prev_core >= 0 && core < r->prev_core) {
+        if (r->has_mark)
+            e = finalize_upto(r, r->mark, d);
+        r->has_mark = r->has_max_end;
+        r->mark = r->max_end;
+    }
+    r->prev_core = core;
+    if (!r->has_max_end || end > r->max_end) {
+        r->has_max_end = 1;
+        r->max_end = end;
+    }
+    return e;
+}
+
+static sk_err note_live(run *r, dcci_sk *k, int64_t end, sk_diag *d)
+{
+    struct dcci_prof_sk *p = k->prof;
+    if (end < r->min_live_end)
+        r->min_live_end = end;
+    if (p->live)
+        return SK_OK;
+    if (r->nlive == r->live_cap) {
+        size_t cap = r->live_cap ? r->live_cap * 2 : 16;
+        dcci_sk **grown = sk_realloc(r->live, cap * sizeof *grown);
+        if (!grown)
+            return nomem(d);
+        r->live = grown;
+        r->live_cap = cap;
+    }
+    r->live[r->nlive++] = k;
+    p->live = 1;
+    return SK_OK;
+}
+
 /* ------------------------------------------------------------ events */
 
 /* The side has no fused log for the event's model: the metadata is missing,
@@ -578,6 +842,8 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
     dcci_sk *k = NULL;
     sk_err e = core_at(r, ev->core, &c, d, ev->line);
     if (!e)
+        e = note_record(r, ev->core, ev->ts_ns + ev->dur_ns, d);
+    if (!e)
         e = find_sk(r, ev, &k, d);
     if (e || !k)
         return e;
@@ -590,8 +856,16 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
         p->parents++;
         if (!name_is(ev, k->fused->name, k->name_len))
             return mismatch(k, ev, d);
+        if (p->has_frontier && ev->ts_ns <= p->frontier) {
+            /* its launch was finalised: not the runtime's poll order */
+            if (!p->late++)
+                p->first_late_line = ev->line;
+            return SK_OK;
+        }
         size_t li = 0;
         e = add_parent(p, ev->ts_ns, ev->ts_ns + ev->dur_ns, lane, ev->block_idx, &li, d);
+        if (!e)
+            e = note_live(r, k, ev->ts_ns + ev->dur_ns, d);
         if (!e)
             e = set_current(c, k, li, ev->ts_ns, ev->ts_ns + ev->dur_ns, lane, d);
         return e;
@@ -621,34 +895,6 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
 
 /* ------------------------------------------------------------ results */
 
-static int agg_complete(const child_agg *a, sk_kernel_type kt)
-{
-    int need[2] = {0, 0};
-    switch (kt) {
-    case SK_KT_AIC_ONLY:
-    case SK_KT_MIX_AIC_1_0: need[LANE_AIC] = 1; break;
-    case SK_KT_AIV_ONLY:
-    case SK_KT_MIX_AIV_1_0: need[LANE_AIV] = 1; break;
-    case SK_KT_MIX_1_1:
-    case SK_KT_MIX_1_2: need[LANE_AIC] = need[LANE_AIV] = 1; break;
-    case SK_KT_NONE: break;
-    }
-    if (!a->records || a->unknown_lane || a->block_conflict || a->dup_blocks)
-        return 0;
-    for (int l = 0; l < 2; l++) {
-        if (!need[l])
-            continue;
-        if (!a->block_num[l])
-            return 0;
-        unsigned bits = 0;
-        for (size_t w = 0; w < MAX_BLOCKS / 64; w++)
-            bits += (unsigned)__builtin_popcountll(a->seen[l][w]);
-        if (bits != a->block_num[l])
-            return 0;
-    }
-    return 1;
-}
-
 static sk_err stats_of(int64_t *v, size_t n, int *has, sk_stats *out, sk_diag *d)
 {
     *has = 0;
@@ -660,98 +906,49 @@ static sk_err stats_of(int64_t *v, size_t n, int *has, sk_stats *out, sk_diag *d
     return e;
 }
 
-static sk_err finish_positions(dcci_sk *k, size_t first, sk_diag *d)
+/* Statistics of a series; the series is released. */
+static sk_err series_stats(sk_spill *spill, sk_series *ser, int *has, sk_stats *out, sk_diag *d)
 {
-    struct dcci_prof_sk *p = k->prof;
-    dcci_prof_result *res = &p->res;
-    size_t na = res->analysed;
-    int64_t *v[DCCI_M_COUNT] = {NULL};
-    size_t nv[DCCI_M_COUNT];
-    sk_err e = SK_OK;
-    res->pos = sk_calloc(p->nchildren ? p->nchildren : 1, sizeof *res->pos);
-    if (!res->pos)
-        return nomem(d);
-    res->npos = p->nchildren;
-    for (int m = 0; m < DCCI_M_COUNT; m++)
-        if (!(v[m] = sk_malloc((na ? na : 1) * sizeof *v[m]))) {
-            e = nomem(d);
-            goto out;
-        }
-    for (size_t pos = 0; pos < p->nchildren; pos++) {
-        dcci_pos_result *pr = &res->pos[pos];
-        sk_kernel_type kt = k->children[pos].node->kernel_type;
-        memset(nv, 0, sizeof nv);
-        for (size_t i = first; i < p->nsorted; i++) {
-            const child_agg *a = &p->l[p->sorted[i]].agg[pos];
-            if (!agg_complete(a, kt)) {
-                pr->incomplete++;
-                continue;
-            }
-            pr->complete++;
-            v[DCCI_M_WALL][nv[DCCI_M_WALL]++] = a->max_end - a->min_start;
-            v[DCCI_M_MAX_LANE][nv[DCCI_M_MAX_LANE]++] = a->max_lane;
-            v[DCCI_M_DURATION_SUM][nv[DCCI_M_DURATION_SUM]++] = a->dur_sum;
-            if (a->block_num[LANE_AIC])
-                v[DCCI_M_AIC_MAX_LANE][nv[DCCI_M_AIC_MAX_LANE]++] = a->lane_max[LANE_AIC];
-            if (a->block_num[LANE_AIV])
-                v[DCCI_M_AIV_MAX_LANE][nv[DCCI_M_AIV_MAX_LANE]++] = a->lane_max[LANE_AIV];
-            v[DCCI_M_SKEW][nv[DCCI_M_SKEW]++] = a->max_start - a->min_start;
-        }
-        for (int m = 0; m < DCCI_M_COUNT && !e; m++)
-            e = stats_of(v[m], nv[m], &pr->has[m], &pr->stats[m], d);
-        if (e)
-            goto out;
-    }
-out:
-    for (int m = 0; m < DCCI_M_COUNT; m++)
-        sk_free(v[m]);
+    int64_t *v = NULL;
+    sk_err e = sk_series_load(spill, ser, &v, d);
+    if (!e)
+        e = stats_of(v, (size_t)ser->count, has, out, d);
+    sk_free(v);
+    sk_series_release(ser);
     return e;
 }
 
-static sk_err finish_sk(dcci_sk *k, uint64_t warmup, sk_diag *d)
+static sk_err finish_sk(dcci_sk *k, sk_spill *spill, sk_diag *d)
 {
     struct dcci_prof_sk *p = k->prof;
     dcci_prof_result *res = &p->res;
-    int64_t *span = NULL, *work = NULL;
-    sk_err e = SK_OK;
-    res->launches = p->nsorted;
-    res->warmup_dropped = warmup < p->nsorted ? (size_t)warmup : p->nsorted;
-    res->analysed = p->nsorted - res->warmup_dropped;
+    res->launches = (size_t)p->finalized;
+    res->warmup_dropped = (size_t)p->warmup_dropped;
+    res->analysed = (size_t)p->analysed;
+    res->overlapping = p->overlapping;
     res->parent_records = p->parents;
     res->child_records = p->children;
     res->orphans = p->orphans;
     res->first_orphan_line = p->first_orphan_line;
+    res->late_records = p->late;
+    res->max_open_launches = p->max_open;
+    res->first_late_line = p->first_late_line;
     res->symbol_mismatches = p->mismatches;
     res->first_mismatch_line = p->first_mismatch_line;
     res->first_mismatch_name = p->first_mismatch_name;
     p->first_mismatch_name = NULL;
     res->multiple_traces = p->multiple;
     res->tracked = p->tracked;
-    size_t first = res->warmup_dropped;
     if (p->has_orphan)
-        res->orphans_in_window =
-            res->analysed == 0 || p->max_orphan_start >= p->l[p->sorted[first]].start;
-    span = sk_malloc((res->analysed ? res->analysed : 1) * sizeof *span);
-    work = sk_malloc((res->analysed ? res->analysed : 1) * sizeof *work);
-    if (!span || !work) {
-        e = nomem(d);
-        goto out;
-    }
-    for (size_t i = first; i < p->nsorted; i++) {
-        const launch *l = &p->l[p->sorted[i]];
-        span[i - first] = l->end - l->start;
-        work[i - first] = l->lane_work;
-        if (l->overlap)
-            res->overlapping++;
-    }
-    e = stats_of(span, res->analysed, &res->has_span, &res->parent_span, d);
+        res->orphans_in_window = !p->has_first_analysed ||
+                                 p->max_orphan_start >= p->first_analysed_start;
+    sk_err e = series_stats(spill, &p->span, &res->has_span, &res->parent_span, d);
     if (!e)
-        e = stats_of(work, res->analysed, &res->has_lane_work, &res->lane_work, d);
-    if (!e && p->tracked)
-        e = finish_positions(k, first, d);
-out:
-    sk_free(span);
-    sk_free(work);
+        e = series_stats(spill, &p->work, &res->has_lane_work, &res->lane_work, d);
+    for (size_t pos = 0; !e && p->tracked && pos < p->nchildren; pos++)
+        for (int m = 0; !e && m < DCCI_M_COUNT; m++)
+            e = series_stats(spill, &p->series[pos * DCCI_M_COUNT + (size_t)m],
+                             &res->pos[pos].has[m], &res->pos[pos].stats[m], d);
     return e;
 }
 
@@ -810,9 +1007,16 @@ static sk_err read_one(run *r, dcci_file *f, sk_diag *d)
     dcci_reader_close(&rd);
     if (!e) {
         end_of_file(r);
-        e = file_summary(r, d);
+        e = finalize_upto(r, INT64_MAX, d);
     }
+    if (!e)
+        e = file_summary(r, d);
     cores_free(r);
+    /* the next file has its own clock and its own polls */
+    r->prev_core = -1;
+    r->has_max_end = r->has_mark = 0;
+    for (size_t i = 0; i < r->side->nsks; i++)
+        r->side->sks[i].prof->has_frontier = 0;
     return e;
 }
 
@@ -826,17 +1030,31 @@ sk_err dcci_prof_run(dcci_side *side, const unsigned char *tracked, const dcci_p
     r.tracked = tracked;
     r.opts = opts;
     r.model_index = -1;
+    r.prev_core = -1;
+    r.min_live_end = INT64_MAX;
     side->prof = sk_calloc(1, sizeof *side->prof);
     if (!side->prof)
         return nomem(d);
+    e = dcci_side_spill(side, &r.spill, d);
+    if (e)
+        return e;
     side->prof->capacity = opts->capacity;
     for (size_t i = 0; i < side->nsks; i++) {
         dcci_sk *k = &side->sks[i];
         if (!(k->prof = sk_calloc(1, sizeof *k->prof)))
             return nomem(d);
-        k->prof->tracked = tracked && tracked[i];
-        k->prof->nchildren = k->nchildren;
-        k->prof->file = -1;
+        struct dcci_prof_sk *p = k->prof;
+        p->tracked = tracked && tracked[i];
+        p->nchildren = k->nchildren;
+        p->file = -1;
+        if (p->tracked) {
+            p->res.pos = sk_calloc(p->nchildren ? p->nchildren : 1, sizeof *p->res.pos);
+            p->series = sk_calloc(p->nchildren ? p->nchildren * DCCI_M_COUNT : 1,
+                                  sizeof *p->series);
+            if (!p->res.pos || !p->series)
+                return nomem(d);
+            p->res.npos = p->nchildren;
+        }
     }
     size_t nprof = 0;
     for (size_t i = 0; i < side->in.nfiles; i++)
@@ -851,7 +1069,9 @@ sk_err dcci_prof_run(dcci_side *side, const unsigned char *tracked, const dcci_p
         r.file_index = (int)(side->prof->nfiles - 1);
         e = read_one(&r, f, d);
     }
+    sk_free(r.live);
+    sk_free(r.tmp);
     for (size_t i = 0; i < side->nsks && !e; i++)
-        e = finish_sk(&side->sks[i], opts->warmup_launches, d);
+        e = finish_sk(&side->sks[i], r.spill, d);
     return e;
 }

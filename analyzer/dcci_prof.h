@@ -62,6 +62,10 @@ typedef struct dcci_prof_result {
     int orphans_in_window;          /* some orphan starts at or after the first analysed launch */
     uint64_t first_orphan_line;
     uint64_t overlapping;           /* analysed launches holding a repeated parent blockIdx */
+    uint64_t late_records;          /* parent records of a launch already finalised (the
+                                       trace is not in the runtime's per-poll order) */
+    uint64_t first_late_line;
+    size_t max_open_launches;       /* most launches held open at once (memory diagnostic) */
     uint64_t symbol_mismatches;     /* records whose name differs from the task node's funcName */
     uint64_t first_mismatch_line;
     char *first_mismatch_name;      /* the record's name (owned) */

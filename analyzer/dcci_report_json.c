@@ -451,6 +451,7 @@ static cJSON *prof_sk_obj(jb *b, const dcci_sk *k)
     put_u64(b, o, "parent_records", p->parent_records);
     put_u64(b, o, "child_records", p->child_records);
     put_u64(b, o, "orphan_records", p->orphans);
+    put_u64(b, o, "late_records", p->late_records);
     put_u64(b, o, "overlapping_launches", p->overlapping);
     put_u64(b, o, "symbol_mismatches", p->symbol_mismatches);
     return o;

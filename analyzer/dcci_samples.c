@@ -13,21 +13,20 @@ static sk_err nomem(sk_diag *d)
     return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory reading kernel_details");
 }
 
-static sk_err add_sample(dcci_sk *k, const sk_kd_row *row, sk_diag *d)
+/* Two values per accepted row: the duration (> 0; negated when the row has
+ * no integer Step Id) and the Step Id. */
+static sk_err add_sample(dcci_side *s, dcci_sk *k, const sk_kd_row *row, sk_diag *d)
 {
-    if (k->nsamples == k->samples_cap) {
-        size_t cap = k->samples_cap ? k->samples_cap * 2 : 16;
-        dcci_sample *grown = sk_realloc(k->samples, cap * sizeof *grown);
-        if (!grown)
-            return nomem(d);
-        k->samples = grown;
-        k->samples_cap = cap;
-    }
-    dcci_sample *s = &k->samples[k->nsamples++];
-    s->dur_ns = row->duration_ns;
-    s->has_step = row->step_kind == SK_KD_STEP_ID;
-    s->step = row->step_id;
-    return SK_OK;
+    sk_spill *sp = NULL;
+    int has_step = row->step_kind == SK_KD_STEP_ID;
+    sk_err e = dcci_side_spill(s, &sp, d);
+    if (!e)
+        e = sk_series_push(sp, &k->kd, has_step ? row->duration_ns : -row->duration_ns, d);
+    if (!e)
+        e = sk_series_push(sp, &k->kd, (int64_t)row->step_id, d);
+    if (!e)
+        k->nsamples++;
+    return e;
 }
 
 static sk_err mismatch(dcci_side *s, const char *label, const sk_kd_row *row, sk_diag *d,
@@ -83,7 +82,7 @@ static sk_err take_row(dcci_side *s, const char *label, const sk_kd_row *row, sk
         k->rejected_rows++;
         return SK_OK;
     }
-    return add_sample(k, row, d);
+    return add_sample(s, k, row, d);
 }
 
 static sk_err read_one(dcci_side *s, dcci_file *f, sk_diag *d)
@@ -126,53 +125,72 @@ sk_err dcci_samples_load(dcci_side *s, sk_diag *d)
     return SK_OK;
 }
 
-static int u64_cmp(const void *a, const void *b)
+/* The warmup+1 smallest distinct Step Ids seen so far, ascending. */
+typedef struct low_steps {
+    uint64_t *v;
+    size_t n, cap;
+} low_steps;
+
+static void low_steps_add(low_steps *l, uint64_t step)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->v[mid] < step)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < l->n && l->v[lo] == step)
+        return;
+    if (lo == l->cap)
+        return; /* larger than every kept step, and the set is full */
+    size_t keep = l->n < l->cap ? l->n : l->cap - 1; /* the largest falls out when full */
+    memmove(l->v + lo + 1, l->v + lo, (keep - lo) * sizeof *l->v);
+    l->v[lo] = step;
+    l->n = keep + 1;
 }
 
 /* The smallest step id that is NOT warmup: rows with a smaller step are
- * dropped.  *cut = UINT64_MAX when there are at most warmup distinct steps. */
+ * dropped.  *cut = UINT64_MAX when there are at most warmup distinct steps.
+ * Memory: warmup + 1 step ids and one SK's rows at a time. */
 static sk_err warmup_cut(dcci_side *s, uint64_t warmup, uint64_t *cut, sk_diag *d)
 {
-    size_t n = 0;
-    uint64_t *steps = NULL;
+    low_steps low = {NULL, 0, 0};
+    int64_t *v = NULL;
+    sk_err e = SK_OK;
+    uint64_t rows = 0;
     *cut = 0;
     if (!warmup)
         return SK_OK;
     for (size_t i = 0; i < s->nsks; i++)
-        n += s->sks[i].nsamples;
-    steps = sk_malloc((n ? n : 1) * sizeof *steps);
-    if (!steps)
+        rows += s->sks[i].nsamples;
+    low.cap = (size_t)(rows < warmup ? rows : warmup) + 1; /* rows were counted in memory */
+    low.v = sk_malloc(low.cap * sizeof *low.v);
+    if (!low.v)
         return nomem(d);
-    size_t m = 0;
-    for (size_t i = 0; i < s->nsks; i++)
-        for (size_t j = 0; j < s->sks[i].nsamples; j++)
-            if (s->sks[i].samples[j].has_step)
-                steps[m++] = s->sks[i].samples[j].step;
+    for (size_t i = 0; i < s->nsks && !e; i++) {
+        dcci_sk *k = &s->sks[i];
+        e = sk_series_load(s->spill, &k->kd, &v, d);
+        for (uint64_t j = 0; !e && j + 1 < k->kd.count; j += 2) {
+            if (v[j] > 0)
+                low_steps_add(&low, (uint64_t)v[j + 1]);
             else
                 s->warmup_steps_unusable = 1;
-    qsort(steps, m, sizeof *steps, u64_cmp);
-    uint64_t distinct = 0;
-    *cut = UINT64_MAX;
-    for (size_t i = 0; i < m; i++) {
-        if (i && steps[i] == steps[i - 1])
-            continue;
-        if (distinct++ == warmup) {
-            *cut = steps[i];
-            break;
         }
+        sk_free(v);
+        v = NULL;
     }
-    sk_free(steps);
-    return SK_OK;
+    if (!e)
+        *cut = low.n > warmup ? low.v[warmup] : UINT64_MAX;
+    sk_free(low.v);
+    return e;
 }
 
 sk_err dcci_samples_finish(dcci_side *s, uint64_t warmup_steps, sk_diag *d)
 {
     uint64_t cut;
     int64_t *v = NULL;
-    size_t cap = 0;
     sk_err e = warmup_cut(s, warmup_steps, &cut, d);
     if (!e && s->warmup_steps_unusable)
         e = dcci_issue_add(&s->issues, DCCI_GATE_COLLECTION, "step_ids_missing", s->name, NULL, 0,
@@ -180,28 +198,22 @@ sk_err dcci_samples_finish(dcci_side *s, uint64_t warmup_steps, sk_diag *d)
                            (unsigned long long)warmup_steps);
     for (size_t i = 0; !e && i < s->nsks; i++) {
         dcci_sk *k = &s->sks[i];
-        if (cap < k->nsamples) {
-            int64_t *grown = sk_realloc(v, k->nsamples * sizeof *grown);
-            if (!grown) {
-                e = nomem(d);
-                break;
-            }
-            v = grown;
-            cap = k->nsamples;
-        }
+        e = sk_series_load(s->spill, &k->kd, &v, d);
         size_t n = 0;
-        for (size_t j = 0; j < k->nsamples; j++) {
-            const dcci_sample *smp = &k->samples[j];
-            if (warmup_steps && smp->has_step && smp->step < cut)
+        for (uint64_t j = 0; !e && j + 1 < k->kd.count; j += 2) {
+            int has_step = v[j] > 0;
+            if (warmup_steps && has_step && (uint64_t)v[j + 1] < cut)
                 k->warmup_rows++;
             else
-                v[n++] = smp->dur_ns;
+                v[n++] = has_step ? v[j] : -v[j];
         }
-        if (n) {
+        if (!e && n) {
             e = sk_stats_compute(v, n, &k->stats, d);
             k->has_stats = !e;
         }
+        sk_free(v);
+        v = NULL;
+        sk_series_release(&k->kd);
     }
-    sk_free(v);
     return e;
 }

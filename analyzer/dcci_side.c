@@ -35,7 +35,7 @@ static void sk_clear(dcci_sk *k)
     sk_free(k->scope);
     sk_free(k->task_rank);
     sk_free(k->key_text);
-    sk_free(k->samples);
+    sk_series_release(&k->kd);
     sk_free(k->match_reason);
     dcci_prof_sk_free(k->prof);
 }
@@ -58,8 +58,21 @@ void dcci_side_free(dcci_side *s)
     dcci_issues_free(&s->issues);
     dcci_prof_side_free(s->prof);
     dcci_side_input_clear(&s->in);
-    const char *name = s->name;
+    sk_spill_free(s->spill);
+    const char *name = s->name, *tmpdir = s->tmpdir;
     dcci_side_init(s, name);
+    s->tmpdir = tmpdir;
+}
+
+sk_err dcci_side_spill(dcci_side *s, sk_spill **out, sk_diag *d)
+{
+    if (!s->spill) {
+        sk_err e = sk_spill_new(s->tmpdir, &s->spill, d);
+        if (e)
+            return e;
+    }
+    *out = s->spill;
+    return SK_OK;
 }
 
 static int cmp_key(const dcci_side *s, const dcci_sk *k, uint64_t model, uint64_t scope)

@@ -19,6 +19,7 @@
 #include "dcci_issue.h"
 #include "sk_fused_log.h"
 #include "sk_runtime_log.h"
+#include "sk_spill.h"
 #include "sk_stats.h"
 
 #define DCCI_SIDE_O0 "o0"
@@ -51,12 +52,6 @@ typedef struct dcci_child {
     char *token;           /* sk_token_canonical(funcName) */
 } dcci_child;
 
-typedef struct dcci_sample {
-    int64_t dur_ns;
-    uint64_t step;
-    int has_step;          /* integer Step Id */
-} dcci_sample;
-
 typedef enum dcci_match {
     DCCI_MATCH_NONE = 0,
     DCCI_MATCHED = 1,
@@ -84,8 +79,10 @@ typedef struct dcci_sk { /* NOLINT(clang-analyzer-optin.performance.Padding): on
     size_t order;                 /* rank in the side's file order */
     size_t occurrence;            /* rank among the side's SKs with the same key */
     /* kernel_details */
-    dcci_sample *samples;
-    size_t nsamples, samples_cap;
+    sk_series kd;                 /* accepted SK rows, two values each: the duration in ns
+                                     (negated when the row has no integer Step Id) and the
+                                     Step Id (dcci_samples.c) */
+    uint64_t nsamples;            /* accepted SK rows */
     uint64_t rejected_rows;       /* SK rows without start/duration or with duration <= 0 */
     uint64_t first_rejected_line;
     uint64_t warmup_rows;         /* dropped by --warmup-steps */
@@ -134,9 +131,13 @@ typedef struct dcci_side {
     _Atomic uint64_t progress;    /* raw bytes read so far */
     uint64_t total_bytes;         /* sizes of the files to read */
     struct dcci_prof_side *prof;  /* sk_prof pass results (dcci_prof.h) */
+    const char *tmpdir;           /* borrowed: where the sample store may spill */
+    sk_spill *spill;              /* samples of this side (created on first use) */
 } dcci_side;
 
 void dcci_side_init(dcci_side *s, const char *name);
+/* The side's sample store, created on first use in s->tmpdir. */
+sk_err dcci_side_spill(dcci_side *s, sk_spill **out, sk_diag *d);
 void dcci_side_free(dcci_side *s);
 
 /* The SK with this (profiler model id, scope id), or NULL. */

@@ -214,6 +214,7 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     }
     pl.active = !quiet && isatty(STDERR_FILENO);
+    a.opts.tmpdir = getenv("TMPDIR"); /* the sample store's temporary file (docs/analyze.md §12) */
     a.opts.progress = show_progress;
     a.opts.progress_ctx = &pl;
     sk_err e = dcci_analyze_run(&a, args[0], args[1], &d);

@@ -73,6 +73,15 @@ for s in regression no_regression no_regressed_child buffer_full incomplete_lane
     else
         t_fail "$s:deterministic" "$(diff -r "$W/$s.out" "$W/$s.again" | head -20)"
     fi
+    # every sample through the temporary file (one-value blocks, written at
+    # once): the same bytes, and nothing left in TMPDIR
+    rm -rf "$W/spill" "$W/$s.spill" && mkdir "$W/spill"
+    SK_TEST_SPILL_VALUES=1 TMPDIR=$W/spill analyse "$d" "$W/$s.spill"
+    if diff -r "$W/$s.out" "$W/$s.spill" >/dev/null && [ -z "$(ls -A "$W/spill")" ]; then
+        t_pass "$s:spilled_samples_same"
+    else
+        t_fail "$s:spilled_samples_same" "$(diff -r "$W/$s.out" "$W/$s.spill" | head -20; ls -A "$W/spill")"
+    fi
 done
 
 # a comma-decimal locale in the environment changes nothing

@@ -175,14 +175,19 @@ static void parent_first_order(void)
     tfs_rm_rf(root);
 }
 
-/* The earliest launch by start is dropped even when its records come last. */
+/* The earliest launch by start is dropped even when its records come after
+ * those of later launches: in one dump poll core 0 (which does not run the
+ * 1000 µs launch) writes the 1100 and 1200 launches before cores 25 and 26
+ * write all three. */
 static void warmup_drops_earliest_launch(void)
 {
     const char *root = setup(NULL);
     trace t = {SK_BUF_INIT, 0};
     long long starts[3] = {1200 * US, 1100 * US, 1000 * US};
-    for (int l = 0; l < 3; l++)
-        for (int c = 0; c < 3; c++)
+    for (int l = 1; l >= 0; l--)
+        core_launch(&t, 0, starts[l], 0, 0, 2);
+    for (int c = 1; c < 3; c++)
+        for (int l = 2; l >= 0; l--)
             core_launch(&t, CORES[c], starts[l], 0, 0, 2);
     /* a fourth launch, later than all, with a parent record only */
     add(&t, tdc_ev("AIC", 0, 2000 * US, 10 * US, 1, -1, 0, 1, SK1));
@@ -194,9 +199,95 @@ static void warmup_drops_earliest_launch(void)
     T_EQ_INT(p->launches, 4);
     T_EQ_INT(p->warmup_dropped, 1);
     T_EQ_INT(p->analysed, 3);
+    T_EQ_INT(p->late_records, 0);
     /* the 2000 µs launch has no children: both positions incomplete there */
     T_EQ_INT(p->pos[0].complete, 2);
     T_EQ_INT(p->pos[0].incomplete, 1);
+    /* the dropped launch is the one at 1000 µs, the only one without kB:
+     * had another been dropped, kB would be incomplete in an analysed one */
+    T_EQ_INT(p->pos[1].complete, 2);
+    T_EQ_INT(p->pos[1].incomplete, 1);
+    T_EQ_INT(p->orphans, 0);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+}
+
+/* A trace not in the runtime's per-poll order: launches written newest
+ * first, one poll each.  A launch that ended two polls before its parent
+ * record arrives has been finalised: the record is counted as late (and
+ * blocks child attribution, dcci_gates), never silently merged. */
+static void late_parent_records_counted(void)
+{
+    const char *root = setup(NULL);
+    trace t = {SK_BUF_INIT, 0};
+    long long starts[3] = {1200 * US, 1100 * US, 1000 * US};
+    for (int l = 0; l < 3; l++)
+        for (int c = 0; c < 3; c++)
+            core_launch(&t, CORES[c], starts[l], 0, 0, 2);
+    write_trace(root, "profiler/sk_prof_device_0.json", &t);
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(run(root, &s, 0, 0, &d), SK_OK);
+    const dcci_prof_result *p = dcci_prof_sk_result(&s.sks[0]);
+    /* the boundary before the third poll finalises every launch that ended
+     * by the latest end of the first poll (1210 µs): 1200 and 1100.  The
+     * three parent records of 1000 are late (the first on line 14), and
+     * their children, left without a parent, are orphans. */
+    T_EQ_INT(p->launches, 2);
+    T_EQ_INT(p->late_records, 3);
+    T_EQ_INT(p->first_late_line, 14);
+    T_EQ_INT(p->orphans, 3);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+}
+
+/* Memory does not grow with the trace: in the runtime's order (one poll per
+ * launch, cores ascending) at most three launches are open at any time,
+ * whatever the number of launches. */
+static void open_launches_bounded(void)
+{
+    const char *root = setup(NULL);
+    trace t = {SK_BUF_INIT, 0};
+    for (int l = 0; l < 400; l++)
+        for (int c = 0; c < 3; c++)
+            core_launch(&t, CORES[c], 1000 * US + l * 100 * US, 0, 0, 2);
+    write_trace(root, "profiler/sk_prof_device_0.json", &t);
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(run(root, &s, 2, 0, &d), SK_OK);
+    const dcci_prof_result *p = dcci_prof_sk_result(&s.sks[0]);
+    T_EQ_INT(p->launches, 400);
+    T_EQ_INT(p->warmup_dropped, 2);
+    T_EQ_INT(p->analysed, 398);
+    T_EQ_INT(p->late_records, 0);
+    T_EQ_INT(p->orphans, 0);
+    T_CHECK(p->max_open_launches <= 3);
+    T_EQ_INT(p->pos[0].complete, 398);
+    T_EQ_INT(p->pos[0].stats[DCCI_M_WALL].count, 398);
+    T_EQ_INT(p->pos[0].stats[DCCI_M_WALL].min, 3000);
+    T_EQ_INT(p->parent_span.count, 398);
+    T_EQ_INT(p->lane_work.max, 7500);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+}
+
+/* Without poll boundaries (one core) nothing is finalised before the end of
+ * the file: exact, only not bounded. */
+static void single_core_trace_kept_until_eof(void)
+{
+    const char *root = setup(NULL);
+    trace t = {SK_BUF_INIT, 0};
+    for (int l = 0; l < 50; l++)
+        core_launch(&t, 0, 1000 * US + l * 100 * US, 0, 0, 2);
+    write_trace(root, "profiler/sk_prof_device_0.json", &t);
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(run(root, &s, 0, 0, &d), SK_OK);
+    const dcci_prof_result *p = dcci_prof_sk_result(&s.sks[0]);
+    T_EQ_INT(p->launches, 50);
+    T_EQ_INT(p->max_open_launches, 50);
+    T_EQ_INT(p->late_records, 0);
+    T_EQ_INT(p->pos[1].complete, 50);
     dcci_side_free(&s);
     tfs_rm_rf(root);
 }
@@ -278,9 +369,12 @@ static void bridging_record_merges(void)
     const char *root = setup(NULL);
     trace t = {SK_BUF_INIT, 0};
     for (int l = 0; l < 3; l++)
-        for (int c = 0; c < 3; c++)
+        for (int c = 0; c < 3; c++) {
             core_launch(&t, CORES[c], 1000 * US + l * 100 * US, 0, 0, 2);
-    add(&t, tdc_ev("AIC", 5, 1005 * US, 100 * US, 1, -1, 3, 4, SK1));
+            /* in the poll of launch 1, between cores 0 and 25 */
+            if (l == 1 && c == 0)
+                add(&t, tdc_ev("AIC", 5, 1005 * US, 100 * US, 1, -1, 3, 4, SK1));
+        }
     write_trace(root, "profiler/sk_prof_device_0.json", &t);
     dcci_side s;
     sk_diag d;
@@ -643,6 +737,9 @@ static const t_case cases[] = {
     T(orphan_and_incomplete),
     T(orphan_in_warmup_only),
     T(overlapping_launches),
+    T(late_parent_records_counted),
+    T(open_launches_bounded),
+    T(single_core_trace_kept_until_eof),
     T(bridging_record_merges),
     T(reordered_positions),
     T(reordered_control_node_is_error),
