@@ -895,24 +895,16 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
 
 /* ------------------------------------------------------------ results */
 
-static sk_err stats_of(int64_t *v, size_t n, int *has, sk_stats *out, sk_diag *d)
-{
-    *has = 0;
-    if (!n)
-        return SK_OK;
-    sk_err e = sk_stats_compute(v, n, out, d);
-    if (!e)
-        *has = 1;
-    return e;
-}
-
 /* Statistics of a series; the series is released. */
 static sk_err series_stats(sk_spill *spill, sk_series *ser, int *has, sk_stats *out, sk_diag *d)
 {
     int64_t *v = NULL;
     sk_err e = sk_series_load(spill, ser, &v, d);
-    if (!e)
-        e = stats_of(v, (size_t)ser->count, has, out, d);
+    *has = 0;
+    if (!e && ser->count) {
+        e = sk_stats_compute_in_place(v, (size_t)ser->count, out, d);
+        *has = !e;
+    }
     sk_free(v);
     sk_series_release(ser);
     return e;

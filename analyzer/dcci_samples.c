@@ -208,7 +208,7 @@ sk_err dcci_samples_finish(dcci_side *s, uint64_t warmup_steps, sk_diag *d)
                 v[n++] = has_step ? v[j] : -v[j];
         }
         if (!e && n) {
-            e = sk_stats_compute(v, n, &k->stats, d);
+            e = sk_stats_compute_in_place(v, n, &k->stats, d);
             k->has_stats = !e;
         }
         sk_free(v);

@@ -117,3 +117,10 @@ out:
     sk_free(copy);
     return rc;
 }
+
+sk_err sk_stats_compute_in_place(int64_t *values, size_t n, sk_stats *out, sk_diag *d)
+{
+    if (values && n)
+        qsort(values, n, sizeof *values, cmp_int64);
+    return sk_stats_compute_sorted(values, n, out, d);
+}

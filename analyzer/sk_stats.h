@@ -46,6 +46,10 @@ typedef struct sk_stats {
  * SK_E_LIMIT when n * 8 bytes cannot be represented. */
 sk_err sk_stats_compute(const int64_t *values, size_t n, sk_stats *out, sk_diag *d);
 
+/* The same, sorting the caller's array in place (no allocation): for a
+ * sample that is not needed in its original order afterwards. */
+sk_err sk_stats_compute_in_place(int64_t *values, size_t n, sk_stats *out, sk_diag *d);
+
 /* The same for an array the caller has already sorted ascending (no copy, no
  * allocation).  SK_E_ARG, naming the first out-of-order index, when it is not
  * sorted. */

@@ -168,6 +168,25 @@ static void stats_sorted_variant_checks_order(void)
     T_EQ_INT(s.p50_x2, 4);
 }
 
+/* In place: the caller's array ends up sorted; the statistics equal those of
+ * the copying variant; no allocation is made; empty samples are errors. */
+static void stats_in_place(void)
+{
+    int64_t v[] = {40, -7, 12, 12, 3, 900, 5};
+    int64_t w[] = {40, -7, 12, 12, 3, 900, 5};
+    sk_stats a, b;
+    sk_diag d;
+    sk_diag_clear(&d);
+    T_EQ_INT(sk_stats_compute(w, N_OF(w), &a, &d), SK_OK);
+    sk_alloc_fail_at(1);
+    T_EQ_INT(sk_stats_compute_in_place(v, N_OF(v), &b, &d), SK_OK);
+    sk_alloc_fail_at(0);
+    T_CHECK(memcmp(&a, &b, sizeof a) == 0);
+    for (size_t i = 1; i < N_OF(v); i++)
+        T_CHECK(v[i - 1] <= v[i]);
+    T_EQ_INT(sk_stats_compute_in_place(v, 0, &b, &d), SK_E_ARG);
+}
+
 static void stats_allocation_failure(void)
 {
     int64_t v[] = {3, 1, 2};
@@ -248,6 +267,7 @@ static const t_case cases[] = {
     T(stats_all_equal),
     T(stats_int64_extremes),
     T(stats_sorted_variant_checks_order),
+    T(stats_in_place),
     T(stats_allocation_failure),
     T(stats_match_naive_evaluation),
     {NULL, NULL},
