@@ -82,6 +82,12 @@ static sk_err recover_session(const char *path, const ac_role *role, const char 
 sk_err ac_begin(const char *role_name, const char *root_arg, const char *session_out,
                 cJSON **record, sk_diag *d)
 {
+    return ac_begin_text(role_name, root_arg, session_out, record, NULL, d);
+}
+
+sk_err ac_begin_text(const char *role_name, const char *root_arg, const char *session_out,
+                     cJSON **record, sk_buf *published, sk_diag *d)
+{
     sk_err e = SK_OK;
     char *root_in = NULL, *root = NULL, *session_path = NULL, *session_dir = NULL;
     int rootfd = -1, has_marker = 0, ok_entries = 0, root_exists = 0;
@@ -240,13 +246,13 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
             ac_diag_adopt(d, e, AC_E_IO);
             goto out;
         }
-        ac_session published = {0};
-        e = recover_session(session_path, role, root, &published, &ev, d);
-        if (!e && (published.text.len != s.text.len ||
-                   memcmp(published.text.data, s.text.data, s.text.len) != 0))
+        ac_session reread = {0};
+        e = recover_session(session_path, role, root, &reread, &ev, d);
+        if (!e && (reread.text.len != s.text.len ||
+                   memcmp(reread.text.data, s.text.data, s.text.len) != 0))
             e = ac_fail(d, SK_E_CHANGED, AC_E_SESSION_MISMATCH, session_path,
                         "published session record does not match collection");
-        ac_session_clear(&published);
+        ac_session_clear(&reread);
         if (e)
             goto out;
     }
@@ -269,9 +275,13 @@ sk_err ac_begin(const char *role_name, const char *root_arg, const char *session
         e = ac_input_revalidate(&ev, "session", 0, d);
     if (e)
         goto out;
-    *record = cJSON_Duplicate(s.record, 1);
-    if (!*record)
-        goto nomem;
+    /* handed over, not copied: nothing can fail once the marker exists */
+    *record = s.record;
+    s.record = NULL;
+    if (published) {
+        *published = s.text;
+        s.text = (sk_buf)SK_BUF_INIT;
+    }
     goto out;
 nomem:
     e = ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, root_arg, "out of memory");

@@ -20,6 +20,11 @@ typedef enum ac_strict { AC_STRICT_DEFAULT = -1, AC_STRICT_OFF = 0, AC_STRICT_ON
  * session record (canonical form printed by the CLI). */
 sk_err ac_begin(const char *role, const char *root, const char *session_out, cJSON **record,
                 sk_diag *d);
+/* The same; on success *published (when not NULL, initially empty) receives
+ * the exact bytes of the session record (the session file and the marker),
+ * which the CLI echoes: no allocation happens after the marker exists. */
+sk_err ac_begin_text(const char *role, const char *root, const char *session_out,
+                     cJSON **record, sk_buf *published, sk_diag *d);
 
 typedef struct ac_finalize_args {
     const char *session;            /* session record written by begin */

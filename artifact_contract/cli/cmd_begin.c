@@ -1,5 +1,6 @@
 /* artifact_contract begin --role ROLE --root PATH --session-out PATH */
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../ac_contract.h"
@@ -38,10 +39,15 @@ int cmd_begin(int argc, char **argv)
                             role ? "" : " --role", root ? "" : " --root",
                             session_out ? "" : " --session-out");
     cJSON *record = NULL;
+    sk_buf text = SK_BUF_INIT;
     sk_diag d;
     sk_diag_clear(&d);
-    int rc = ac_begin(role, root, session_out, &record, &d) ? ac_cli_fail(&c, &d)
-                                                              : ac_cli_print_json(&c, record);
+    int rc = 0;
+    if (ac_begin_text(role, root, session_out, &record, &text, &d))
+        rc = ac_cli_fail(&c, &d);
+    else /* the published bytes: canonical JSON and a newline */
+        fwrite(text.data, 1, text.len, stdout);
     cJSON_Delete(record);
+    sk_buf_free(&text);
     return rc;
 }
