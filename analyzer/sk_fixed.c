@@ -127,6 +127,28 @@ static inline void push_counted(uint64_t *mag, unsigned digit, uint64_t limit, u
     }
 }
 
+/* The value of the 8 decimal digits at p, or -1 when they are not all
+ * digits.  Little-endian word arithmetic: each step joins neighbouring
+ * numbers (digits, then pairs, then quadruples) without carries. */
+static inline int64_t eight_digits(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    if ((v & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        ((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+        return -1;
+    v -= 0x3030303030303030ull;
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+    v = (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+    return (int64_t)v;
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
 /* Pushes (push_counted) the run of digits that starts at text[i], at most
  * max of them; returns the index after the last one pushed. */
 static inline size_t push_run(const char *text, size_t i, size_t len, size_t max, uint64_t *mag,
@@ -137,6 +159,11 @@ static inline size_t push_run(const char *text, size_t i, size_t len, size_t max
         size_t start = i;
         size_t fast = stop - i > UNCHECKED_DIGITS - *pushed ? i + UNCHECKED_DIGITS - *pushed : stop;
         uint64_t m = *mag;
+        int64_t eight;
+        while (fast - i >= 8 && (eight = eight_digits(text + i)) >= 0) {
+            m = m * 100000000 + (uint64_t)eight;
+            i += 8;
+        }
         for (; i < fast && is_digit(text[i]); i++)
             m = m * 10 + (unsigned)(text[i] - '0');
         *mag = m;
