@@ -65,7 +65,7 @@ struct sk_json_lex {
     uint64_t line;
     uint64_t line_start; /* input offset where the current line starts */
     int eof;
-    int started;
+    int pending; /* PENDING_* work left for the start of the next call */
 
     unsigned char *stack; /* 'o' or 'a' per open container */
     size_t depth;
@@ -76,10 +76,14 @@ struct sk_json_lex {
     sk_buf scratch; /* decoded strings and number literals */
     /* A number token in the owned buffer is terminated in place: the byte
      * after it (a delimiter, still to be read) is saved here and put back at
-     * the start of the next call. */
+     * the start of the next call (PENDING_PATCH). */
     size_t patch_at;
     char patch_byte;
-    int patched;
+};
+
+enum {
+    PENDING_START = 1, /* the BOM check before the first token */
+    PENDING_PATCH = 2  /* own[patch_at] = patch_byte */
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -180,6 +184,7 @@ static sk_err lex_init(sk_json_lex *lx, const sk_json_lex_opts *o)
     lx->allow_dup = o ? o->allow_duplicate_keys : 0;
     lx->line = 1;
     lx->expect = EXP_VALUE;
+    lx->pending = PENDING_START;
     lx->stack = sk_malloc(lx->max_depth + 1);
     return lx->stack ? SK_OK : SK_E_NOMEM;
 }
@@ -954,7 +959,7 @@ static inline sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     if (lx->own) {
         lx->patch_at = lx->pos + n;
         lx->patch_byte = lx->own[lx->patch_at];
-        lx->patched = 1;
+        lx->pending |= PENDING_PATCH;
         lx->own[lx->patch_at] = '\0';
         tok->text = lx->own + lx->pos;
     } else {
@@ -1101,17 +1106,19 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
 {
     memset(tok, 0, sizeof *tok);
     sk_err e;
-    if (lx->patched) {
-        lx->own[lx->patch_at] = lx->patch_byte;
-        lx->patched = 0;
-    }
-    if (!lx->started) {
-        e = fill(lx, 3, d);
-        if (e)
-            return e;
-        if (avail(lx, 3) && memcmp(lx->buf + lx->pos, "\xEF\xBB\xBF", 3) == 0)
-            return syntax(lx, d, 0, "Unexpected UTF-8 BOM (decode using utf-8-sig)");
-        lx->started = 1;
+    if (lx->pending) {
+        if (lx->pending & PENDING_PATCH) {
+            lx->own[lx->patch_at] = lx->patch_byte;
+            lx->pending &= ~PENDING_PATCH;
+        }
+        if (lx->pending & PENDING_START) {
+            e = fill(lx, 3, d);
+            if (e)
+                return e;
+            if (avail(lx, 3) && memcmp(lx->buf + lx->pos, "\xEF\xBB\xBF", 3) == 0)
+                return syntax(lx, d, 0, "Unexpected UTF-8 BOM (decode using utf-8-sig)");
+            lx->pending &= ~PENDING_START;
+        }
     }
     for (;;) {
         e = skip_ws(lx, d);
