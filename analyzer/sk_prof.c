@@ -293,7 +293,9 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
     ev.kernel_type = sk_buf_cstr(&f->ktype);
     /* The pid names the lane; only when it names neither does the kernel
      * type decide. */
-    int pid_aic = strcmp(ev.pid, "AIC") == 0, pid_aiv = strcmp(ev.pid, "AIV") == 0;
+    /* texts never hold a NUL: length and bytes are strcmp's answer */
+    int pid_aic = f->pid.len == 3 && memcmp(ev.pid, "AIC", 3) == 0;
+    int pid_aiv = f->pid.len == 3 && memcmp(ev.pid, "AIV", 3) == 0;
     int pid_names_lane = pid_aic || pid_aiv;
     if (pid_aic || (!pid_names_lane && strcmp(ev.kernel_type, "AIC_ONLY") == 0))
         ev.lane = SK_LANE_AIC;
