@@ -354,7 +354,7 @@ static sk_err arena_add(keyset *k, const char *s, size_t n, uint32_t *off)
 static sk_err keyset_spill(keyset *k)
 {
     sk_buf all = SK_BUF_INIT;
-    uint32_t off[SMALL_OBJECT_KEYS];
+    uint32_t off[SMALL_OBJECT_KEYS] = {0};
     for (size_t j = 0; j < k->count; j++) {
         uint32_t klen = k->small_len[j];
         char head[8];
