@@ -6,7 +6,7 @@
 /* How much of an offending value is quoted in a message. */
 #define QUOTE_MAX 60
 
-static void trim(const char **text, size_t *len)
+static inline void trim(const char **text, size_t *len)
 {
     const char *s = *text;
     size_t n = *len;
@@ -109,6 +109,72 @@ static int push_digit(uint64_t *mag, unsigned digit, uint64_t limit)
     return 1;
 }
 
+/* 18 digits make at most 10^18 - 1, below INT64_MAX: push_digit cannot
+ * refuse them when the limit is at least that, so they skip its test. */
+#define UNCHECKED_DIGITS 18u
+#define UNCHECKED_MAX 999999999999999999ull
+
+/* push_digit for the parsers' digit loops: *n counts the digits pushed; once
+ * *range is set the value no longer changes (the caller reports the range). */
+static inline void push_counted(uint64_t *mag, unsigned digit, uint64_t limit, unsigned *n,
+                                int *range)
+{
+    if (*n < UNCHECKED_DIGITS && limit >= UNCHECKED_MAX) {
+        *mag = *mag * 10 + digit;
+        (*n)++;
+    } else if (!*range && !push_digit(mag, digit, limit)) {
+        *range = 1;
+    }
+}
+
+/* The value of the 8 decimal digits at p, or -1 when they are not all
+ * digits.  Little-endian word arithmetic: each step joins neighbouring
+ * numbers (digits, then pairs, then quadruples) without carries. */
+static inline int64_t eight_digits(const char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    if ((v & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        ((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+        return -1;
+    v -= 0x3030303030303030ull;
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+    v = (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+    return (int64_t)v;
+#else
+    (void)p;
+    return -1;
+#endif
+}
+
+/* Pushes (push_counted) the run of digits that starts at text[i], at most
+ * max of them; returns the index after the last one pushed. */
+static inline size_t push_run(const char *text, size_t i, size_t len, size_t max, uint64_t *mag,
+                              uint64_t limit, unsigned *pushed, int *range)
+{
+    size_t stop = len - i > max ? i + max : len;
+    if (limit >= UNCHECKED_MAX && *pushed < UNCHECKED_DIGITS) {
+        size_t start = i;
+        size_t fast = stop - i > UNCHECKED_DIGITS - *pushed ? i + UNCHECKED_DIGITS - *pushed : stop;
+        uint64_t m = *mag;
+        int64_t eight;
+        while (fast - i >= 8 && (eight = eight_digits(text + i)) >= 0) {
+            m = m * 100000000 + (uint64_t)eight;
+            i += 8;
+        }
+        for (; i < fast && is_digit(text[i]); i++)
+            m = m * 10 + (unsigned)(text[i] - '0');
+        *mag = m;
+        *pushed += (unsigned)(i - start);
+    }
+    for (; i < stop && is_digit(text[i]); i++)
+        if (!*range && !push_digit(mag, (unsigned)(text[i] - '0'), limit))
+            *range = 1;
+    return i;
+}
+
 sk_err sk_fixed_parse(const char *text, size_t len, unsigned scale, sk_fixed_mode mode,
                       sk_fixed_result *out, sk_diag *d)
 {
@@ -131,30 +197,28 @@ sk_err sk_fixed_parse(const char *text, size_t len, unsigned scale, sk_fixed_mod
     /* The magnitude of INT64_MIN is one more than INT64_MAX. */
     uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     uint64_t mag = 0;
-    size_t int_digits = 0, frac_digits = 0;
     int range = 0;
-    for (; i < len && is_digit(text[i]); i++, int_digits++)
-        if (!range && !push_digit(&mag, (unsigned)(text[i] - '0'), limit))
-            range = 1;
+    unsigned pushed = 0;
+    size_t end = push_run(text, i, len, SIZE_MAX, &mag, limit, &pushed, &range);
+    size_t int_digits = end - i, frac_digits = 0;
+    i = end;
     int first_dropped = -1, sticky = 0;
     if (i < len && text[i] == '.') {
-        for (i++; i < len && is_digit(text[i]); i++, frac_digits++) {
-            unsigned digit = (unsigned)(text[i] - '0');
-            if (frac_digits < scale) {
-                if (!range && !push_digit(&mag, digit, limit))
-                    range = 1;
-            } else if (first_dropped < 0) {
-                first_dropped = (int)digit;
-            } else if (digit) {
-                sticky = 1;
-            }
+        i++;
+        end = push_run(text, i, len, scale, &mag, limit, &pushed, &range);
+        frac_digits = end - i;
+        i = end;
+        if (i < len && is_digit(text[i])) { /* digits beyond the scale */
+            first_dropped = text[i++] - '0';
+            frac_digits++;
+            for (; i < len && is_digit(text[i]); i++, frac_digits++)
+                sticky |= text[i] != '0';
         }
     }
     if (i != len || int_digits + frac_digits == 0)
         return reject(text, len, d);
     for (size_t pad = frac_digits; pad < scale; pad++)
-        if (!range && !push_digit(&mag, 0, limit))
-            range = 1;
+        push_counted(&mag, 0, limit, &pushed, &range);
     if (range)
         return out_of_range(text, len, "a 64-bit fixed-point value", d);
     int inexact = first_dropped > 0 || sticky;
@@ -227,6 +291,10 @@ sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, 
             if (d && d->sub == SK_FIXED_E_SYNTAX)
                 sk_diag_prefix(d, "expected an unsigned integer");
             return e;
+        }
+        if (i < UNCHECKED_DIGITS && max >= UNCHECKED_MAX) {
+            v = v * 10 + (unsigned)(text[i] - '0'); /* see push_counted */
+            continue;
         }
         if (!push_digit(&v, (unsigned)(text[i] - '0'), max)) {
             char type[48];

@@ -13,8 +13,18 @@
  * by the tick rate), so digits below 1 ns are float-formatting noise. */
 #define TS_SCALE 3
 
+/* ts and dur are parsed as soon as they are read; their text is kept only
+ * when deliver() needs it for a message (an invalid or negative value). */
+typedef struct time_field {
+    sk_fixed_result v;
+    int bad;   /* sk_fixed_parse failed: text holds the value, parsed again by deliver() */
+    sk_buf text; /* the value as written, when bad or negative */
+} time_field;
+
 typedef struct event_fields {
-    sk_buf name, ph, ts, dur, pid, model, ktype;
+    sk_buf name, pid, model, ktype;
+    time_field ts, dur;
+    int ph_is_x; /* ph is "X" (strings never hold a NUL, so this is strcmp's answer) */
     int has_name, has_ph, has_ts, has_dur, has_pid, has_tid;
     int64_t tid;
     int has_sk, has_node;
@@ -34,6 +44,40 @@ static int key_is(const sk_jtok *t, const char *k)
 {
     size_t n = strlen(k);
     return t->len == n && memcmp(t->text, k, n) == 0;
+}
+
+/* The event keys the reader looks at, told apart by length and bytes
+ * instead of trying each name in turn. */
+enum event_key { EK_OTHER, EK_NAME, EK_PH, EK_TS, EK_DUR, EK_PID, EK_TID, EK_ARGS };
+
+static enum event_key event_key(const sk_jtok *t)
+{
+    const char *k = t->text;
+    switch (t->len) {
+    case 2:
+        if (k[0] == 'p' && k[1] == 'h')
+            return EK_PH;
+        if (k[0] == 't' && k[1] == 's')
+            return EK_TS;
+        break;
+    case 3:
+        if (memcmp(k, "dur", 3) == 0)
+            return EK_DUR;
+        if (memcmp(k, "pid", 3) == 0)
+            return EK_PID;
+        if (memcmp(k, "tid", 3) == 0)
+            return EK_TID;
+        break;
+    case 4:
+        if (memcmp(k, "name", 4) == 0)
+            return EK_NAME;
+        if (memcmp(k, "args", 4) == 0)
+            return EK_ARGS;
+        break;
+    default:
+        break;
+    }
+    return EK_OTHER;
 }
 
 static sk_err at_event(reader *r, sk_diag *d, uint64_t line, const char *fmt, ...)
@@ -58,6 +102,9 @@ static sk_err copy_text(sk_buf *b, const sk_jtok *t, sk_diag *d, const char *pat
     return SK_OK;
 }
 
+/* Digits below which sk_parse_uint(..., INT64_MAX, ...) cannot fail. */
+#define SAFE_INT_DIGITS 18u
+
 static sk_err int_value(reader *r, const sk_jtok *t, const char *field, int64_t *out, sk_diag *d)
 {
     if (t->type != SK_JT_NUMBER || !t->is_integer)
@@ -65,6 +112,14 @@ static sk_err int_value(reader *r, const sk_jtok *t, const char *field, int64_t 
     uint64_t v = 0;
     int missing = 0;
     int neg = t->text[0] == '-';
+    if (t->len - (size_t)neg <= SAFE_INT_DIGITS) {
+        /* An integer token is -?[0-9]+ (the lexer's grammar); up to 18 digits
+         * are below INT64_MAX, where sk_parse_uint gives the same value. */
+        for (size_t i = (size_t)neg; i < t->len; i++)
+            v = v * 10 + (unsigned)(t->text[i] - '0');
+        *out = neg ? -(int64_t)v : (int64_t)v;
+        return SK_OK;
+    }
     if (sk_parse_uint(t->text + neg, t->len - (size_t)neg, INT64_MAX, &v, &missing, d))
         return at_event(r, d, t->line, "%s is out of range: %s", field, t->text);
     *out = neg ? -(int64_t)v : (int64_t)v;
@@ -77,6 +132,19 @@ static sk_err scalar_text(reader *r, const sk_jtok *t, const char *field, sk_buf
     if (t->type != SK_JT_STRING && t->type != SK_JT_NUMBER)
         return at_event(r, d, t->line, "%s must be a number or a string", field);
     return copy_text(b, t, d, r->path);
+}
+
+/* ts or dur: checked like scalar_text, parsed at once (errors wait for
+ * deliver(), which reports them in the order it always did). */
+static sk_err time_value(reader *r, const sk_jtok *t, const char *field, time_field *tf, sk_diag *d)
+{
+    if (t->type != SK_JT_STRING && t->type != SK_JT_NUMBER)
+        return at_event(r, d, t->line, "%s must be a number or a string", field);
+    tf->bad = sk_fixed_parse(t->text, t->len, TS_SCALE, SK_FIXED_ROUND_HALF_EVEN, &tf->v, NULL) !=
+              SK_OK;
+    if (tf->bad || tf->v.value < 0)
+        return copy_text(&tf->text, t, d, r->path);
+    return SK_OK;
 }
 
 static sk_err read_args(reader *r, sk_diag *d)
@@ -133,6 +201,19 @@ static sk_err parse_time(reader *r, const sk_buf *text, const char *field, uint6
     return SK_OK;
 }
 
+/* parse_time on a value time_value has read. */
+static sk_err time_result(reader *r, const time_field *tf, const char *field, uint64_t line,
+                          int64_t *ns, int *rounded, sk_diag *d)
+{
+    if (tf->bad)
+        return parse_time(r, &tf->text, field, line, ns, rounded, d);
+    if (tf->v.missing)
+        return at_event(r, d, line, "%s is missing", field);
+    *ns = tf->v.value;
+    *rounded |= tf->v.rounded;
+    return SK_OK;
+}
+
 int sk_prof_parse_block_prefix(const char *name, size_t len, unsigned *idx, unsigned *num)
 {
     if (len == 0 || name[0] != '[')
@@ -169,7 +250,7 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
         r->sum.skipped_no_ts++;
         return SK_OK;
     }
-    if (f->has_ph && strcmp(sk_buf_cstr(&f->ph), "X") != 0) {
+    if (f->has_ph && !f->ph_is_x) {
         r->sum.skipped_phase++;
         return SK_OK;
     }
@@ -179,13 +260,13 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
         return at_event(r, d, line, "dur is missing");
     sk_prof_event ev;
     memset(&ev, 0, sizeof ev);
-    sk_err e = parse_time(r, &f->ts, "ts", line, &ev.ts_ns, &ev.rounded, d);
+    sk_err e = time_result(r, &f->ts, "ts", line, &ev.ts_ns, &ev.rounded, d);
     if (!e)
-        e = parse_time(r, &f->dur, "dur", line, &ev.dur_ns, &ev.rounded, d);
+        e = time_result(r, &f->dur, "dur", line, &ev.dur_ns, &ev.rounded, d);
     if (e)
         return e;
     if (ev.dur_ns < 0)
-        return at_event(r, d, line, "dur is negative: %s", sk_buf_cstr(&f->dur));
+        return at_event(r, d, line, "dur is negative: %s", sk_buf_cstr(&f->dur.text));
     if (ev.dur_ns == 0) {
         r->sum.zero_duration++;
         return SK_OK;
@@ -212,7 +293,9 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
     ev.kernel_type = sk_buf_cstr(&f->ktype);
     /* The pid names the lane; only when it names neither does the kernel
      * type decide. */
-    int pid_aic = strcmp(ev.pid, "AIC") == 0, pid_aiv = strcmp(ev.pid, "AIV") == 0;
+    /* texts never hold a NUL: length and bytes are strcmp's answer */
+    int pid_aic = f->pid.len == 3 && memcmp(ev.pid, "AIC", 3) == 0;
+    int pid_aiv = f->pid.len == 3 && memcmp(ev.pid, "AIV", 3) == 0;
     int pid_names_lane = pid_aic || pid_aiv;
     if (pid_aic || (!pid_names_lane && strcmp(ev.kernel_type, "AIC_ONLY") == 0))
         ev.lane = SK_LANE_AIC;
@@ -239,9 +322,6 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
 static void fields_reset(event_fields *f)
 {
     sk_buf_reset(&f->name);
-    sk_buf_reset(&f->ph);
-    sk_buf_reset(&f->ts);
-    sk_buf_reset(&f->dur);
     sk_buf_reset(&f->pid);
     sk_buf_reset(&f->model);
     sk_buf_reset(&f->ktype);
@@ -253,9 +333,8 @@ static void fields_reset(event_fields *f)
 static void fields_free(event_fields *f)
 {
     sk_buf_free(&f->name);
-    sk_buf_free(&f->ph);
-    sk_buf_free(&f->ts);
-    sk_buf_free(&f->dur);
+    sk_buf_free(&f->ts.text);
+    sk_buf_free(&f->dur.text);
     sk_buf_free(&f->pid);
     sk_buf_free(&f->model);
     sk_buf_free(&f->ktype);
@@ -275,43 +354,44 @@ static sk_err read_event(reader *r, const sk_jtok *open, sk_diag *d)
         if (t.type == SK_JT_OBJ_END)
             break;
         /* t is a key */
-        if (key_is(&t, "name")) {
+        enum event_key key = event_key(&t);
+        if (key == EK_NAME) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e && t.type != SK_JT_STRING)
                 e = at_event(r, d, t.line, "name must be a string");
             if (!e)
                 e = copy_text(&f->name, &t, d, r->path);
             f->has_name = 1;
-        } else if (key_is(&t, "ph")) {
+        } else if (key == EK_PH) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e && t.type != SK_JT_STRING)
                 e = at_event(r, d, t.line, "ph must be a string");
             if (!e)
-                e = copy_text(&f->ph, &t, d, r->path);
+                f->ph_is_x = t.len == 1 && t.text[0] == 'X';
             f->has_ph = 1;
-        } else if (key_is(&t, "ts")) {
+        } else if (key == EK_TS) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e)
-                e = scalar_text(r, &t, "ts", &f->ts, d);
+                e = time_value(r, &t, "ts", &f->ts, d);
             f->has_ts = 1;
-        } else if (key_is(&t, "dur")) {
+        } else if (key == EK_DUR) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e)
-                e = scalar_text(r, &t, "dur", &f->dur, d);
+                e = time_value(r, &t, "dur", &f->dur, d);
             f->has_dur = 1;
-        } else if (key_is(&t, "pid")) {
+        } else if (key == EK_PID) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e)
                 e = scalar_text(r, &t, "pid", &f->pid, d);
             f->has_pid = 1;
-        } else if (key_is(&t, "tid")) {
+        } else if (key == EK_TID) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e)
                 e = int_value(r, &t, "tid", &f->tid, d);
             if (!e && f->tid < 0)
                 e = at_event(r, d, t.line, "tid must not be negative");
             f->has_tid = 1;
-        } else if (key_is(&t, "args")) {
+        } else if (key == EK_ARGS) {
             e = sk_json_lex_next(r->lx, &t, d);
             if (!e && t.type != SK_JT_OBJ_BEGIN)
                 e = at_event(r, d, t.line, "args must be an object");

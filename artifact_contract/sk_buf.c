@@ -70,13 +70,6 @@ out:
     return e;
 }
 
-void sk_buf_reset(sk_buf *b)
-{
-    b->len = 0;
-    if (b->data)
-        b->data[0] = '\0';
-}
-
 void sk_buf_free(sk_buf *b)
 {
     sk_free(b->data);

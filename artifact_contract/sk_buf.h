@@ -33,8 +33,14 @@ static inline sk_err sk_buf_append(sk_buf *b, const void *p, size_t n)
 sk_err sk_buf_puts(sk_buf *b, const char *s);
 sk_err sk_buf_putc(sk_buf *b, char c);
 sk_err sk_buf_printf(sk_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Empties the buffer but keeps its storage. */
-void sk_buf_reset(sk_buf *b);
+/* Empties the buffer but keeps its storage (inline: called per token by the
+ * parsers). */
+static inline void sk_buf_reset(sk_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
 void sk_buf_free(sk_buf *b);
 /* Hands the NUL-terminated storage to the caller (never NULL unless out of
  * memory) and leaves b empty. */

@@ -7,6 +7,10 @@
 #include "sk_alloc.h"
 #include "sk_buf.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 /* Streaming refill size; traces are read in these steps.  The libFuzzer build
  * overrides it with a small value (SK_JSON_READ_CHUNK) so that refills,
  * compaction and buffer growth happen inside small inputs. */
@@ -29,10 +33,18 @@ enum expect {
 
 /* Keys seen in one open object, for duplicate detection. */
 typedef struct keyset {
-    sk_buf arena;    /* entries: uint32 length, bytes */
+    sk_buf arena;    /* entries: uint32 length, bytes (while small: the keys longer than 8 bytes) */
     uint32_t *slots; /* open addressing over arena offsets + 1; NULL while small */
     size_t nslots;
     size_t count;
+    size_t bytes; /* size of the arena with every key in it (the object size limit) */
+    /* While small (no slots): per key its length, its first 8 bytes (all of
+     * a short key) and its arena offset, so that most comparisons are two
+     * integer compares, and one bit per key of a 64-bit filter. */
+    uint64_t filter;
+    uint32_t small_len[SMALL_OBJECT_KEYS];
+    uint32_t small_off[SMALL_OBJECT_KEYS];
+    uint64_t small_head[SMALL_OBJECT_KEYS];
 } keyset;
 
 struct sk_json_lex {
@@ -53,7 +65,7 @@ struct sk_json_lex {
     uint64_t line;
     uint64_t line_start; /* input offset where the current line starts */
     int eof;
-    int started;
+    int pending; /* PENDING_* work left for the start of the next call */
 
     unsigned char *stack; /* 'o' or 'a' per open container */
     size_t depth;
@@ -62,6 +74,16 @@ struct sk_json_lex {
     size_t nkeys;
 
     sk_buf scratch; /* decoded strings and number literals */
+    /* A number token in the owned buffer is terminated in place: the byte
+     * after it (a delimiter, still to be read) is saved here and put back at
+     * the start of the next call (PENDING_PATCH). */
+    size_t patch_at;
+    char patch_byte;
+};
+
+enum {
+    PENDING_START = 1, /* the BOM check before the first token */
+    PENDING_PATCH = 2  /* own[patch_at] = patch_byte */
 };
 
 /* ---------------------------------------------------------------- errors */
@@ -162,6 +184,7 @@ static sk_err lex_init(sk_json_lex *lx, const sk_json_lex_opts *o)
     lx->allow_dup = o ? o->allow_duplicate_keys : 0;
     lx->line = 1;
     lx->expect = EXP_VALUE;
+    lx->pending = PENDING_START;
     lx->stack = sk_malloc(lx->max_depth + 1);
     return lx->stack ? SK_OK : SK_E_NOMEM;
 }
@@ -290,51 +313,138 @@ static sk_err keyset_rehash(keyset *k, size_t nslots)
     return SK_OK;
 }
 
-/* Returns 1 in *dup when the key was already present; otherwise records it. */
-static sk_err keyset_add(keyset *k, const char *s, size_t n, int *dup)
+/* Little-endian loads spelled bytewise: compilers turn them into one load. */
+static inline uint32_t load_le32(const char *p)
 {
-    *dup = 0;
-    if (k->arena.len + n + 8 > UINT32_MAX)
-        return SK_E_LIMIT;
-    if (!k->slots) {
-        size_t off = 0;
-        while (off < k->arena.len) {
-            uint32_t klen;
-            memcpy(&klen, k->arena.data + off, sizeof klen);
-            if (key_at(k, (uint32_t)off, s, n)) {
-                *dup = 1;
-                return SK_OK;
-            }
-            off += sizeof klen + klen;
-        }
-    } else {
-        size_t i = hash_bytes(s, n) & (k->nslots - 1);
-        while (k->slots[i]) {
-            if (key_at(k, k->slots[i] - 1, s, n)) {
-                *dup = 1;
-                return SK_OK;
-            }
-            i = (i + 1) & (k->nslots - 1);
-        }
-    }
-    uint32_t off = (uint32_t)k->arena.len;
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] | (uint32_t)u[1] << 8 | (uint32_t)u[2] << 16 | (uint32_t)u[3] << 24;
+}
+
+/* A key's first 8 bytes as a little-endian number, zero padded (compared
+ * only between keys of the same length, so for keys of up to 8 bytes equal
+ * heads mean equal keys).  Short keys are read with overlapping loads that
+ * stay inside the key. */
+static inline uint64_t key_head(const char *s, size_t n)
+{
+    if (n >= 8)
+        return load_le32(s) | (uint64_t)load_le32(s + 4) << 32;
+    if (n >= 4)
+        return load_le32(s) | (uint64_t)load_le32(s + n - 4) << (8 * (n - 4));
+    if (n == 0)
+        return 0;
+    const unsigned char *u = (const unsigned char *)s;
+    return (uint64_t)u[0] | (uint64_t)u[n / 2] << (8 * (n / 2)) | (uint64_t)u[n - 1] << (8 * (n - 1));
+}
+
+/* Appends one arena entry (uint32 length, bytes); *off is where it starts. */
+static sk_err arena_add(keyset *k, const char *s, size_t n, uint32_t *off)
+{
     uint32_t klen = (uint32_t)n;
+    *off = (uint32_t)k->arena.len;
     sk_err e = sk_buf_append(&k->arena, &klen, sizeof klen);
     if (!e)
         e = sk_buf_append(&k->arena, s, n);
     if (e)
-        return e;
-    k->count++;
-    if (k->slots) {
-        if (k->count * 2 > k->nslots)
-            return keyset_rehash(k, k->nslots * 2);
-        size_t i = hash_bytes(s, n) & (k->nslots - 1);
-        while (k->slots[i])
-            i = (i + 1) & (k->nslots - 1);
-        k->slots[i] = off + 1;
-    } else if (k->count > SMALL_OBJECT_KEYS) {
-        return keyset_rehash(k, 64);
+        k->arena.len = *off;
+    return e;
+}
+
+/* Puts every key of a small set into the arena, in order, as the hashed set
+ * wants it.  Short keys come from their heads. */
+static sk_err keyset_spill(keyset *k)
+{
+    sk_buf all = SK_BUF_INIT;
+    uint32_t off[SMALL_OBJECT_KEYS] = {0};
+    for (size_t j = 0; j < k->count; j++) {
+        uint32_t klen = k->small_len[j];
+        char head[8];
+        const char *src = head;
+        if (klen <= sizeof head) {
+            for (size_t i = 0; i < sizeof head; i++)
+                head[i] = (char)(k->small_head[j] >> (8 * i));
+        } else {
+            src = k->arena.data + k->small_off[j] + sizeof klen;
+        }
+        off[j] = (uint32_t)all.len;
+        sk_err e = sk_buf_append(&all, &klen, sizeof klen);
+        if (!e)
+            e = sk_buf_append(&all, src, klen);
+        if (e) {
+            sk_buf_free(&all);
+            return e;
+        }
     }
+    sk_buf_free(&k->arena);
+    k->arena = all;
+    memcpy(k->small_off, off, k->count * sizeof off[0]);
+    return SK_OK;
+}
+
+/* keyset_add beyond SMALL_OBJECT_KEYS keys: open addressing on a hash. */
+static __attribute__((noinline)) sk_err keyset_add_hashed(keyset *k, const char *s, size_t n,
+                                                         int *dup)
+{
+    if (!k->slots) {
+        sk_err e = keyset_spill(k);
+        if (!e)
+            e = keyset_rehash(k, 64);
+        if (e)
+            return e;
+    }
+    size_t i = hash_bytes(s, n) & (k->nslots - 1);
+    while (k->slots[i]) {
+        if (key_at(k, k->slots[i] - 1, s, n)) {
+            *dup = 1;
+            return SK_OK;
+        }
+        i = (i + 1) & (k->nslots - 1);
+    }
+    uint32_t off;
+    sk_err e = arena_add(k, s, n, &off);
+    if (e)
+        return e;
+    k->bytes = k->arena.len;
+    k->count++;
+    if (k->count * 2 > k->nslots)
+        return keyset_rehash(k, k->nslots * 2);
+    i = hash_bytes(s, n) & (k->nslots - 1);
+    while (k->slots[i])
+        i = (i + 1) & (k->nslots - 1);
+    k->slots[i] = off + 1;
+    return SK_OK;
+}
+
+/* Returns 1 in *dup when the key was already present; otherwise records it. */
+static inline sk_err keyset_add(keyset *k, const char *s, size_t n, int *dup)
+{
+    *dup = 0;
+    if (k->bytes + n + 8 > UINT32_MAX)
+        return SK_E_LIMIT;
+    if (k->slots || k->count == SMALL_OBJECT_KEYS)
+        return keyset_add_hashed(k, s, n, dup);
+    uint64_t head = key_head(s, n);
+    uint64_t bit = (uint64_t)1 << (((head ^ n) * 0x9E3779B97F4A7C15ull) >> 58);
+    if (k->filter & bit) {
+        for (size_t j = 0; j < k->count; j++) {
+            if (k->small_len[j] == n && k->small_head[j] == head &&
+                (n <= sizeof head || key_at(k, k->small_off[j], s, n))) {
+                *dup = 1;
+                return SK_OK;
+            }
+        }
+    }
+    uint32_t off = 0;
+    if (n > sizeof head) {
+        sk_err e = arena_add(k, s, n, &off);
+        if (e)
+            return e;
+    }
+    k->small_len[k->count] = (uint32_t)n;
+    k->small_off[k->count] = off;
+    k->small_head[k->count] = head;
+    k->count++;
+    k->filter |= bit;
+    k->bytes += sizeof(uint32_t) + n;
     return SK_OK;
 }
 
@@ -363,6 +473,8 @@ static void keys_clear(sk_json_lex *lx, size_t depth)
         if (k->slots)
             memset(k->slots, 0, k->nslots * sizeof *k->slots);
         k->count = 0;
+        k->bytes = 0;
+        k->filter = 0;
         if (k->nslots > 4096) { /* do not keep a huge table for the next object */
             sk_free(k->slots);
             k->slots = NULL;
@@ -373,7 +485,7 @@ static void keys_clear(sk_json_lex *lx, size_t depth)
 
 /* ---------------------------------------------------------------- scanning */
 
-static sk_err skip_ws(sk_json_lex *lx, sk_diag *d)
+static sk_err skip_ws_slow(sk_json_lex *lx, sk_diag *d)
 {
     for (;;) {
         while (lx->pos < lx->len) {
@@ -394,6 +506,21 @@ static sk_err skip_ws(sk_json_lex *lx, sk_diag *d)
         if (e)
             return e;
     }
+}
+
+/* The byte at pos exists and is not whitespace (every whitespace byte is
+ * <= ' '): the common case of a token that follows the previous one
+ * directly, which skip_ws settles with this one test. */
+static inline int token_follows(const sk_json_lex *lx)
+{
+    return lx->pos < lx->len && (unsigned char)lx->buf[lx->pos] > ' ';
+}
+
+static inline sk_err skip_ws(sk_json_lex *lx, sk_diag *d)
+{
+    if (token_follows(lx))
+        return SK_OK;
+    return skip_ws_slow(lx, d);
 }
 
 /* Length of a valid UTF-8 sequence starting at p (n bytes available), or 0. */
@@ -483,32 +610,99 @@ static inline int str_class(unsigned char c)
     return c == '"' ? 1 : c == '\\' ? 2 : 0;
 }
 
+#define BYTES_01 0x0101010101010101ull
+#define BYTES_80 0x8080808080808080ull
+
+/* Index of the first byte in buf[i, len) whose str_class is not 0, or len.
+ * Sixteen bytes per step with SSE2, then eight per step: the word test flags
+ * a byte that is '"' or '\\' (a zero byte after the XOR), below 0x20, or 0x80
+ * and above.  A borrow can only flag bytes above a flagged one, so the
+ * lowest flag is exact. */
+static inline size_t plain_end(const char *buf, size_t i, size_t len)
+{
+#ifdef __SSE2__
+    /* The same test on 16 bytes: a signed compare below 0x20 catches both
+     * the control characters and the bytes 0x80 and above. */
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+    const __m128i space = _mm_set1_epi8(0x20);
+    while (len - i >= 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                   _mm_cmplt_epi8(v, space));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m)
+            return i + (size_t)__builtin_ctz(m);
+        i += 16;
+    }
+#endif
+    while (len - i >= 8) {
+        uint64_t v;
+        memcpy(&v, buf + i, sizeof v);
+        uint64_t q = v ^ (BYTES_01 * '"');
+        uint64_t b = v ^ (BYTES_01 * '\\');
+        uint64_t m = ((q - BYTES_01) & ~q) | ((b - BYTES_01) & ~b) |
+                     ((v - BYTES_01 * 0x20) & ~v) | v;
+        m &= BYTES_80;
+        if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            return i + (size_t)__builtin_ctzll(m) / 8;
+#else
+            break; /* the byte loop below finds it */
+#endif
+        }
+        i += 8;
+    }
+    while (i < len && str_class((unsigned char)buf[i]) == 0)
+        i++;
+    return i;
+}
+
+/* Zero-copy fast path for the common escape-free string that lies completely
+ * in the owned buffer: its decoded text is its bytes, and the closing quote
+ * is replaced by the terminating NUL (it is never read again).  Returns 0
+ * for anything else (an escape, a control character, a UTF-8 sequence that
+ * is invalid or may continue past the buffer, the buffer's end, the length
+ * limit): scan_string_general then reads the string from its start and
+ * reports exactly as it always did. */
+static inline int string_fast(sk_json_lex *lx, sk_jtok *tok)
+{
+    if (!lx->own)
+        return 0;
+    size_t i = lx->pos + 1;
+    size_t j = plain_end(lx->buf, i, lx->len);
+    for (;;) {
+        if (j >= lx->len)
+            return 0;
+        unsigned char c = (unsigned char)lx->buf[j];
+        if (c == '"')
+            break;
+        if (c < 0x80 || (lx->len - j < 4 && !lx->eof))
+            return 0;
+        size_t n = utf8_seq((const unsigned char *)lx->buf + j, lx->len - j);
+        if (!n)
+            return 0;
+        j = plain_end(lx->buf, j + n, lx->len);
+    }
+    if (j - i > lx->max_token)
+        return 0;
+    lx->own[j] = '\0';
+    tok->text = lx->own + i;
+    tok->len = j - i;
+    lx->pos = j + 1;
+    return 1;
+}
+
 /* Scans the string whose opening quote is at pos; on success the decoded text
  * is in tok (into the scratch buffer) and pos is past the closing quote. */
-static sk_err scan_string(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+static __attribute__((noinline)) sk_err scan_string_general(sk_json_lex *lx, sk_jtok *tok,
+                                                           sk_diag *d)
 {
-    uint64_t start = lx->base + lx->pos;
     size_t i = lx->pos + 1; /* index into buf; rebased when fill() moves data */
+    uint64_t start = lx->base + lx->pos;
     sk_buf_reset(&lx->scratch);
-    if (lx->own) {
-        /* Zero-copy fast path for the common escape-free ASCII string that
-         * lies completely in the owned buffer: the closing quote is replaced
-         * by the terminating NUL (it is never read again). */
-        size_t j = i;
-        while (j < lx->len && str_class((unsigned char)lx->buf[j]) == 0)
-            j++;
-        if (j < lx->len && lx->buf[j] == '"' && j - i <= lx->max_token) {
-            lx->own[j] = '\0';
-            tok->text = lx->own + i;
-            tok->len = j - i;
-            lx->pos = j + 1;
-            return SK_OK;
-        }
-    }
     for (;;) {
         size_t run = i;
-        while (i < lx->len && str_class((unsigned char)lx->buf[i]) == 0)
-            i++;
+        i = plain_end(lx->buf, i, lx->len);
         if (i > run) {
             if (sk_buf_append(&lx->scratch, lx->buf + run, i - run))
                 return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
@@ -608,12 +802,72 @@ static sk_err scan_string(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     }
 }
 
+static inline sk_err scan_string(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    return string_fast(lx, tok) ? SK_OK : scan_string_general(lx, tok, d);
+}
+
 static int is_delim(char c)
 {
     return c == ',' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+static inline int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The literal at pos when it is complete in the buffer and obviously valid:
+ * the JSON number grammar matches up to a delimiter that is in the buffer,
+ * within the length limits.  Returns its length, or 0 for anything else,
+ * which scan_number's general path then handles (and reports) as before.
+ * Delimiters are not number characters, so the general path would find the
+ * same end and accept the same literal. */
+static inline size_t number_fast(const sk_json_lex *lx, int *integer)
+{
+    const char *s = lx->buf + lx->pos;
+    size_t n = lx->len - lx->pos;
+    size_t k = s[0] == '-';
+    if (k >= n || !is_digit(s[k]))
+        return 0;
+    if (s[k] == '0') {
+        k++;
+        if (k < n && is_digit(s[k]))
+            return 0;
+    } else {
+        while (k < n && is_digit(s[k]))
+            k++;
+    }
+    size_t int_digits = k - (s[0] == '-');
+    *integer = 1;
+    if (k < n && s[k] == '.') {
+        *integer = 0;
+        size_t fs = ++k;
+        while (k < n && is_digit(s[k]))
+            k++;
+        if (k == fs)
+            return 0;
+    }
+    if (k < n && (s[k] == 'e' || s[k] == 'E')) {
+        *integer = 0;
+        k++;
+        if (k < n && (s[k] == '+' || s[k] == '-'))
+            k++;
+        size_t es = k;
+        while (k < n && is_digit(s[k]))
+            k++;
+        if (k == es)
+            return 0;
+    }
+    if (k >= n || !is_delim(s[k]) || k > lx->max_token ||
+        (*integer && int_digits > SK_JSON_MAX_INT_DIGITS))
+        return 0;
+    return k;
+}
+
+/* Finds, checks and copies the number literal at pos, refilling as needed. */
+static __attribute__((noinline)) sk_err scan_number_general(sk_json_lex *lx, sk_jtok *tok,
+                                                           sk_diag *d)
 {
     uint64_t start = lx->base + lx->pos;
     size_t i = lx->pos;
@@ -696,6 +950,30 @@ static sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     return SK_OK;
 }
 
+static inline sk_err scan_number(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+{
+    int integer = 0;
+    size_t n = number_fast(lx, &integer);
+    if (!n)
+        return scan_number_general(lx, tok, d);
+    if (lx->own) {
+        lx->patch_at = lx->pos + n;
+        lx->patch_byte = lx->own[lx->patch_at];
+        lx->pending |= PENDING_PATCH;
+        lx->own[lx->patch_at] = '\0';
+        tok->text = lx->own + lx->pos;
+    } else {
+        sk_buf_reset(&lx->scratch);
+        if (sk_buf_append(&lx->scratch, lx->buf + lx->pos, n))
+            return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
+        tok->text = lx->scratch.data;
+    }
+    tok->len = n;
+    tok->is_integer = integer;
+    lx->pos += n;
+    return SK_OK;
+}
+
 /* true / false / null, and the non-standard constants Python names. */
 static sk_err scan_word(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
 {
@@ -759,7 +1037,7 @@ static void end_container(sk_json_lex *lx, sk_jtok *tok)
     after_value(lx);
 }
 
-static sk_err value(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
+static inline sk_err value(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
 {
     char c = lx->buf[lx->pos];
     sk_err e;
@@ -794,17 +1072,53 @@ static sk_err value(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
     return SK_OK;
 }
 
+/* An object key at pos, whose first byte is c. */
+static inline sk_err key(sk_json_lex *lx, sk_jtok *tok, char c, sk_diag *d)
+{
+    if (c != '"')
+        return syntax(lx, d, tok->offset, "Expecting property name enclosed in double quotes");
+    sk_err e = scan_string(lx, tok, d);
+    if (e)
+        return e;
+    tok->type = SK_JT_KEY;
+    tok->depth = lx->depth;
+    lx->expect = EXP_COLON;
+    if (!lx->allow_dup) {
+        keyset *k;
+        int dup = 0;
+        e = keys_for_depth(lx, lx->depth, &k);
+        if (!e)
+            e = keyset_add(k, tok->text, tok->len, &dup);
+        if (e == SK_E_NOMEM)
+            return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0, "out of memory");
+        if (e)
+            return fail(lx, d, e, tok->offset, "%s JSON object too large", lx->label);
+        if (dup) {
+            int shown = tok->len > 96 ? 96 : (int)tok->len;
+            return fail(lx, d, SK_E_JSON, tok->offset, "duplicate JSON key: %.*s%s", shown,
+                        tok->text, tok->len > 96 ? "..." : "");
+        }
+    }
+    return SK_OK;
+}
+
 sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
 {
     memset(tok, 0, sizeof *tok);
     sk_err e;
-    if (!lx->started) {
-        e = fill(lx, 3, d);
-        if (e)
-            return e;
-        if (avail(lx, 3) && memcmp(lx->buf + lx->pos, "\xEF\xBB\xBF", 3) == 0)
-            return syntax(lx, d, 0, "Unexpected UTF-8 BOM (decode using utf-8-sig)");
-        lx->started = 1;
+    if (lx->pending) {
+        if (lx->pending & PENDING_PATCH) {
+            lx->own[lx->patch_at] = lx->patch_byte;
+            lx->pending &= ~PENDING_PATCH;
+        }
+        if (lx->pending & PENDING_START) {
+            e = fill(lx, 3, d);
+            if (e)
+                return e;
+            if (avail(lx, 3) && memcmp(lx->buf + lx->pos, "\xEF\xBB\xBF", 3) == 0)
+                return syntax(lx, d, 0, "Unexpected UTF-8 BOM (decode using utf-8-sig)");
+            lx->pending &= ~PENDING_START;
+        }
     }
     for (;;) {
         e = skip_ws(lx, d);
@@ -833,60 +1147,43 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
                     return not_utf8(lx, d, tok->offset);
             }
             return syntax(lx, d, tok->offset, "Extra data");
-        case EXP_VALUE:
-            return value(lx, tok, d);
         case EXP_VALUE_OR_END:
             if (c == ']') {
                 end_container(lx, tok);
                 return SK_OK;
             }
-            return value(lx, tok, d);
+            goto do_value;
+        case EXP_VALUE:
+            goto do_value;
         case EXP_KEY_OR_END:
             if (c == '}') {
                 end_container(lx, tok);
                 return SK_OK;
             }
-            /* fall through */
-        case EXP_KEY: {
-            if (c != '"')
-                return syntax(lx, d, tok->offset,
-                              "Expecting property name enclosed in double quotes");
-            e = scan_string(lx, tok, d);
-            if (e)
-                return e;
-            tok->type = SK_JT_KEY;
-            tok->depth = lx->depth;
-            lx->expect = EXP_COLON;
-            if (!lx->allow_dup) {
-                keyset *k;
-                int dup = 0;
-                e = keys_for_depth(lx, lx->depth, &k);
-                if (!e)
-                    e = keyset_add(k, tok->text, tok->len, &dup);
-                if (e == SK_E_NOMEM)
-                    return sk_diag_set(d, SK_E_NOMEM, lx->path ? lx->path : "", 0,
-                                       "out of memory");
-                if (e)
-                    return fail(lx, d, e, tok->offset, "%s JSON object too large", lx->label);
-                if (dup) {
-                    int shown = tok->len > 96 ? 96 : (int)tok->len;
-                    return fail(lx, d, SK_E_JSON, tok->offset, "duplicate JSON key: %.*s%s", shown,
-                                tok->text, tok->len > 96 ? "..." : "");
-                }
-            }
-            return SK_OK;
-        }
+            goto do_key;
+        case EXP_KEY:
+            goto do_key;
         case EXP_COLON:
             if (c != ':')
                 return syntax(lx, d, tok->offset, "Expecting ':' delimiter");
             lx->pos++;
             lx->expect = EXP_VALUE;
+            if (token_follows(lx)) { /* the next turn of the loop, shortened */
+                tok->offset = lx->base + lx->pos;
+                goto do_value;
+            }
             continue;
         case EXP_COMMA_OR_END: {
             char kind = (char)lx->stack[lx->depth - 1];
             if (c == ',') {
                 lx->pos++;
                 lx->expect = kind == 'o' ? EXP_KEY : EXP_VALUE;
+                if (token_follows(lx)) { /* the next turn of the loop, shortened */
+                    tok->offset = lx->base + lx->pos;
+                    if (kind == 'o')
+                        goto do_key;
+                    goto do_value;
+                }
                 continue;
             }
             if ((kind == 'o' && c == '}') || (kind == 'a' && c == ']')) {
@@ -897,6 +1194,11 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
         }
         }
     }
+    /* One call site each, so that both are inlined once. */
+do_value:
+    return value(lx, tok, d);
+do_key:
+    return key(lx, tok, lx->buf[lx->pos], d);
 }
 
 sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d)

@@ -1,6 +1,7 @@
 /* Throughput check of the streaming readers on a real file:
- *   readers_bench csv|lines|fused|rtlog FILE
- * Prints records, raw and decoded MB, seconds and decoded MB/s on stdout. */
+ *   readers_bench csv|lines|fused|rtlog|prof FILE
+ * Prints records, raw and decoded MB, seconds (wall and CPU) and decoded
+ * MB/s on stdout.  prof reads an sk_prof trace (records = events). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "../../analyzer/sk_fused_log.h"
 #include "../../analyzer/sk_kernel_details.h"
 #include "../../analyzer/sk_lines.h"
+#include "../../analyzer/sk_prof.h"
 #include "../../analyzer/sk_runtime_log.h"
 #include "../../analyzer/sk_source.h"
 
@@ -32,10 +34,18 @@ static sk_err fd_read(void *ctx, void *buf, size_t cap, size_t *got, sk_diag *d)
     }
 }
 
+static sk_err count_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
+{
+    (void)ev;
+    (void)d;
+    (*(uint64_t *)ctx)++;
+    return SK_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: readers_bench csv|lines|fused|rtlog FILE\n");
+        fprintf(stderr, "usage: readers_bench csv|lines|fused|rtlog|prof FILE\n");
         return 2;
     }
     fd_reader fr = {open(argv[2], O_RDONLY)};
@@ -47,8 +57,9 @@ int main(int argc, char **argv)
     sk_diag_clear(&d);
     sk_source *src = NULL;
     uint64_t records = 0;
-    struct timespec t0, t1;
+    struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     sk_err e = sk_source_new(fd_read, &fr, argv[2], &src, &d);
     if (e == SK_OK && strcmp(argv[1], "csv") == 0) {
         sk_kd_reader *r = NULL;
@@ -84,6 +95,8 @@ int main(int argc, char **argv)
         e = sk_runtime_log_parse(sk_source_read, src, argv[2], 0, &log, &d);
         records = log ? log->lines : 0;
         sk_runtime_log_free(log);
+    } else if (e == SK_OK && strcmp(argv[1], "prof") == 0) {
+        e = sk_prof_read(sk_source_read, src, argv[2], count_event, &records, NULL, &d);
     } else if (e == SK_OK) {
         fprintf(stderr, "readers_bench: unknown reader %s\n", argv[1]);
         e = SK_E_ARG;
@@ -92,7 +105,9 @@ int main(int argc, char **argv)
     if (e == SK_OK)
         e = sk_source_finish(src, hex, &d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    double cpu = (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
     int rc = 0;
     if (e != SK_OK) {
         char msg[2048];
@@ -101,8 +116,10 @@ int main(int argc, char **argv)
         rc = 1;
     } else {
         double raw = (double)sk_source_raw_bytes(src) / 1e6, dec = (double)sk_source_decoded_bytes(src) / 1e6;
-        printf("%s records=%llu raw_MB=%.1f decoded_MB=%.1f seconds=%.3f decoded_MB_per_s=%.0f sha256=%s\n",
-               argv[1], (unsigned long long)records, raw, dec, secs, secs > 0 ? dec / secs : 0.0, hex);
+        printf("%s records=%llu raw_MB=%.1f decoded_MB=%.1f seconds=%.3f cpu_seconds=%.3f "
+               "decoded_MB_per_s=%.0f sha256=%s\n",
+               argv[1], (unsigned long long)records, raw, dec, secs, cpu,
+               secs > 0 ? dec / secs : 0.0, hex);
     }
     sk_source_free(src);
     close(fr.fd);

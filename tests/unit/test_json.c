@@ -461,6 +461,112 @@ static void many_keys_duplicate_detection(void)
     sk_buf_free(&b);
 }
 
+/* Token trace of doc read in chunk-byte reads (0: whole), or in memory
+ * (chunk == SIZE_MAX), ending with the error if there is one.  Checks that
+ * every text is NUL-terminated at its length. */
+static void lex_trace(const char *doc, size_t chunk, sk_buf *trace)
+{
+    sk_mem_reader r = {doc, strlen(doc), 0, chunk};
+    sk_json_lex *lx = NULL;
+    sk_json_lex_opts o = {.label = "t", .max_depth = 4};
+    T_EQ_INT(chunk == SIZE_MAX ? sk_json_lex_new_mem(doc, strlen(doc), &o, &lx)
+                               : sk_json_lex_new(sk_mem_read, &r, &o, &lx),
+             SK_OK);
+    sk_jtok tok;
+    sk_diag d;
+    for (int n = 0; n < 1000; n++) {
+        sk_err e = sk_json_lex_next(lx, &tok, &d);
+        if (e) {
+            (void)sk_buf_printf(trace, "E%d:%s", (int)e, d.msg);
+            break;
+        }
+        if (tok.text)
+            T_EQ_U64(strlen(tok.text), tok.len);
+        (void)sk_buf_printf(trace, "%d:%zu:%d:%.*s:%llu:%llu|", tok.type, tok.depth,
+                            tok.is_integer, (int)tok.len, tok.text ? tok.text : "",
+                            (unsigned long long)tok.offset, (unsigned long long)tok.line);
+        if (tok.type == SK_JT_EOF)
+            break;
+    }
+    sk_json_lex_free(lx);
+}
+
+/* The zero-copy, in-place and small-object paths (whole reads) give the
+ * tokens and errors of the general paths (one-byte reads, memory). */
+static void fast_paths_agree_with_general_paths(void)
+{
+    static const char *const docs[] = {
+        "{\"a\":1,\"b\":-2,\"c\":3.5e+2 ,\"d\":[0,-0,1E5,10]\n,\"e\":{\"f\":0}}",
+        "[\"plain\",\"\xc3\xa9\xf0\x9f\x98\x80\xc3\xbc\",\"\\u00e9x\",\"tab\\t\",\"\","
+        "\"a long string of more than sixteen bytes, twice over\",\"mix\xc3\xa9\\n\"]",
+        "{\"a\":0,\"bb\":0,\"ccc\":0,\"dddd\":0,\"eeeee\":0,\"ffffffff\":0,\"ggggggggg\":0,"
+        "\"abcdefgh1\":0,\"abcdefgh2\":0,\"ab\":0,\"abcdefgh12\":0,\"hhhhhhhhhhhhhhhh\":0}",
+        "[{\"k\":{\"k\":[1]},\"j\":{\"k\":2}},{\"k\":3}]",
+        "[1.5,2]x",
+        "[1.5,2 ]\xff",
+        "{\"a\":1,\"b\":2,\"a\":3}",
+        "[\"\xc3\"]",
+        "[\"ok\",\"bad\x01\"]",
+        "[[[[[1]]]]]",
+        "[-Infinity]",
+        "[-1,-",
+        "[123",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        sk_buf ref = SK_BUF_INIT, got = SK_BUF_INIT;
+        lex_trace(docs[i], 1, &ref);
+        const size_t chunks[] = {0, 3, SIZE_MAX};
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            sk_buf_reset(&got);
+            lex_trace(docs[i], chunks[c], &got);
+            if (strcmp(sk_buf_cstr(&got), sk_buf_cstr(&ref)) != 0)
+                t_fail(__FILE__, __LINE__, "doc %zu chunk %zu:\n#   got:  %s\n#   want: %s", i,
+                       chunks[c], sk_buf_cstr(&got), sk_buf_cstr(&ref));
+        }
+        sk_buf_free(&ref);
+        sk_buf_free(&got);
+    }
+}
+
+/* Objects of up to 8 keys keep short keys as numbers and long ones in the
+ * arena; the ninth key moves them to the hash table.  A duplicate is found
+ * at every position, in both forms, with keys that share their first 8
+ * bytes, and a table kept for the next object starts empty. */
+static void duplicate_keys_small_and_hashed(void)
+{
+    static const char *const keys[] = {"a", "bb", "ccc", "dddd", "ffffffff", "ggggggggg",
+                                       "abcdefgh1", "abcdefgh2", "ab", "abcdefgh12",
+                                       "hhhhhhhhhhhhhhhh", "abcdefgh"};
+    const size_t nkeys = sizeof keys / sizeof keys[0];
+    for (size_t n = 1; n <= nkeys; n++) {
+        for (size_t dup = 0; dup <= n; dup++) { /* dup == n: no duplicate */
+            sk_buf doc = SK_BUF_INIT;
+            (void)sk_buf_puts(&doc, "[{\"x\":1,\"y\":2},{");
+            for (size_t k = 0; k < n; k++)
+                (void)sk_buf_printf(&doc, "%s\"%s\":%zu", k ? "," : "", keys[k], k);
+            if (dup < n)
+                (void)sk_buf_printf(&doc, ",\"%s\":0", keys[dup]);
+            (void)sk_buf_puts(&doc, "},{\"a\":1,\"ab\":2,\"abcdefgh12\":3}]");
+            for (size_t chunk = 0; chunk <= 1; chunk++) {
+                sk_buf trace = SK_BUF_INIT;
+                lex_trace(doc.data, chunk, &trace);
+                const char *t = sk_buf_cstr(&trace);
+                if (dup < n) {
+                    char want[64];
+                    snprintf(want, sizeof want, "duplicate JSON key: %s", keys[dup]);
+                    if (!strstr(t, want))
+                        t_fail(__FILE__, __LINE__, "%zu keys, duplicate of %s not found: %s", n,
+                               keys[dup], t);
+                } else if (strstr(t, "E4:")) {
+                    t_fail(__FILE__, __LINE__, "%zu keys without duplicate rejected: %s", n, t);
+                }
+                sk_buf_free(&trace);
+            }
+            sk_buf_free(&doc);
+        }
+    }
+}
+
 static void allocation_failures_are_clean(void)
 {
 #ifdef SK_TEST_HOOKS
@@ -617,6 +723,8 @@ static const t_case cases[] = {
     T(number_limit_independent_of_reads),
     T(trailing_character_split_across_reads),
     T(many_keys_duplicate_detection),
+    T(fast_paths_agree_with_general_paths),
+    T(duplicate_keys_small_and_hashed),
     T(allocation_failures_are_clean),
     T(allocation_failures_in_error_messages),
     {NULL, NULL},
