@@ -40,7 +40,7 @@ wall, rss, cpu = float(wall), int(rss), float(cpu)
 mb = nbytes / 1e6
 mbps = mb / wall if wall else 0.0
 ratio = ("%.1f" % (mbps / base)) if base else "-"
-print("| %s | %s | %.0f | %.2f | %.0f | %.2f | %.0f | %.1f | %s |" % (
+print("| %s | %s | %.0f | %.3f | %.0f | %.2f | %.0f | %.1f | %s |" % (
     scale, tool, mb, wall, mbps, cpu, mb / cpu if cpu else 0.0, rss / 1024, ratio))
 PY
 }

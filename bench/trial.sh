@@ -54,7 +54,7 @@ lines, tool, nbytes, res = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[
 wall, rss, rc, cpu = open(res).read().split()
 wall, rss, cpu = float(wall), int(rss), float(cpu)
 mb = nbytes / 1e6
-print("| %s | %s | %.0f | %.2f | %.0f | %.2f | %.0f | %.1f |" % (
+print("| %s | %s | %.0f | %.3f | %.0f | %.2f | %.0f | %.1f |" % (
     lines, tool, mb, wall, mb / wall if wall else 0.0, cpu, mb / cpu if cpu else 0.0, rss / 1024))
 PY
 }
