@@ -13,7 +13,9 @@
 # first file of each reader: the dense part of the setup) is failed, then an
 # even stride over the rest (metadata, kernel_details, sk_prof aggregation,
 # tokens, both reports) with ALLOC_STRIDED runs, plus the very last one.
-# `make check-alloc` (SK_SWEEP_STRIDE=1) fails every allocation.
+# `make check-alloc` (SK_SWEEP_STRIDE=1) fails every allocation;
+# ALLOC_SHARD=i/k keeps the runs with n % k == i (to split a full sweep over
+# several processes, each in its own directory).
 source "$SK_REPO/tests/lib.sh"
 GEN=$TOOLS/skdcci_gen
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
@@ -42,8 +44,11 @@ t_pass "baseline ($total allocations)"
 step=$(( (total - ALLOC_EVERY) / ALLOC_STRIDED + 1 ))
 [ "$step" -lt 1 ] && step=1
 bad="" runs=0 failed_runs=0 tolerated=0
+shard_i=${ALLOC_SHARD%/*} shard_k=${ALLOC_SHARD#*/}
+[ -n "${ALLOC_SHARD:-}" ] || { shard_i=0 shard_k=1; }
 for n in $(seq 1 "$ALLOC_EVERY") $(seq $((ALLOC_EVERY + 1)) "$step" "$total") "$total"; do
     [ "$n" -gt "$total" ] && continue
+    [ $((n % shard_k)) -eq "$shard_i" ] || continue
     rm -rf out
     SK_FAIL_ALLOC_AT=$n $SK_WRAP "$SK_BUILD/bin/skdcci" analyze -q pair/o0 pair/disable_all -o out \
         >run.stdout 2>run.stderr
