@@ -6,10 +6,12 @@
  * coverage, per-core record counts).
  *
  * Streaming: events are consumed one at a time from sk_prof_read.  Memory is
- * the aggregates (one record per launch and SK, one per launch and child
- * position for tracked SKs) plus, per core, the child records of one launch
- * that wait for their parent record (the runtime writes a core's children
- * before that core's parent record) -- never the event list.
+ * the launches still open (those of the last two dump polls: a launch is
+ * finalised once it is complete, its values going to the side's sample
+ * store, docs/analyze.md §7 "Bounded memory") plus, per core, the child
+ * records of one launch that wait for their parent record (the runtime
+ * writes a core's children before that core's parent record) -- never the
+ * event list, and nothing that grows with the trace.
  *
  * Units: every time is int64 nanoseconds of the trace's device clock.
  */
