@@ -5,6 +5,21 @@
 
 #include "../artifact_contract/sk_json.h"
 
+/* Bytes of a report's error_code quoted in the reason (which has 512). */
+#define ERROR_CODE_SHOWN 300
+
+/* The longest prefix of the valid UTF-8 text s[0..len) that has at most max
+ * bytes and ends on a character boundary. */
+static size_t utf8_prefix(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--; /* s[n] continues a character: cut before that character */
+    return n;
+}
+
 static const char *const k_categories[] = {"optimize_options", "debug_options", NULL};
 
 const char *so_probe_state_name(so_probe_state s)
@@ -110,10 +125,12 @@ sk_err so_probe_assess(const cJSON *report, const char *label, so_probe_assessme
     out->error_code = cJSON_IsString(code) ? code->valuestring : NULL; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
     out->error = cJSON_IsString(error) ? error->valuestring : NULL; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
     if (status || (!out->ready && out->error_code)) {
+        const char *why = out->error_code ? out->error_code : "no error_code";
+        size_t len = strlen(why), shown = utf8_prefix(why, len, ERROR_CODE_SHOWN);
         out->state = SO_PROBE_NOT_RUN;
         snprintf(out->reason, sizeof out->reason,
-                 "option probing was not run (%s): acceptance is unknown, not rejected",
-                 out->error_code ? out->error_code : "no error_code");
+                 "option probing was not run (%.*s%s): acceptance is unknown, not rejected",
+                 (int)shown, why, shown < len ? "..." : "");
         return SK_OK;
     }
     const cJSON *env = sk_json_get(report, "runtime_environment");
