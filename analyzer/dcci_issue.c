@@ -40,6 +40,45 @@ static int same_str(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* Length of the valid UTF-8 sequence at p (n bytes left), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                                                      : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len || len > n)
+        return 0;
+    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
+    if (c == 0xE0)
+        lo = 0xA0;
+    else if (c == 0xED)
+        hi = 0x9F;
+    else if (c == 0xF0)
+        lo = 0x90;
+    else if (c == 0xF4)
+        hi = 0x8F;
+    for (size_t i = 1; i < len; i++)
+        if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF))
+            return 0;
+    return len;
+}
+
+/* Messages quote inputs with byte limits ("%.300s") and are cut at the
+ * buffer size, which can split a multi-byte character; the reports must
+ * stay valid UTF-8, so every byte that starts no valid sequence becomes '?'. */
+static void utf8_repair(char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+        if (k) {
+            i += k;
+        } else {
+            s[i++] = '?';
+        }
+    }
+}
+
 sk_err dcci_issue_add(dcci_issues *l, dcci_gate gate, const char *code, const char *side,
                       const char *file, uint64_t line, sk_diag *d, const char *fmt, ...)
 {
@@ -63,6 +102,7 @@ sk_err dcci_issue_add(dcci_issues *l, dcci_gate gate, const char *code, const ch
     char tmp[1024];
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
+    utf8_repair(tmp);
     it.gate = gate;
     it.line = line;
     it.code = sk_strdup(code);
