@@ -165,18 +165,11 @@ static sk_err flush(sk_spill *s, sk_diag *d)
         if (e)
             return e;
     }
-    const unsigned char *p = s->wbuf;
-    size_t left = s->wlen;
-    while (left) {
-        ssize_t n = pwrite(s->fd, p, left, (off_t)s->written);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return io_fail(s, d, "cannot write", n < 0 ? errno : EIO);
-        p += n;
-        left -= (size_t)n;
-        s->written += (uint64_t)n;
-    }
+    /* appended in order: the file offset moves only here (reads use pread) */
+    int err = fs_write_all(s->fd, s->wbuf, s->wlen);
+    if (err)
+        return io_fail(s, d, "cannot write", err);
+    s->written += s->wlen;
     s->wlen = 0;
     return SK_OK;
 }
