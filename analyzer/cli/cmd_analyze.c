@@ -20,7 +20,7 @@
 const char cmd_analyze_usage[] =
     "Usage: skdcci analyze O0 DISABLE_ALL [-o OUTDIR] [--unsealed] [--warmup-steps N]\n"
     "                      [--warmup-launches N] [--min-occurrences N]\n"
-    "                      [--min-relative-pct X] [--min-abs-us X] [-q]\n"
+    "                      [--min-relative-pct X] [--min-abs-us X] [--tmpdir DIR] [-q]\n"
     "\n"
     "Compares the DCCI O0 capture with the dcci_disable_on_kernel=[\".*\"] capture: every\n"
     "SK, then the children of the significantly slower SKs, and derives the one list L\n"
@@ -39,6 +39,8 @@ const char cmd_analyze_usage[] =
     "      --min-occurrences N  samples needed per side, at least 3 (3)\n"
     "      --min-relative-pct X relative significance floor in percent (3.0)\n"
     "      --min-abs-us X       absolute significance floor in microseconds (1.0)\n"
+    "      --tmpdir DIR         directory of the anonymous sample file (default: $TMPDIR,\n"
+    "                           else /tmp); nothing named is ever left there\n"
     "  -q, --quiet              no progress line on a terminal\n"
     "\n"
     "Outputs: dcci-regression-analysis.json, DCCI_REGRESSION_ANALYSIS.md and, for\n"
@@ -54,7 +56,8 @@ enum {
     OPT_WARMUP_LAUNCHES,
     OPT_MIN_OCC,
     OPT_MIN_REL,
-    OPT_MIN_ABS
+    OPT_MIN_ABS,
+    OPT_TMPDIR
 };
 
 typedef struct progress_line {
@@ -145,11 +148,13 @@ int cmd_analyze(int argc, char **argv)
         {"min-occurrences", required_argument, NULL, OPT_MIN_OCC},
         {"min-relative-pct", required_argument, NULL, OPT_MIN_REL},
         {"min-abs-us", required_argument, NULL, OPT_MIN_ABS},
+        {"tmpdir", required_argument, NULL, OPT_TMPDIR},
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "analyze";
     const char *outdir = DEFAULT_OUTDIR;
+    const char *tmpdir = getenv("TMPDIR");
     int quiet = 0, rc = 0, opt;
     dcci_analysis a;
     sk_outdir *out = NULL;
@@ -164,6 +169,11 @@ int cmd_analyze(int argc, char **argv)
         switch (opt) {
         case 'o': outdir = optarg; break;
         case 'q': quiet = 1; break;
+        case OPT_TMPDIR:
+            tmpdir = optarg;
+            if (!*tmpdir)
+                rc = cli_usage(cmd, "--tmpdir needs a directory");
+            break;
         case OPT_UNSEALED: a.opts.unsealed = 1; break;
         case OPT_WARMUP_STEPS: rc = parse_count(cmd, "--warmup-steps", optarg, &a.opts.warmup_steps); break;
         case OPT_WARMUP_LAUNCHES:
@@ -214,7 +224,7 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     }
     pl.active = !quiet && isatty(STDERR_FILENO);
-    a.opts.tmpdir = getenv("TMPDIR"); /* the sample store's temporary file (docs/analyze.md §12) */
+    a.opts.tmpdir = tmpdir; /* the sample store's temporary file (docs/analyze.md §12) */
     a.opts.progress = show_progress;
     a.opts.progress_ctx = &pl;
     sk_err e = dcci_analyze_run(&a, args[0], args[1], &d);
