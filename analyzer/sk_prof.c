@@ -38,6 +38,7 @@ typedef struct reader {
     void *ctx;
     sk_prof_summary sum;
     event_fields f;
+    int fast; /* try read_event_fast before the general path */
 } reader;
 
 static int key_is(const sk_jtok *t, const char *k)
@@ -147,9 +148,51 @@ static sk_err time_value(reader *r, const sk_jtok *t, const char *field, time_fi
     return SK_OK;
 }
 
-static sk_err read_args(reader *r, sk_diag *d)
+/* The args keys the reader looks at. */
+enum arg_key { AK_OTHER, AK_MODEL_ID, AK_MODEL_RI, AK_SK, AK_NODE, AK_KTYPE };
+
+static enum arg_key arg_key(const sk_jtok *t)
+{
+    if (key_is(t, "modelId"))
+        return AK_MODEL_ID;
+    if (key_is(t, "modelRI"))
+        return AK_MODEL_RI;
+    if (key_is(t, "skId"))
+        return AK_SK;
+    if (key_is(t, "nodeId"))
+        return AK_NODE;
+    if (key_is(t, "kernelType"))
+        return AK_KTYPE;
+    return AK_OTHER;
+}
+
+/* The value t of a known args key (both paths). */
+static sk_err on_arg(reader *r, enum arg_key key, const sk_jtok *t, sk_diag *d)
 {
     event_fields *f = &r->f;
+    switch (key) {
+    case AK_MODEL_ID:
+        return scalar_text(r, t, "args.modelId", &f->model, d);
+    case AK_MODEL_RI:
+        return scalar_text(r, t, "args.modelRI", &f->model, d);
+    case AK_SK:
+        f->has_sk = 1;
+        return int_value(r, t, "args.skId", &f->sk, d);
+    case AK_NODE:
+        f->has_node = 1;
+        return int_value(r, t, "args.nodeId", &f->node, d);
+    case AK_KTYPE:
+        if (t->type != SK_JT_STRING)
+            return at_event(r, d, t->line, "args.kernelType must be a string");
+        return copy_text(&f->ktype, t, d, r->path);
+    case AK_OTHER:
+        break;
+    }
+    return SK_OK;
+}
+
+static sk_err read_args(reader *r, sk_diag *d)
+{
     sk_jtok t;
     sk_err e;
     for (;;) {
@@ -158,29 +201,13 @@ static sk_err read_args(reader *r, sk_diag *d)
             return e;
         if (t.type == SK_JT_OBJ_END)
             return SK_OK;
-        if (key_is(&t, "modelId") || key_is(&t, "modelRI")) {
-            int is_ri = key_is(&t, "modelRI");
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = scalar_text(r, &t, is_ri ? "args.modelRI" : "args.modelId", &f->model, d);
-        } else if (key_is(&t, "skId")) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = int_value(r, &t, "args.skId", &f->sk, d);
-            f->has_sk = 1;
-        } else if (key_is(&t, "nodeId")) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = int_value(r, &t, "args.nodeId", &f->node, d);
-            f->has_node = 1;
-        } else if (key_is(&t, "kernelType")) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e && t.type != SK_JT_STRING)
-                e = at_event(r, d, t.line, "args.kernelType must be a string");
-            if (!e)
-                e = copy_text(&f->ktype, &t, d, r->path);
-        } else {
+        enum arg_key key = arg_key(&t);
+        if (key == AK_OTHER) {
             e = sk_json_lex_skip_value(r->lx, d);
+        } else {
+            e = sk_json_lex_next(r->lx, &t, d);
+            if (!e)
+                e = on_arg(r, key, &t, d);
         }
         if (e)
             return e;
@@ -340,13 +367,51 @@ static void fields_free(event_fields *f)
     sk_buf_free(&f->ktype);
 }
 
+/* The value t of a known event key other than args (both paths). */
+static sk_err on_member(reader *r, enum event_key key, const sk_jtok *t, sk_diag *d)
+{
+    event_fields *f = &r->f;
+    switch (key) {
+    case EK_NAME:
+        f->has_name = 1;
+        if (t->type != SK_JT_STRING)
+            return at_event(r, d, t->line, "name must be a string");
+        return copy_text(&f->name, t, d, r->path);
+    case EK_PH:
+        f->has_ph = 1;
+        if (t->type != SK_JT_STRING)
+            return at_event(r, d, t->line, "ph must be a string");
+        f->ph_is_x = t->len == 1 && t->text[0] == 'X';
+        return SK_OK;
+    case EK_TS:
+        f->has_ts = 1;
+        return time_value(r, t, "ts", &f->ts, d);
+    case EK_DUR:
+        f->has_dur = 1;
+        return time_value(r, t, "dur", &f->dur, d);
+    case EK_PID:
+        f->has_pid = 1;
+        return scalar_text(r, t, "pid", &f->pid, d);
+    case EK_TID: {
+        f->has_tid = 1;
+        sk_err e = int_value(r, t, "tid", &f->tid, d);
+        if (!e && f->tid < 0)
+            e = at_event(r, d, t->line, "tid must not be negative");
+        return e;
+    }
+    case EK_ARGS:
+    case EK_OTHER:
+        break;
+    }
+    return SK_OK;
+}
+
 /* The opening brace of the event was just read. */
 static sk_err read_event(reader *r, const sk_jtok *open, sk_diag *d)
 {
-    event_fields *f = &r->f;
     sk_jtok t;
     sk_err e;
-    fields_reset(f);
+    fields_reset(&r->f);
     for (;;) {
         e = sk_json_lex_next(r->lx, &t, d);
         if (e)
@@ -355,50 +420,18 @@ static sk_err read_event(reader *r, const sk_jtok *open, sk_diag *d)
             break;
         /* t is a key */
         enum event_key key = event_key(&t);
-        if (key == EK_NAME) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e && t.type != SK_JT_STRING)
-                e = at_event(r, d, t.line, "name must be a string");
-            if (!e)
-                e = copy_text(&f->name, &t, d, r->path);
-            f->has_name = 1;
-        } else if (key == EK_PH) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e && t.type != SK_JT_STRING)
-                e = at_event(r, d, t.line, "ph must be a string");
-            if (!e)
-                f->ph_is_x = t.len == 1 && t.text[0] == 'X';
-            f->has_ph = 1;
-        } else if (key == EK_TS) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = time_value(r, &t, "ts", &f->ts, d);
-            f->has_ts = 1;
-        } else if (key == EK_DUR) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = time_value(r, &t, "dur", &f->dur, d);
-            f->has_dur = 1;
-        } else if (key == EK_PID) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = scalar_text(r, &t, "pid", &f->pid, d);
-            f->has_pid = 1;
-        } else if (key == EK_TID) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e)
-                e = int_value(r, &t, "tid", &f->tid, d);
-            if (!e && f->tid < 0)
-                e = at_event(r, d, t.line, "tid must not be negative");
-            f->has_tid = 1;
-        } else if (key == EK_ARGS) {
-            e = sk_json_lex_next(r->lx, &t, d);
-            if (!e && t.type != SK_JT_OBJ_BEGIN)
-                e = at_event(r, d, t.line, "args must be an object");
-            if (!e)
-                e = read_args(r, d);
-        } else {
+        if (key == EK_OTHER) {
             e = sk_json_lex_skip_value(r->lx, d);
+        } else {
+            e = sk_json_lex_next(r->lx, &t, d);
+            if (!e && key == EK_ARGS) {
+                if (t.type != SK_JT_OBJ_BEGIN)
+                    e = at_event(r, d, t.line, "args must be an object");
+                else
+                    e = read_args(r, d);
+            } else if (!e) {
+                e = on_member(r, key, &t, d);
+            }
         }
         if (e)
             return e;
@@ -406,21 +439,260 @@ static sk_err read_event(reader *r, const sk_jtok *open, sk_diag *d)
     return deliver(r, open->line, open->offset, d);
 }
 
+/* ------------------------------------------------------------ fast path */
+
+/* How much of the trace the fast path looks at for one event: runtime
+ * records are 150 to 400 bytes; a longer one takes the general path. */
+#define FAST_WINDOW 2048u
+/* Members per object the fast path keeps (more: the general path). */
+#define FAST_MEMBERS 8
+/* Integer digits the fast path accepts (int_value's overflow-free range). */
+#define FAST_INT_DIGITS SAFE_INT_DIGITS
+
+/* One member of a flat object, checked by fast_object. */
+typedef struct fast_member {
+    int key;        /* enum event_key, or enum arg_key inside args */
+    sk_jtok value;  /* type, text, len, is_integer; EK_ARGS: unused */
+    size_t args_at; /* EK_ARGS: index of its first member in fast_scan.args */
+    size_t nargs;
+} fast_member;
+
+typedef struct fast_scan {
+    fast_member ev[FAST_MEMBERS];
+    size_t nev;
+    fast_member args[FAST_MEMBERS];
+    size_t nargs;
+} fast_scan;
+
+/* A known key as written in a record, quotes and colon included: a key
+ * matches when its bytes are exactly these (a plain key needs no decoding). */
+typedef struct fast_key_text {
+    char text[16]; /* zero-padded, so that it is read as two words */
+    size_t len;
+    int key;
+} fast_key_text;
+
+#define FAST_KEY(s, k) {s, sizeof s - 1, k}
+static const fast_key_text event_keys[] = {
+    FAST_KEY("\"ph\":", EK_PH),   FAST_KEY("\"name\":", EK_NAME), FAST_KEY("\"pid\":", EK_PID),
+    FAST_KEY("\"tid\":", EK_TID), FAST_KEY("\"ts\":", EK_TS),     FAST_KEY("\"dur\":", EK_DUR),
+    FAST_KEY("\"args\":", EK_ARGS)};
+static const fast_key_text arg_keys[] = {
+    FAST_KEY("\"modelId\":", AK_MODEL_ID), FAST_KEY("\"skId\":", AK_SK),
+    FAST_KEY("\"nodeId\":", AK_NODE), FAST_KEY("\"modelRI\":", AK_MODEL_RI),
+    FAST_KEY("\"kernelType\":", AK_KTYPE)};
+#undef FAST_KEY
+
+static inline uint64_t word_at(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, sizeof w);
+    return w;
+}
+
+/* The low len bytes of a word. */
+static inline uint64_t low_bytes(size_t len)
+{
+    return len >= 8 ? ~0ull : (1ull << (8 * len)) - 1;
+}
+
+/* Whether the n bytes at s start with key k: two word compares under masks
+ * when 16 bytes are there to load (keys are shorter), else memcmp. */
+static inline int key_at_start(const char *s, size_t n, const fast_key_text *k)
+{
+    if (n < sizeof k->text)
+        return k->len <= n && memcmp(s, k->text, k->len) == 0;
+    size_t rest = k->len > 8 ? k->len - 8 : 0;
+    return (word_at(s) & low_bytes(k->len)) == word_at(k->text) &&
+           (word_at(s + 8) & low_bytes(rest)) == word_at(k->text + 8);
+}
+
+/* The known key at s, tried in the order the runtime writes them starting
+ * after the previous one (*hint); its length with quotes and colon, or 0. */
+static size_t fast_key(const char *s, size_t n, const fast_key_text *keys, size_t nkeys,
+                       size_t *hint, int *key)
+{
+    size_t at = *hint; /* below nkeys */
+    for (size_t j = 0; j < nkeys; j++) {
+        const fast_key_text *k = &keys[at];
+        at = at + 1 == nkeys ? 0 : at + 1;
+        if (key_at_start(s, n, k)) {
+            *hint = at;
+            *key = k->key;
+            return k->len;
+        }
+    }
+    return 0;
+}
+
+/* A string at s[0] == '"' of plain printable ASCII (no escape): its length
+ * with both quotes, or 0. */
+static inline size_t fast_string(const char *s, size_t n, sk_jtok *t)
+{
+    size_t k = 1 + sk_json_plain_span(s + 1, n - 1);
+    if (k >= n || s[k] != '"')
+        return 0;
+    t->type = SK_JT_STRING;
+    t->text = s + 1;
+    t->len = k - 1;
+    return k + 1;
+}
+
+static inline size_t fast_value(const char *s, size_t n, sk_jtok *t)
+{
+    if (s[0] == '"')
+        return fast_string(s, n, t);
+    int integer = 0;
+    size_t k = sk_json_number_span(s, n, &integer);
+    t->type = SK_JT_NUMBER;
+    t->text = s;
+    t->len = k;
+    t->is_integer = integer;
+    return k;
+}
+
+/* An integer that int_value reads without a range check. */
+static int fast_int(const sk_jtok *t)
+{
+    return t->type == SK_JT_NUMBER && t->is_integer &&
+           t->len - (size_t)(t->text[0] == '-') <= FAST_INT_DIGITS;
+}
+
+/* Whether the general path would accept value t of key without an error
+ * (the fast path only takes events the general path reads cleanly; every
+ * error is reported by the general path). */
+static int fast_value_ok(int in_args, int key, const sk_jtok *t)
+{
+    if (in_args) {
+        if (key == AK_SK || key == AK_NODE)
+            return fast_int(t);
+        return key != AK_KTYPE || t->type == SK_JT_STRING;
+    }
+    if (key == EK_NAME || key == EK_PH)
+        return t->type == SK_JT_STRING;
+    if (key == EK_TID)
+        return fast_int(t) && t->text[0] != '-';
+    return 1; /* ts, dur, pid: a string or a number */
+}
+
+/* Checks the flat object at s[0] == '{' with the tokenizer's grammar: no
+ * whitespace, plain ASCII strings, numbers, known keys each at most once
+ * (so no duplicate), and (outside args only) one args object.  Returns its
+ * length, or 0 when the general path must read it. */
+static size_t fast_object(const char *s, size_t n, fast_scan *fs, int in_args)
+{
+    size_t i = 1, hint = 0;
+    unsigned seen = 0;
+    fast_member *m = in_args ? fs->args : fs->ev;
+    size_t *count = in_args ? &fs->nargs : &fs->nev;
+    const fast_key_text *keys = in_args ? arg_keys : event_keys;
+    size_t nkeys = in_args ? sizeof arg_keys / sizeof arg_keys[0]
+                           : sizeof event_keys / sizeof event_keys[0];
+    if (i < n && s[i] == '}')
+        return i + 1;
+    for (;;) {
+        int key = 0;
+        size_t kl = fast_key(s + i, n - i, keys, nkeys, &hint, &key);
+        if (!kl || (seen & (1u << key)) || *count >= FAST_MEMBERS)
+            return 0;
+        i += kl;
+        if (i >= n)
+            return 0;
+        seen |= 1u << key;
+        fast_member *f = &m[(*count)++];
+        f->key = key;
+        size_t vl;
+        if (!in_args && key == EK_ARGS) {
+            if (s[i] != '{')
+                return 0;
+            f->args_at = fs->nargs;
+            vl = fast_object(s + i, n - i, fs, 1);
+            f->nargs = fs->nargs - f->args_at;
+        } else {
+            vl = fast_value(s + i, n - i, &f->value);
+            if (vl && !fast_value_ok(in_args, key, &f->value))
+                return 0;
+        }
+        if (!vl)
+            return 0;
+        i += vl;
+        if (i >= n)
+            return 0;
+        if (s[i] == '}')
+            return i + 1;
+        if (s[i] != ',')
+            return 0;
+        i++;
+    }
+}
+
+/* Reads the next element through the fast path when it is a flat event the
+ * general path would read cleanly; *done tells whether it did. */
+static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
+{
+    const char *p;
+    size_t n;
+    *done = 0;
+    sk_err e = sk_json_lex_peek_element(r->lx, FAST_WINDOW, &p, &n, d);
+    if (e || n == 0 || p[0] != '{')
+        return e;
+    /* the same window however the input was split into reads (peek makes
+     * FAST_WINDOW bytes available unless the input ends first), so the
+     * same events take the fast path */
+    if (n > FAST_WINDOW)
+        n = FAST_WINDOW;
+    fast_scan fs;
+    fs.nev = fs.nargs = 0;
+    size_t len = fast_object(p, n, &fs, 0);
+    int has_args = 0;
+    for (size_t i = 0; i < fs.nev; i++)
+        has_args |= fs.ev[i].key == EK_ARGS;
+    uint64_t offset = sk_json_lex_offset(r->lx);
+    uint64_t line = sk_json_lex_line(r->lx);
+    if (!len || !sk_json_lex_take_element(r->lx, len, has_args ? 2 : 1))
+        return SK_OK;
+    *done = 1;
+    r->sum.fast_events++;
+    fields_reset(&r->f);
+    for (size_t i = 0; i < fs.nev && !e; i++) {
+        fast_member *m = &fs.ev[i];
+        if (m->key != EK_ARGS) {
+            m->value.line = line;
+            e = on_member(r, (enum event_key)m->key, &m->value, d);
+            continue;
+        }
+        for (size_t j = 0; j < m->nargs && !e; j++) {
+            fast_member *a = &fs.args[m->args_at + j];
+            a->value.line = line;
+            e = on_arg(r, (enum arg_key)a->key, &a->value, d);
+        }
+    }
+    if (!e)
+        e = deliver(r, line, offset, d);
+    return e;
+}
+
 static sk_err read_event_array(reader *r, sk_diag *d)
 {
     sk_jtok t;
     for (;;) {
-        sk_err e = sk_json_lex_next(r->lx, &t, d);
-        if (e)
-            return e;
-        if (t.type == SK_JT_ARR_END)
-            return SK_OK;
-        if (t.type != SK_JT_OBJ_BEGIN)
-            return sk_diag_set(d, SK_E_FORMAT, r->path, t.line,
-                               "sk_prof element %llu is not an object",
-                               (unsigned long long)r->sum.elements);
-        e = read_event(r, &t, d);
-        r->sum.elements++;
+        int done = 0;
+        sk_err e = r->fast ? read_event_fast(r, &done, d) : SK_OK;
+        if (!done && !e) {
+            e = sk_json_lex_next(r->lx, &t, d);
+            if (e)
+                return e;
+            if (t.type == SK_JT_ARR_END)
+                return SK_OK;
+            if (t.type != SK_JT_OBJ_BEGIN)
+                return sk_diag_set(d, SK_E_FORMAT, r->path, t.line,
+                                   "sk_prof element %llu is not an object",
+                                   (unsigned long long)r->sum.elements);
+            e = read_event(r, &t, d);
+            done = 1;
+        }
+        if (done)
+            r->sum.elements++;
         if (e)
             return e;
     }
@@ -429,8 +701,15 @@ static sk_err read_event_array(reader *r, sk_diag *d)
 sk_err sk_prof_read(sk_read_fn read, void *rctx, const char *path, sk_prof_event_fn fn, void *ctx,
                     sk_prof_summary *sum, sk_diag *d)
 {
+    return sk_prof_read_with(read, rctx, path, 0, fn, ctx, sum, d);
+}
+
+sk_err sk_prof_read_with(sk_read_fn read, void *rctx, const char *path, unsigned flags,
+                         sk_prof_event_fn fn, void *ctx, sk_prof_summary *sum, sk_diag *d)
+{
     reader r;
     memset(&r, 0, sizeof r);
+    r.fast = !(flags & SK_PROF_GENERAL_ONLY);
     r.path = path ? path : "sk_prof";
     r.fn = fn;
     r.ctx = ctx;

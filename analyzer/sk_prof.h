@@ -70,6 +70,7 @@ typedef struct sk_prof_summary {
     uint64_t zero_duration;   /* dur == 0: dropped like the runtime does */
     uint64_t rounded;         /* events with sub-ns digits */
     uint64_t bytes;           /* bytes of JSON consumed */
+    uint64_t fast_events;     /* elements read by the record fast path (sk_prof_read_with) */
 } sk_prof_summary;
 
 typedef sk_err (*sk_prof_event_fn)(void *ctx, const sk_prof_event *ev, sk_diag *d);
@@ -79,6 +80,17 @@ typedef sk_err (*sk_prof_event_fn)(void *ctx, const sk_prof_event *ev, sk_diag *
  * stops the read and is passed through.  sum may be NULL. */
 sk_err sk_prof_read(sk_read_fn read, void *rctx, const char *path, sk_prof_event_fn fn, void *ctx,
                     sk_prof_summary *sum, sk_diag *d);
+
+/* sk_prof_read with flags: SK_PROF_GENERAL_ONLY reads every event with the
+ * general token-by-token path.  By default, an event that is a flat object
+ * of known keys without whitespace, escapes or non-ASCII text (every record
+ * the runtime writes) is checked and read in one step from the buffered
+ * bytes; anything else, and every error, takes the general path, so both
+ * give the same events, summaries and errors (tests and fuzz_sk_prof
+ * compare them). */
+#define SK_PROF_GENERAL_ONLY 1u
+sk_err sk_prof_read_with(sk_read_fn read, void *rctx, const char *path, unsigned flags,
+                         sk_prof_event_fn fn, void *ctx, sk_prof_summary *sum, sk_diag *d);
 
 /* Parses a "[blockIdx/blockNum]" prefix at the start of name: returns the
  * prefix length (0 when there is none), or -1 when a prefix is malformed

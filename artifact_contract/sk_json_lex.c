@@ -260,6 +260,11 @@ uint64_t sk_json_lex_offset(const sk_json_lex *lx)
     return lx->base + lx->pos;
 }
 
+uint64_t sk_json_lex_line(const sk_json_lex *lx)
+{
+    return lx->line;
+}
+
 const char *sk_json_lex_label(const sk_json_lex *lx)
 {
     return lx->label;
@@ -817,17 +822,9 @@ static inline int is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
-/* The literal at pos when it is complete in the buffer and obviously valid:
- * the JSON number grammar matches up to a delimiter that is in the buffer,
- * within the length limits.  Returns its length, or 0 for anything else,
- * which scan_number's general path then handles (and reports) as before.
- * Delimiters are not number characters, so the general path would find the
- * same end and accept the same literal. */
-static inline size_t number_fast(const sk_json_lex *lx, int *integer)
+size_t sk_json_number_span(const char *s, size_t n, int *integer)
 {
-    const char *s = lx->buf + lx->pos;
-    size_t n = lx->len - lx->pos;
-    size_t k = s[0] == '-';
+    size_t k = n && s[0] == '-';
     if (k >= n || !is_digit(s[k]))
         return 0;
     if (s[k] == '0') {
@@ -838,7 +835,6 @@ static inline size_t number_fast(const sk_json_lex *lx, int *integer)
         while (k < n && is_digit(s[k]))
             k++;
     }
-    size_t int_digits = k - (s[0] == '-');
     *integer = 1;
     if (k < n && s[k] == '.') {
         *integer = 0;
@@ -859,8 +855,23 @@ static inline size_t number_fast(const sk_json_lex *lx, int *integer)
         if (k == es)
             return 0;
     }
-    if (k >= n || !is_delim(s[k]) || k > lx->max_token ||
-        (*integer && int_digits > SK_JSON_MAX_INT_DIGITS))
+    if (k >= n || !is_delim(s[k]))
+        return 0;
+    return k;
+}
+
+/* The literal at pos when it is complete in the buffer and obviously valid
+ * (sk_json_number_span) and within the length limits.  Returns its length,
+ * or 0 for anything else, which scan_number's general path then handles
+ * (and reports) as before.  Delimiters are not number characters, so the
+ * general path would find the same end and accept the same literal. */
+static inline size_t number_fast(const sk_json_lex *lx, int *integer)
+{
+    const char *s = lx->buf + lx->pos;
+    size_t k = sk_json_number_span(s, lx->len - lx->pos, integer);
+    /* an integer literal is all digits after its sign */
+    if (!k || k > lx->max_token ||
+        (*integer && k - (size_t)(s[0] == '-') > SK_JSON_MAX_INT_DIGITS))
         return 0;
     return k;
 }
@@ -1216,4 +1227,58 @@ sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d)
             return e;
     } while (!((tok.type == SK_JT_OBJ_END || tok.type == SK_JT_ARR_END) && tok.depth == target));
     return SK_OK;
+}
+
+/* ---------------------------------------------------------------- records */
+
+size_t sk_json_plain_span(const char *s, size_t n)
+{
+    return plain_end(s, 0, n);
+}
+
+sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
+                                sk_diag *d)
+{
+    *p = NULL;
+    *n = 0;
+    if (lx->pending & PENDING_START)
+        return SK_OK; /* the BOM check is the general path's */
+    if (lx->pending & PENDING_PATCH) {
+        lx->own[lx->patch_at] = lx->patch_byte;
+        lx->pending &= ~PENDING_PATCH;
+    }
+    if (lx->depth == 0 || lx->stack[lx->depth - 1] != 'a')
+        return SK_OK;
+    sk_err e = skip_ws(lx, d);
+    if (e)
+        return e;
+    if (lx->expect == EXP_COMMA_OR_END) {
+        if (lx->pos >= lx->len || lx->buf[lx->pos] != ',')
+            return SK_OK;
+        lx->pos++;
+        lx->expect = EXP_VALUE;
+        e = skip_ws(lx, d);
+        if (e)
+            return e;
+    }
+    if (lx->expect != EXP_VALUE && lx->expect != EXP_VALUE_OR_END)
+        return SK_OK;
+    /* within the token limit, fill() never fails on the buffer's size */
+    e = fill(lx, want < lx->max_token ? want : lx->max_token, d);
+    if (e)
+        return e;
+    *p = lx->buf + lx->pos;
+    *n = lx->len - lx->pos;
+    return SK_OK;
+}
+
+int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting)
+{
+    if (lx->depth == 0 || lx->stack[lx->depth - 1] != 'a' ||
+        (lx->expect != EXP_VALUE && lx->expect != EXP_VALUE_OR_END) ||
+        len > lx->len - lx->pos || len > lx->max_token || nesting > lx->max_depth - lx->depth)
+        return 0;
+    lx->pos += len;
+    after_value(lx);
+    return 1;
 }

@@ -80,8 +80,42 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d);
 /* Consumes the next complete value (validating it), e.g. after an
  * uninteresting KEY. */
 sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d);
+/* Record fast path, for readers of long arrays of small flat objects (the
+ * sk_prof trace).  Inside an array, where an element or the array's end
+ * comes next, sk_json_lex_peek_element consumes whitespace and the comma
+ * before the element, makes up to want bytes available (reading ahead: a
+ * read error is returned now rather than when the general path would reach
+ * it) and points *p at the unread bytes, *n of them.  Anywhere else it
+ * leaves the state alone and sets *n = 0.  The caller may then check a
+ * complete element in those bytes itself and hand it over with
+ * sk_json_lex_take_element, or go on with sk_json_lex_next, which reads the
+ * element as if nothing had happened.  The window stays valid until the
+ * next call on the tokenizer; its bytes must not be changed.
+ *
+ * take_element promises the tokenizer that the first len bytes are exactly
+ * one complete, valid JSON value that holds no newline, no duplicate key and
+ * containers nested `nesting` deep (1 for a flat object); the caller must
+ * have checked it with the lexer's own grammar (sk_json_number_span,
+ * sk_json_plain_span).  It returns 1 when the element was taken and 0 when
+ * it refused (not after a peek, or beyond a length or depth limit: the
+ * caller falls back to sk_json_lex_next, which reports it). */
+sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
+                                sk_diag *d);
+int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting);
+
+/* The JSON number grammar: the length of the valid literal at s when a
+ * delimiter (',', ']', '}' or whitespace) follows it within n bytes, else 0;
+ * *integer tells whether it has neither fraction nor exponent.  The
+ * tokenizer's length limits are not applied. */
+size_t sk_json_number_span(const char *s, size_t n, int *integer);
+/* Bytes at s, up to n, before the first '"', '\\', control character or
+ * non-ASCII byte: the part of a string that needs no decoding. */
+size_t sk_json_plain_span(const char *s, size_t n);
+
 /* Bytes consumed so far. */
 uint64_t sk_json_lex_offset(const sk_json_lex *lx);
+/* 1-based line of the next unread byte. */
+uint64_t sk_json_lex_line(const sk_json_lex *lx);
 /* The options it was created with (label never NULL, path may be). */
 const char *sk_json_lex_label(const sk_json_lex *lx);
 const char *sk_json_lex_path(const sk_json_lex *lx);

@@ -4,7 +4,9 @@
  *
  * Promise: the reader never crashes, hangs, leaks or reads outside its input;
  *   1. the events (every field of sk_prof_event), the summary and the final
- *      outcome are identical for one-byte, random-sized and whole reads;
+ *      outcome are identical for one-byte, random-sized and whole reads, and
+ *      identical to those of the general path alone (SK_PROF_GENERAL_ONLY);
+ *      the same events take the record fast path however the input is split;
  *   2. every delivered event is coherent: index counts from 0, offsets
  *      increase, the name is a non-empty C string of name_len bytes, a
  *      [blockIdx/blockNum] prefix has blockIdx < blockNum <= 255, the
@@ -70,15 +72,18 @@ typedef struct outcome {
 } outcome;
 
 static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t seed,
-                uint64_t stop_at, outcome *o)
+                uint64_t stop_at, unsigned flags, outcome *o)
 {
     fz_reader rd;
     fz_reader_init(&rd, data, size, mode, seed);
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
     o->c.stop_at = stop_at;
-    o->err = sk_prof_read(fz_read, &rd, "sk_prof_device_0.json", on_event, &o->c, &o->sum,
-                          &o->diag);
+    o->err = sk_prof_read_with(fz_read, &rd, "sk_prof_device_0.json", flags, on_event, &o->c,
+                               &o->sum, &o->diag);
+    if (flags & SK_PROF_GENERAL_ONLY)
+        FUZZ_ASSERT(o->sum.fast_events == 0);
+    FUZZ_ASSERT(o->sum.fast_events <= o->sum.elements);
     FUZZ_ASSERT(o->sum.events == o->c.events);
     FUZZ_ASSERT(o->sum.parents == o->c.parents);
     FUZZ_ASSERT(o->sum.rounded == o->c.rounded);
@@ -91,6 +96,7 @@ static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t see
     }
 }
 
+/* The summary without fast_events, which differs between the paths. */
 static void summary_text(const sk_prof_summary *s, fz_buf *b)
 {
     fz_buf_printf(b, "shape=%d el=%llu ev=%llu par=%llu nots=%llu ph=%llu zero=%llu r=%llu\n",
@@ -124,18 +130,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};
     outcome base, other;
-    run(data, size, FZ_CHUNK_ALL, 0, 0, &base);
+    run(data, size, FZ_CHUNK_ALL, 0, 0, 0, &base);
     fz_buf sb = {0}, so = {0};
     summary_text(&base.sum, &sb);
-    static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM};
-    for (size_t m = 0; m < 2; m++) {
-        run(data, size, modes[m], fz_next(&rng), 0, &other);
+    static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM, FZ_CHUNK_ALL,
+                                        FZ_CHUNK_RANDOM};
+    static const unsigned flags[] = {0, 0, SK_PROF_GENERAL_ONLY, SK_PROF_GENERAL_ONLY};
+    for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
+        run(data, size, modes[m], fz_next(&rng), 0, flags[m], &other);
         FZ_SAME_OUTPUT(&base.c.rec, &other.c.rec, "events");
         FZ_SAME_ERROR(base.err, &base.diag, other.err, &other.diag);
         if (base.err == SK_OK) {
             summary_text(&other.sum, &so);
             FZ_SAME_OUTPUT(&sb, &so, "summaries");
             fz_buf_free(&so);
+            if (!flags[m])
+                FUZZ_ASSERT_MSG(other.sum.fast_events == base.sum.fast_events,
+                                "fast path taken %llu times, %llu with whole reads",
+                                (unsigned long long)other.sum.fast_events,
+                                (unsigned long long)base.sum.fast_events);
         }
         fz_buf_free(&other.c.rec);
     }
@@ -147,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* property 4: stop at a random delivered event */
     if (base.c.events > 0) {
         uint64_t stop = 1 + fz_below(&rng, base.c.events);
-        run(data, size, FZ_CHUNK_RANDOM, h, stop, &other);
+        run(data, size, FZ_CHUNK_RANDOM, h, stop, 0, &other);
         FUZZ_ASSERT(other.err == SK_E_ARG && other.c.events == stop);
         FUZZ_ASSERT(strcmp(other.diag.msg, "stopped by the callback") == 0 && other.diag.line == 7);
         FUZZ_ASSERT(other.c.rec.len <= base.c.rec.len &&
@@ -156,13 +169,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     fz_fail_alloc_at(0);
-    run(data, size, FZ_CHUNK_RANDOM, h, 0, &other);
+    run(data, size, FZ_CHUNK_RANDOM, h, 0, 0, &other);
     fz_buf_free(&other.c.rec);
     unsigned long n = fz_alloc_count();
     if (n > 0) {
         unsigned long k = 1 + fz_below(&rng, n);
         fz_fail_alloc_at(k);
-        run(data, size, FZ_CHUNK_RANDOM, h, 0, &other);
+        run(data, size, FZ_CHUNK_RANDOM, h, 0, 0, &other);
         FZ_CHECK_NOMEM(k, other.err, &other.diag, base.err);
         fz_fail_alloc_at(0);
         fz_buf_free(&other.c.rec);

@@ -1,7 +1,8 @@
 /* Throughput check of the streaming readers on a real file:
- *   readers_bench csv|lines|fused|rtlog|prof FILE
+ *   readers_bench csv|lines|fused|rtlog|prof|prof-general FILE
  * Prints records, raw and decoded MB, seconds (wall and CPU) and decoded
- * MB/s on stdout.  prof reads an sk_prof trace (records = events). */
+ * MB/s on stdout.  prof reads an sk_prof trace (records = events);
+ * prof-general reads it without the record fast path (SK_PROF_GENERAL_ONLY). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -45,7 +46,7 @@ static sk_err count_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: readers_bench csv|lines|fused|rtlog|prof FILE\n");
+        fprintf(stderr, "usage: readers_bench csv|lines|fused|rtlog|prof|prof-general FILE\n");
         return 2;
     }
     fd_reader fr = {open(argv[2], O_RDONLY)};
@@ -97,6 +98,9 @@ int main(int argc, char **argv)
         sk_runtime_log_free(log);
     } else if (e == SK_OK && strcmp(argv[1], "prof") == 0) {
         e = sk_prof_read(sk_source_read, src, argv[2], count_event, &records, NULL, &d);
+    } else if (e == SK_OK && strcmp(argv[1], "prof-general") == 0) {
+        e = sk_prof_read_with(sk_source_read, src, argv[2], SK_PROF_GENERAL_ONLY, count_event,
+                              &records, NULL, &d);
     } else if (e == SK_OK) {
         fprintf(stderr, "readers_bench: unknown reader %s\n", argv[1]);
         e = SK_E_ARG;

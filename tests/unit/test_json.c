@@ -528,6 +528,96 @@ static void fast_paths_agree_with_general_paths(void)
     }
 }
 
+/* The record fast path's hooks: a peek only inside an array, before an
+ * element; a taken element leaves the tokenizer where sk_json_lex_next
+ * would have; takes it must not make are refused. */
+static void peek_and_take_elements(void)
+{
+    static const char doc[] = "[1 , {\"a\":1} ,2,[[3]]]";
+    for (size_t chunk = 0; chunk <= 1; chunk++) {
+        sk_mem_reader r = {doc, strlen(doc), 0, chunk};
+        sk_json_lex_opts o = {.label = "t", .max_depth = 3};
+        sk_json_lex *lx = NULL;
+        sk_jtok t;
+        sk_diag d;
+        const char *p = NULL;
+        size_t n = 99;
+        T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, &o, &lx), SK_OK);
+        T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK); /* before the BOM check */
+        T_EQ_U64(n, 0);
+        T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+        T_EQ_INT(t.type, SK_JT_ARR_BEGIN);
+        T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK);
+        T_CHECK(n == strlen(doc) - 1 && p && p[0] == '1');
+        T_EQ_INT(sk_json_lex_take_element(lx, n + 1, 0), 0); /* more than there is */
+        T_EQ_INT(sk_json_lex_take_element(lx, 1, 0), 1);
+        T_EQ_INT(sk_json_lex_take_element(lx, 1, 0), 0); /* a comma comes first */
+        T_EQ_U64(sk_json_lex_offset(lx), 2);
+        T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK); /* consumes " , " */
+        T_CHECK(n > 0 && p[0] == '{');
+        T_EQ_U64(sk_json_lex_offset(lx), 5);
+        T_EQ_INT(sk_json_lex_take_element(lx, 7, 1), 1);
+        T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK); /* " ,2" */
+        T_EQ_INT(t.type, SK_JT_NUMBER);
+        T_EQ_STR(t.text, "2");
+        T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK);
+        T_CHECK(n > 0 && p[0] == '[');
+        /* [[3]] nests two more arrays inside the outer one: depth 3 is the limit */
+        T_EQ_INT(sk_json_lex_take_element(lx, 5, 3), 0);
+        T_EQ_INT(sk_json_lex_take_element(lx, 5, 2), 1);
+        T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK); /* at "]": no comma */
+        T_EQ_U64(n, 0);
+        T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+        T_EQ_INT(t.type, SK_JT_ARR_END);
+        T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK); /* top level */
+        T_EQ_U64(n, 0);
+        T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+        T_EQ_INT(t.type, SK_JT_EOF);
+        sk_json_lex_free(lx);
+    }
+    /* inside an object there is nothing to take */
+    sk_json_lex *lx = NULL;
+    sk_jtok t;
+    sk_diag d;
+    const char *p = NULL;
+    size_t n = 99;
+    T_EQ_INT(sk_json_lex_new_mem("{\"a\":[]}", 8, NULL, &lx), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK);
+    T_EQ_U64(n, 0);
+    T_EQ_INT(sk_json_lex_take_element(lx, 1, 0), 0);
+    sk_json_lex_free(lx);
+}
+
+/* The number grammar and the plain-string scan the fast path checks with. */
+static void number_and_plain_spans(void)
+{
+    static const struct {
+        const char *s;
+        size_t len;
+        int integer;
+    } nums[] = {
+        {"0,", 1, 1},       {"-0]", 2, 1},        {"12}", 2, 1},      {"-0.5e+3 ", 7, 0},
+        {"1E5\n", 3, 0},    {"3.25\t", 4, 0},     {"01,", 0, 0},      {"1", 0, 0},
+        {"1.e5,", 0, 0},    {"-,", 0, 0},         {"1e,", 0, 0},      {"1.5x,", 0, 0},
+        {"+1,", 0, 0},      {".5,", 0, 0},        {"", 0, 0},         {"-", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        int integer = -1;
+        size_t got = sk_json_number_span(nums[i].s, strlen(nums[i].s), &integer);
+        if (got != nums[i].len || (got && integer != nums[i].integer))
+            t_fail(__FILE__, __LINE__, "\"%s\": span %zu integer %d, want %zu %d", nums[i].s, got,
+                   integer, nums[i].len, nums[i].integer);
+    }
+    T_EQ_U64(sk_json_plain_span("abc\"", 4), 3);
+    T_EQ_U64(sk_json_plain_span("a\\n", 3), 1);
+    T_EQ_U64(sk_json_plain_span("a\x01", 2), 1);
+    T_EQ_U64(sk_json_plain_span("\xc3\xa9", 2), 0);
+    T_EQ_U64(sk_json_plain_span("a\x7f~", 3), 3);
+    T_EQ_U64(sk_json_plain_span("0123456789abcdefghijklmnopqrstuvwxyz!\"", 38), 37);
+    T_EQ_U64(sk_json_plain_span("0123456789abcdefghijklmnopqrstuvwxyz", 36), 36);
+}
+
 /* Objects of up to 8 keys keep short keys as numbers and long ones in the
  * arena; the ninth key moves them to the hash table.  A duplicate is found
  * at every position, in both forms, with keys that share their first 8
@@ -724,6 +814,8 @@ static const t_case cases[] = {
     T(trailing_character_split_across_reads),
     T(many_keys_duplicate_detection),
     T(fast_paths_agree_with_general_paths),
+    T(peek_and_take_elements),
+    T(number_and_plain_spans),
     T(duplicate_keys_small_and_hashed),
     T(allocation_failures_are_clean),
     T(allocation_failures_in_error_messages),

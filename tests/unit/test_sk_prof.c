@@ -28,13 +28,19 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
     return SK_OK;
 }
 
-static sk_err run(const char *doc, size_t chunk, sk_buf *out, sk_prof_summary *sum, sk_diag *d)
+static sk_err run_with(const char *doc, size_t chunk, unsigned flags, sk_buf *out,
+                       sk_prof_summary *sum, sk_diag *d)
 {
     collect c = {SK_BUF_INIT, 0};
     sk_mem_reader r = {doc, strlen(doc), 0, chunk};
-    sk_err e = sk_prof_read(sk_mem_read, &r, "trace.json", on_event, &c, sum, d);
+    sk_err e = sk_prof_read_with(sk_mem_read, &r, "trace.json", flags, on_event, &c, sum, d);
     *out = c.out;
     return e;
+}
+
+static sk_err run(const char *doc, size_t chunk, sk_buf *out, sk_prof_summary *sum, sk_diag *d)
+{
+    return run_with(doc, chunk, 0, out, sum, d);
 }
 
 static const char *RUNTIME_DOC =
@@ -178,6 +184,128 @@ static void malformed_traces(void)
     sk_buf_free(&c.out);
 }
 
+/* One record of the runtime's shape, with field text substituted. */
+#define REC(name, tid, ts, args)                                                               \
+    "{\"ph\":\"X\",\"name\":\"" name "\",\"pid\":\"AIV\",\"tid\":" tid ",\"ts\":" ts           \
+    ",\"dur\":2.500000,\"args\":{" args "}}"
+#define ARGS "\"modelId\":\"48_1\",\"skId\":7,\"nodeId\":3"
+
+/* The record fast path gives exactly the general path's events, summary
+ * and errors, for every shape it takes and every shape it hands over; it
+ * takes the same records however the input is split into reads. */
+static void fast_path_matches_general_path(void)
+{
+    static const struct {
+        const char *doc;
+        long fast; /* elements the fast path must take with whole reads; -1: any */
+    } docs[] = {
+        {"[" REC("[0/2]static_kernel_A_1_d0", "25", "1000.020000", ARGS) ",\n"
+         REC("[1/2] sk_7_x_start_a_end_b", "0", "990.000000", "\"modelId\":\"48_1\",\"skId\":7")
+         ",\n{}]", 3},
+        /* fixture shape, kernelType, modelRI, numbers as strings and pid numbers */
+        {"{\"traceEvents\":[{\"name\":\"k\",\"ph\":\"X\",\"ts\":\"5\",\"dur\":\"1.5\",\"pid\":3,"
+         "\"tid\":2,\"args\":{\"kernelType\":\"AIC_ONLY\",\"nodeId\":10,\"modelRI\":9}}]}", 1},
+        /* each of these makes the general path read the record */
+        {"[" REC("[0/2]a", "1", "1", ARGS) ", " REC("[0/2]b", "1", "2", ARGS) "]", 2},
+        {"[" REC("[0/2]a", "1", "1", ARGS) ",{\"ph\": \"X\"}]", 1},
+        {"[" REC("[0/2]a\\u0041", "1", "1", ARGS) "]", 0},
+        {"[" REC("[0/2]\xc3\xa9", "1", "1", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1", "1", ARGS ",\"extra\":[1]") "]", 0},
+        {"[{\"cat\":\"c\",\"name\":\"a\",\"ts\":1,\"dur\":1}]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"skId\":7,\"skId\":8") "]", 0},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"ts\":2}]", 0},
+        {"[" REC("[0/2]a", "-1", "1", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1.0", "1", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"skId\":1234567890123456789") "]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"skId\":-12") "]", 1},
+        {"[" REC("[0/2]a", "1", "true", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1", "-Infinity", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1", "01", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1", "1.", ARGS) "]", 0},
+        {"[" REC("[0/2]a", "1", "-1", ARGS) "]", 1},
+        {"[" REC("[0/2]a", "1", "1e3", ARGS) "]", 1},
+        {"[{\"name\":5,\"ts\":1,\"dur\":1}]", 0},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":[]}]", 0},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"kernelType\":1}}]", 0},
+        /* errors the fast path leaves to deliver(), after reading the record */
+        {"[{\"name\":\"a\",\"ts\":1}]", 1},
+        {"[{\"name\":\"[2/2]a\",\"ts\":1,\"dur\":1}]", 1},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":-1}]", 1},
+        {"[{\"name\":\"a\",\"ts\":\"x\",\"dur\":1}]", 1},
+        /* broken JSON around and inside records */
+        {"[" REC("[0/2]a", "1", "1", ARGS) ",]", 1},
+        {"[" REC("[0/2]a", "1", "1", ARGS) "", 1},
+        {"[" REC("[0/2]a", "1", "1", ARGS) "] x", 1},
+        {"[" REC("[0/2]a", "1", "1", ARGS) "{}]", 1},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1", 0},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1,}]", 0},
+        {"[{\"name\":\"a\" ,\"ts\":1,\"dur\":1}]", 0},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1}}]", 1},
+        {"[{\"name\":\"a\",\"ts\":1,\"dur\":1},{}", 2},
+        {"[1,{}]", -1},
+        {"\xef\xbb\xbf[{}]", 0},
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        sk_buf want, got;
+        sk_prof_summary wsum, gsum;
+        sk_diag wd, gd;
+        sk_diag_clear(&wd);
+        sk_err we = run_with(docs[i].doc, 0, SK_PROF_GENERAL_ONLY, &want, &wsum, &wd);
+        T_EQ_U64(wsum.fast_events, 0);
+        const size_t chunks[] = {0, 1, 2, 5, 64};
+        uint64_t fast0 = 0;
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+            sk_diag_clear(&gd);
+            sk_err ge = run_with(docs[i].doc, chunks[c], 0, &got, &gsum, &gd);
+            if (ge != we || strcmp(sk_buf_cstr(&got), sk_buf_cstr(&want)) != 0 ||
+                strcmp(gd.msg, wd.msg) != 0 || gd.line != wd.line ||
+                gd.has_offset != wd.has_offset || gd.offset != wd.offset ||
+                gsum.elements != wsum.elements || gsum.events != wsum.events ||
+                gsum.skipped_no_ts != wsum.skipped_no_ts || gsum.bytes != wsum.bytes)
+                t_fail(__FILE__, __LINE__,
+                       "doc %zu chunk %zu: fast path %s \"%s\" %llu elements\n%s\ngeneral "
+                       "path %s \"%s\" %llu elements\n%s",
+                       i, chunks[c], sk_err_name(ge), gd.msg, (unsigned long long)gsum.elements,
+                       sk_buf_cstr(&got), sk_err_name(we), wd.msg,
+                       (unsigned long long)wsum.elements, sk_buf_cstr(&want));
+            if (c == 0)
+                fast0 = gsum.fast_events;
+            else
+                T_EQ_U64(gsum.fast_events, fast0);
+            sk_buf_free(&got);
+        }
+        if (docs[i].fast >= 0 && fast0 != (uint64_t)docs[i].fast)
+            t_fail(__FILE__, __LINE__, "doc %zu: the fast path took %llu elements, want %ld", i,
+                   (unsigned long long)fast0, docs[i].fast);
+        sk_buf_free(&want);
+    }
+}
+
+/* A record longer than the fast path's window is read by the general path,
+ * the next one by the fast path again. */
+static void fast_path_window(void)
+{
+    sk_buf doc = SK_BUF_INIT, name = SK_BUF_INIT;
+    for (int i = 0; i < 3000; i++)
+        (void)sk_buf_putc(&name, (char)('a' + i % 26));
+    (void)sk_buf_printf(&doc,
+                        "[{\"name\":\"[0/1]%s\",\"ts\":1,\"dur\":1},\n"
+                        "{\"name\":\"[0/1]b\",\"ts\":2,\"dur\":1}]",
+                        sk_buf_cstr(&name));
+    sk_buf a, b;
+    sk_prof_summary sa, sb;
+    sk_diag d;
+    T_EQ_INT(run_with(doc.data, 0, 0, &a, &sa, &d), SK_OK);
+    T_EQ_INT(run_with(doc.data, 0, SK_PROF_GENERAL_ONLY, &b, &sb, &d), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&a), sk_buf_cstr(&b));
+    T_EQ_U64(sa.events, 2);
+    T_EQ_U64(sa.fast_events, 1);
+    sk_buf_free(&a);
+    sk_buf_free(&b);
+    sk_buf_free(&doc);
+    sk_buf_free(&name);
+}
+
 static void block_prefix_parser(void)
 {
     unsigned i = 9, n = 9;
@@ -197,6 +325,8 @@ static const t_case cases[] = {
     T(fixture_shape),
     T(malformed_traces),
     T(block_prefix_parser),
+    T(fast_path_matches_general_path),
+    T(fast_path_window),
     {NULL, NULL},
 };
 T_MAIN(cases)
