@@ -9,6 +9,8 @@
 #   SKDCCI_GEN=path                  the generator (default BUILD/tests/tools/skdcci_gen)
 #   BENCH_DIR=/path                  where the pairs go (default: a temp dir, removed)
 #   BENCH_PYTHON=0                   skip json.load (it needs ~5 GB of RAM at 1 GB)
+#   BENCH_REPEAT=N                   rounds per size (default 3): the tools run
+#                                    interleaved, each row is its tool's median run
 #
 # Every input is read once before timing, so all tools read from the page
 # cache: the numbers compare parsing code, not the disk.  Wall-clock rates
@@ -25,6 +27,7 @@ GEN=${SKDCCI_GEN:-$BUILD/tests/tools/skdcci_gen}
 [ -x /usr/bin/time ] || { echo "bench/analyze.sh: GNU time (/usr/bin/time) is required" >&2; exit 2; }
 [ -x "$GEN" ] || { echo "bench/analyze.sh: the generator $GEN is missing (make $BUILD/tests/tools/skdcci_gen)" >&2; exit 2; }
 SCALES=${*:-32 320 3300}
+REPEAT=${BENCH_REPEAT:-3}
 WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-bench.XXXXXX")}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
@@ -62,16 +65,27 @@ for scale in $SCALES; do
     trace=$D/o0/profiler/sk_prof_device_0.json
     tbytes=$(wc -c <"$trace")
     py_mbps=0
+    # REPEAT interleaved rounds of the three tools; each row is the round
+    # with the median wall time of its tool
+    for r in $(seq "$REPEAT"); do
+        if [ "${BENCH_PYTHON:-1}" != 0 ]; then
+            measure "$WORK/py.$r" python3 -c 'import json, sys; json.load(open(sys.argv[1], "rb"))' \
+                "$trace"
+        fi
+        measure "$WORK/cat.$r" cat "${files[@]}"
+        rm -rf "$WORK/out-$scale"
+        measure "$WORK/an.$r" "$SKDCCI" analyze --unsealed -q --warmup-launches 2 "$D/o0" \
+            "$D/disable_all" -o "$WORK/out-$scale"
+        read -r _ _ rc _ <"$WORK/an.$r"
+        [ "$rc" = 3 ] || { echo "bench/analyze.sh: skdcci analyze exited $rc at scale $scale" >&2; exit 1; }
+    done
     if [ "${BENCH_PYTHON:-1}" != 0 ]; then
-        measure "$WORK/py" python3 -c 'import json, sys; json.load(open(sys.argv[1], "rb"))' "$trace"
+        median_of "$WORK/py" "$WORK"/py.[0-9]*
         py_mbps=$(mbps_of "$WORK/py" "$tbytes")
     fi
-    measure "$WORK/cat" cat "${files[@]}"
-    rm -rf "$WORK/out-$scale"
-    measure "$WORK/an" "$SKDCCI" analyze --unsealed -q --warmup-launches 2 "$D/o0" "$D/disable_all" \
-        -o "$WORK/out-$scale"
-    read -r _ _ rc _ <"$WORK/an"
-    [ "$rc" = 3 ] || { echo "bench/analyze.sh: skdcci analyze exited $rc at scale $scale" >&2; exit 1; }
+    median_of "$WORK/cat" "$WORK"/cat.[0-9]*
+    median_of "$WORK/an" "$WORK"/an.[0-9]*
+    rm -f "$WORK"/py.[0-9]* "$WORK"/cat.[0-9]* "$WORK"/an.[0-9]*
     row "$scale" cat "$bytes" "$WORK/cat"
     if [ "$py_mbps" != 0 ]; then
         row "$scale" "json.load (one trace)" "$tbytes" "$WORK/py"

@@ -20,3 +20,17 @@ with open(out, "w") as f:
     f.write("%.6f %s %s %.2f\n" % (wall, m, x, float(u) + float(s)))
 PY
 }
+
+# median_of OUTFILE RESULT...: copies the measure() result with the median
+# wall time (of an odd number; the lower middle of an even one) to OUTFILE.
+# The scripts repeat runs, interleaving the tools they compare, so that a
+# burst of load on the shared machine does not decide a ratio by itself.
+median_of() {
+    local out=$1; shift
+    python3 - "$out" "$@" <<'PY'
+import shutil, sys
+out, files = sys.argv[1], sys.argv[2:]
+runs = sorted(files, key=lambda f: float(open(f).read().split()[0]))
+shutil.copyfile(runs[(len(runs) - 1) // 2], out)
+PY
+}

@@ -69,6 +69,9 @@ section() { # TITLE SCRIPT ARGS...: runs one benchmark, its table into the repor
     echo "page cache and the figures compare code, not disks. Wall-clock rates depend on what"
     echo "else the machine is doing; MB per CPU-second (user + system of all threads) does not,"
     echo "so both are shown. Peak RSS is the maximum resident set size reported by wait4."
+    echo "The analyze section runs its three tools in ${BENCH_REPEAT:-3} interleaved rounds per size"
+    echo "and shows each tool's median round, so a burst of load on the shared machine does"
+    echo "not decide a ratio by itself."
     echo
 } >"$TMP"
 
