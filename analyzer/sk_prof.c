@@ -535,6 +535,7 @@ static inline size_t fast_string(const char *s, size_t n, sk_jtok *t)
     t->type = SK_JT_STRING;
     t->text = s + 1;
     t->len = k - 1;
+    t->is_integer = 0;
     return k + 1;
 }
 
