@@ -472,7 +472,7 @@ typedef struct fast_key_text {
     int key;
 } fast_key_text;
 
-#define FAST_KEY(s, k) {s, sizeof s - 1, k}
+#define FAST_KEY(s, k) {s, sizeof(s) - 1, k}
 static const fast_key_text event_keys[] = {
     FAST_KEY("\"ph\":", EK_PH),   FAST_KEY("\"name\":", EK_NAME), FAST_KEY("\"pid\":", EK_PID),
     FAST_KEY("\"tid\":", EK_TID), FAST_KEY("\"ts\":", EK_TS),     FAST_KEY("\"dur\":", EK_DUR),
