@@ -139,6 +139,14 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
  * the other. */
 static void same_outcome(const outcome *a, const outcome *b, const char *what)
 {
+    if (a->capped || b->capped) {
+        /* a run stops at the first read past DECODE_CAP, so where it stops
+         * depends on the read sizes: only the common prefix must agree */
+        size_t n = a->out.len < b->out.len ? a->out.len : b->out.len;
+        FUZZ_ASSERT_MSG(n == 0 || memcmp(a->out.data, b->out.data, n) == 0,
+                        "%s: decoded bytes disagree before the cap", what);
+        return;
+    }
     if (a->err == SK_OK && b->err == SK_OK) {
         FZ_SAME_OUTPUT(&a->out, &b->out, what);
     } else {
@@ -146,8 +154,6 @@ static void same_outcome(const outcome *a, const outcome *b, const char *what)
         FUZZ_ASSERT_MSG(n == 0 || memcmp(a->out.data, b->out.data, n) == 0,
                         "%s: decoded bytes disagree before the error", what);
     }
-    if (a->capped || b->capped)
-        return;
     FUZZ_ASSERT_MSG(a->err == b->err, "%s: %s \"%s\" vs %s \"%s\"", what, sk_err_name(a->err),
                     a->diag.msg, sk_err_name(b->err), b->diag.msg);
     FUZZ_ASSERT_MSG(a->diag.sub == b->diag.sub && a->diag.offset == b->diag.offset,
