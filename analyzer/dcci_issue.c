@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../artifact_contract/sk_alloc.h"
+#include "sk_pcre.h" /* sk_utf8_validate */
 
 const char *dcci_gate_name(dcci_gate g)
 {
@@ -40,42 +41,15 @@ static int same_str(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Length of the valid UTF-8 sequence at p (n bytes left), 0 when invalid. */
-static size_t utf8_seq(const unsigned char *p, size_t n)
-{
-    unsigned char c = p[0];
-    size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                                                      : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    if (!len || len > n)
-        return 0;
-    unsigned char lo = 0x80, hi = 0xBF; /* the second byte's range */
-    if (c == 0xE0)
-        lo = 0xA0;
-    else if (c == 0xED)
-        hi = 0x9F;
-    else if (c == 0xF0)
-        lo = 0x90;
-    else if (c == 0xF4)
-        hi = 0x8F;
-    for (size_t i = 1; i < len; i++)
-        if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF))
-            return 0;
-    return len;
-}
-
 /* Messages quote inputs with byte limits ("%.300s") and are cut at the
  * buffer size, which can split a multi-byte character; the reports must
  * stay valid UTF-8, so every byte that starts no valid sequence becomes '?'. */
 static void utf8_repair(char *s)
 {
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq((const unsigned char *)s + i, n - i);
-        if (k) {
-            i += k;
-        } else {
-            s[i++] = '?';
-        }
+    size_t n = strlen(s), i = 0, bad = 0;
+    while (!sk_utf8_validate(s + i, n - i, &bad)) {
+        s[i + bad] = '?';
+        i += bad + 1;
     }
 }
 
