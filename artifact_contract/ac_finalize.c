@@ -208,7 +208,7 @@ static sk_err check_run_facts(finalize_state *s, sk_diag *d)
         if (!a->round_id)
             return ac_fail(d, SK_E_ARG, AC_E_ROUND_ID, label,
                            "--round-id is required for capture role %s", role->name);
-        return ac_check_round_id(a->round_id, label, d);
+        return ac_check_round_id(a->round_id, SK_E_ARG, label, d);
     }
     if (a->round_id)
         return ac_fail(d, SK_E_ARG, AC_E_ROUND_ID, label,

@@ -60,14 +60,14 @@ sk_err ac_manifest_fingerprint(const cJSON *tree, char fp[65], sk_diag *d)
     return e ? ac_diag_adopt(d, e, AC_E_INTERNAL) : SK_OK;
 }
 
-sk_err ac_check_round_id(const char *round_id, const char *label, sk_diag *d)
+sk_err ac_check_round_id(const char *round_id, sk_err invalid, const char *label, sk_diag *d)
 {
     size_t n = round_id ? strlen(round_id) : 0;
     int ok = n > 0 && n <= AC_ROUND_ID_MAX;
     for (size_t i = 0; ok && i < n; i++)
         ok = round_id[i] > 0x20 && round_id[i] < 0x7F;
     if (!ok)
-        return ac_fail(d, SK_E_ARG, AC_E_ROUND_ID, label,
+        return ac_fail(d, invalid, AC_E_ROUND_ID, label,
                        "round_id must be 1 to %d printable ASCII characters without spaces",
                        AC_ROUND_ID_MAX);
     return SK_OK;
@@ -439,7 +439,8 @@ sk_err ac_manifest_check(ac_manifest *m, const char *label, sk_diag *d)
         return e;
     if (m->role->schema == AC_SCHEMA_1_1) {
         v = sk_json_get(t, "round_id");
-        e = ac_check_round_id(cJSON_IsString(v) ? v->valuestring : NULL, label, d);
+        e = ac_check_round_id(cJSON_IsString(v) ? v->valuestring : NULL, SK_E_SCHEMA, label,
+                              d);
         if (e)
             return e;
         m->round_id = v->valuestring;

@@ -52,8 +52,10 @@ void ac_manifest_clear(ac_manifest *m);
  * other fields.  label goes to d->file. */
 sk_err ac_manifest_check(ac_manifest *m, const char *label, sk_diag *d);
 
-/* Shared by finalize and validation. */
-sk_err ac_check_round_id(const char *round_id, const char *label, sk_diag *d);
+/* Shared by finalize and validation.  A bad round id fails with the class
+ * invalid: SK_E_ARG for finalize's --round-id, SK_E_SCHEMA for a manifest's
+ * field (a damaged manifest is not a usage error). */
+sk_err ac_check_round_id(const char *round_id, sk_err invalid, const char *label, sk_diag *d);
 sk_err ac_check_dcci_control(const cJSON *control, const ac_role *role, const char *label,
                              sk_diag *d);
 /* The producer values; a violation fails with the class invalid: SK_E_ARG
