@@ -44,6 +44,7 @@ struct sk_source {
     unsigned char frame_head[ZSTD_FRAMEHEADERSIZE_MAX]; /* its first raw bytes */
     size_t frame_head_len;
     uint64_t frame_decoded; /* bytes it has produced so far */
+    int frame_unfed;        /* the decoder has not been given a byte of the next frame */
     sk_err failed;       /* sticky: every call after an error repeats it */
     sk_diag fail_diag;
     int finished;
@@ -162,6 +163,7 @@ static sk_err start_zstd(sk_source *s)
     s->in.size = s->head_len;
     s->in.pos = 0;
     s->last_hint = 1; /* a frame has begun: its magic is in the input */
+    s->frame_unfed = 1;
     s->zstd = 1;
     return SK_OK;
 }
@@ -272,6 +274,37 @@ static sk_err check_content_size(sk_source *s)
     return SK_E_COMPRESS;
 }
 
+/* libzstd 1.5.4's streaming decoder, once a frame header is complete, may
+ * decode the whole frame in one pass if the call's input holds it; it then
+ * measures the frame from the start of that call's input, not from the
+ * frame's first byte.  When an earlier call held part of the header, it
+ * parses the rest of the header as a frame: "50 2a 4d 18" after a magic is a
+ * frame descriptor, window and content size, and also a skippable frame's
+ * magic, so the frame "ended" eight bytes in.  A frame's header therefore goes
+ * to the decoder in one piece: before the first call for a frame, the input
+ * is topped up to the longest header (or the end of the input). */
+static sk_err gather_frame_header(sk_source *s)
+{
+    size_t avail = s->in.size - s->in.pos;
+    if (avail >= ZSTD_FRAMEHEADERSIZE_MAX)
+        return SK_OK;
+    memmove(s->in_buf, s->in_buf + s->in.pos, avail);
+    s->in.pos = 0;
+    s->in.size = avail;
+    while (s->in.size < ZSTD_FRAMEHEADERSIZE_MAX) {
+        size_t n = 0;
+        sk_err e = raw_fill(s, s->in_buf + s->in.size, s->in_cap - s->in.size, &n);
+        if (e != SK_OK)
+            return e;
+        if (n == 0) {
+            s->raw_eof = 1;
+            break;
+        }
+        s->in.size += n;
+    }
+    return SK_OK;
+}
+
 static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *got)
 {
     for (;;) {
@@ -307,6 +340,11 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
                 return SK_OK;
             }
         }
+        if (s->frame_unfed && !s->raw_eof) {
+            sk_err e = gather_frame_header(s);
+            if (e != SK_OK)
+                return e;
+        }
         ZSTD_outBuffer o = {s->out_buf, s->out_cap, 0};
         size_t consumed_before = s->in.pos;
         keep_frame_head(s);
@@ -314,6 +352,8 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
         if (ZSTD_isError(r))
             return zstd_error(s, r);
         s->frame_decoded += o.pos;
+        if (s->in.pos != consumed_before)
+            s->frame_unfed = 0;
         /* The decoder stops at every frame end (r == 0), but a small frame can
          * start and end within one call: count an end when a frame was open
          * or this call consumed input. */
@@ -326,11 +366,17 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
             s->frame_start = s->raw_bytes - (s->in.size - s->in.pos);
             s->frame_head_len = 0;
             s->frame_decoded = 0;
+            s->frame_unfed = 1;
         }
         s->last_hint = r;
         s->out_len = o.pos;
         s->out_pos = 0;
-        s->out_full = o.pos == o.size;
+        /* A result of 0 means the frame is decoded and flushed: nothing is
+         * pending even when this call filled out_buf to the byte.  Asking
+         * again with no input would start the next frame's header and
+         * return its size, and an input that ends here would read as
+         * truncated (any frame whose output ends on a 128 KiB boundary). */
+        s->out_full = o.pos == o.size && r != 0;
     }
 }
 

@@ -127,8 +127,10 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
             break;
         }
         hint = r;
-        if (o.pos == o.size)
-            continue; /* more output may be pending */
+        /* more output may be pending, unless the frame is done (0): asking
+         * again with no input would start reading the next frame's header */
+        if (o.pos == o.size && r != 0)
+            continue;
         if (in.pos == in.size)
             break;
     }

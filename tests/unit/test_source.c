@@ -266,6 +266,80 @@ static void zstd_declared_content_size_is_checked(void)
     free(text);
 }
 
+/* A frame whose decoded bytes end exactly where the decoder's output buffer
+ * (ZSTD_DStreamOutSize(), 128 KiB) is full: libzstd reports the frame done
+ * and flushed in the same call.  The source used to ask again with no
+ * input, which starts the next frame's header, and read the end of the file
+ * as "truncated": every file of 128 KiB, 256 KiB, ... failed. */
+static void zstd_output_ending_on_a_buffer_boundary(void)
+{
+    size_t blk = ZSTD_DStreamOutSize();
+    char *text = make_text(3 * blk);
+    size_t c1, c2;
+    unsigned char *f1 = compress(text, blk, 1, &c1);
+    unsigned char *f2 = compress(text + blk, 2 * blk, 0, &c2);
+    check_roundtrip(f1, c1, text, blk, 1, 1);
+    check_roundtrip(f2, c2, text + blk, 2 * blk, 1, 1);
+    unsigned char *cat = malloc(c1 + c2);
+    memcpy(cat, f1, c1);
+    memcpy(cat + c1, f2, c2);
+    check_roundtrip(cat, c1 + c2, text, 3 * blk, 1, 2);
+    free(cat);
+    free(f2);
+    free(f1);
+    free(text);
+}
+
+/* Found by fuzz_zstd_source.  The source gives libzstd a frame's 4-byte
+ * magic first.  libzstd 1.5.4, once the header is complete, tries to decode
+ * the whole frame in one pass and measures it from the start of the current
+ * call's input, which was the header's fifth byte: here "50 2a 4d 18"
+ * (descriptor, window, content size 6477) is also a skippable-frame magic
+ * with size 0, so a valid frame "ended" after 8 bytes and the rest read as
+ * a bad magic.  The source now hands a frame's header over in one piece. */
+static void zstd_frame_header_rest_reads_as_skippable_frame(void)
+{
+    enum { CONTENT = 6477, FIRST = 32 };
+    char *text = make_text(CONTENT);
+    static const unsigned char head[] = {0x28, 0xb5, 0x2f, 0xfd, 0x50, 0x2a, 0x4d, 0x18,
+                                         0x00, 0x00, 0x00,  /* empty raw block */
+                                         0x00, 0x01, 0x00}; /* raw block of 32 bytes */
+    /* last raw block: (size << 3) | last */
+    unsigned v = (CONTENT - FIRST) << 3 | 1;
+    const unsigned char last[] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16)};
+    size_t len = sizeof head + FIRST + sizeof last + (CONTENT - FIRST);
+    unsigned char *f = malloc(len), *p = f;
+    memcpy(p, head, sizeof head);
+    p += sizeof head;
+    memcpy(p, text, FIRST);
+    p += FIRST;
+    memcpy(p, last, sizeof last);
+    p += sizeof last;
+    memcpy(p, text + FIRST, CONTENT - FIRST);
+    /* libzstd's one-shot decoder agrees that this is a valid frame */
+    char *ref = malloc(CONTENT);
+    T_EQ_U64(ZSTD_decompress(ref, CONTENT, f, len), CONTENT);
+    T_CHECK(memcmp(ref, text, CONTENT) == 0);
+    check_roundtrip(f, len, text, CONTENT, 1, 1);
+
+    /* the fuzz input: the same header, then empty blocks and a raw block cut
+     * off: truncated at its end in every read pattern (it was "declares 6477
+     * decoded bytes and holds 0" at offset 0 when read whole) */
+    unsigned char cut[67] = {0x28, 0xb5, 0x2f, 0xfd, 0x50, 0x2a, 0x4d, 0x18};
+    cut[60] = 0x03;
+    memcpy(cut + 64, "abc", 3);
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_diag d;
+        char hex[65];
+        T_EQ_INT(read_all_error(cut, sizeof cut, t_chunks[k], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, SK_SOURCE_E_TRUNCATED);
+        T_EQ_U64(d.offset, sizeof cut);
+    }
+    free(ref);
+    free(f);
+    free(text);
+}
+
 static void zstd_window_above_default_limit_is_refused(void)
 {
     /* A streamed frame with unknown size keeps windowLog 28 in its header. */
@@ -390,6 +464,8 @@ static const t_case cases[] = {
     T(zstd_truncated_frame_is_an_error),
     T(zstd_corrupt_data_is_an_error),
     T(zstd_declared_content_size_is_checked),
+    T(zstd_output_ending_on_a_buffer_boundary),
+    T(zstd_frame_header_rest_reads_as_skippable_frame),
     T(zstd_window_above_default_limit_is_refused),
     T(reader_errors_propagate),
     T(fd_reader_and_fixture_hash),
