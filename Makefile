@@ -105,9 +105,12 @@ ASAN_FLAGS := OPT="-O1 -g -fno-omit-frame-pointer" \
 
 FUZZ_B := build/fuzz
 # A 1 KiB JSON refill buffer (instead of 256 KiB) puts refills, compaction and
-# growth inside small inputs and spares a large allocation per execution.
+# growth inside small inputs and spares a large allocation per execution; the
+# zstd source's 1 KiB buffers (instead of 128 KiB) do the same for its refills
+# and partial flushes, and its 1 MiB window limit (instead of 128 MiB) keeps
+# fuzzed frame headers from allocating, and shadow-filling, huge windows.
 FUZZ_FLAGS := CC=clang OPT="-O2 -g -fno-omit-frame-pointer" \
-  EXTRA_CFLAGS="-DSK_TEST_HOOKS -DSK_JSON_READ_CHUNK=1024 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
+  EXTRA_CFLAGS="-DSK_TEST_HOOKS -DSK_JSON_READ_CHUNK=1024 -DSK_SOURCE_BUF_SIZE=1024 -DSK_SOURCE_WINDOW_LOG_MAX=20 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all" \
   EXTRA_LDFLAGS="-fsanitize=address,undefined"
 SECONDS ?= 60
 

@@ -14,6 +14,29 @@
 #define ZSTD_SKIPPABLE_MASK 0xFFFFFFF0u
 /* Scratch size for sk_source_finish draining unread input. */
 #define DRAIN_CHUNK 16384
+/* The libFuzzer build caps the decoder's input and output buffers
+ * (SK_SOURCE_BUF_SIZE) so that refills and partial flushes happen inside
+ * small inputs, and so that the two buffers stay below the sanitizer
+ * allocator's size for a fresh mapping per allocation. */
+#ifdef SK_SOURCE_BUF_SIZE
+#if SK_SOURCE_BUF_SIZE < ZSTD_FRAMEHEADERSIZE_MAX
+#error "SK_SOURCE_BUF_SIZE must hold a whole frame header"
+#endif
+#define BUF_SIZE(libzstd_size) ((size_t)SK_SOURCE_BUF_SIZE)
+#else
+#define BUF_SIZE(libzstd_size) (libzstd_size)
+#endif
+/* The largest window accepted: libzstd's default, as the zstd CLI without
+ * --long.  The libFuzzer build lowers it (SK_SOURCE_WINDOW_LOG_MAX): fuzzed
+ * headers declare windows up to the limit, and every window buffer costs a
+ * sanitizer shadow fill when allocated and freed. */
+#ifdef SK_SOURCE_WINDOW_LOG_MAX
+#define WINDOW_LOG_MAX SK_SOURCE_WINDOW_LOG_MAX
+#define WINDOW_LIMIT_NAME "fuzz-build limit"
+#else
+#define WINDOW_LOG_MAX ZSTD_WINDOWLOG_LIMIT_DEFAULT
+#define WINDOW_LIMIT_NAME "default limit"
+#endif
 
 struct sk_source {
     sk_read_fn raw_read;
@@ -143,8 +166,8 @@ static sk_err start_zstd(sk_source *s)
 {
     ZSTD_customMem mem = {sk_alloc_zstd_malloc, sk_alloc_zstd_free, NULL};
     s->ds = ZSTD_createDStream_advanced(mem);
-    s->in_cap = ZSTD_DStreamInSize();
-    s->out_cap = ZSTD_DStreamOutSize();
+    s->in_cap = BUF_SIZE(ZSTD_DStreamInSize());
+    s->out_cap = BUF_SIZE(ZSTD_DStreamOutSize());
     s->in_buf = sk_malloc(s->in_cap);
     s->out_buf = sk_malloc(s->out_cap);
     if (!s->ds || !s->in_buf || !s->out_buf) {
@@ -153,6 +176,10 @@ static sk_err start_zstd(sk_source *s)
         return s->failed;
     }
     size_t r = ZSTD_initDStream(s->ds);
+#ifdef SK_SOURCE_WINDOW_LOG_MAX
+    if (!ZSTD_isError(r))
+        r = ZSTD_DCtx_setParameter(s->ds, ZSTD_d_windowLogMax, WINDOW_LOG_MAX);
+#endif
     if (ZSTD_isError(r)) {
         s->failed = sk_diag_set(&s->fail_diag, SK_E_COMPRESS, s->label, 0,
                                 "cannot initialise the zstd decoder: %s", ZSTD_getErrorName(r));
@@ -226,9 +253,9 @@ static sk_err zstd_error(sk_source *s, size_t r)
     }
     if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge) {
         sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at,
-                       "zstd frame needs a window above the default limit of %u MiB "
+                       "zstd frame needs a window above the " WINDOW_LIMIT_NAME " of %u MiB "
                        "(compressed with --long?); recompress without --long",
-                       (1u << ZSTD_WINDOWLOG_LIMIT_DEFAULT) >> 20);
+                       (1u << WINDOW_LOG_MAX) >> 20);
         s->fail_diag.sub = SK_SOURCE_E_WINDOW;
     } else {
         sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, at,

@@ -12,7 +12,8 @@
  *   2. input that does not start with a zstd or skippable-frame magic is
  *      passed through unchanged (and counts no frame);
  *   3. zstd input decodes exactly like libzstd's own streaming decoder run
- *      over the whole input, and an input that ends inside a frame is an
+ *      over the whole input (with a frame's declared content size enforced,
+ *      see reference()), and an input that ends inside a frame is an
  *      SK_E_COMPRESS "truncated" error (never success, never a hang);
  *   4. after success, sk_source_finish gives the SHA-256 of the raw bytes
  *      and the byte counters are exact; after an error every further read
@@ -29,7 +30,7 @@
 #include "../../artifact_contract/sk_sha256.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
-#define DECODE_CAP (1u << 20)
+#define DECODE_CAP (256u * 1024)
 
 typedef struct outcome {
     fz_buf out;
@@ -105,14 +106,24 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
  * fails with "Destination buffer is too small" in a fresh decoder but, cut
  * off early, reads as merely truncated in one that has held a larger window.
  * A decoder shared across inputs made the reference depend on the inputs
- * run before it. */
+ * run before it.
+ *
+ * RFC 8878 requires a frame to hold the content size its header declares.
+ * libzstd's streaming decoder checks that only when it decodes a frame in
+ * one pass (the frame whole in the input and the output buffer large
+ * enough), so the reference checks it at every frame end. */
 static int reference(const uint8_t *data, size_t size, fz_buf *out)
 {
     ZSTD_DStream *ds = ZSTD_createDStream();
     FUZZ_ASSERT(ds != NULL);
+#ifdef SK_SOURCE_WINDOW_LOG_MAX
+    /* the source's window limit in this build */
+    FUZZ_ASSERT(!ZSTD_isError(ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, SK_SOURCE_WINDOW_LOG_MAX)));
+#endif
     ZSTD_inBuffer in = {data, size, 0};
     static unsigned char buf[65536];
-    size_t hint = 1;
+    size_t hint = 1, frame_start = 0;
+    unsigned long long frame_out = 0;
     int rc = 0;
     for (;;) {
         ZSTD_outBuffer o = {buf, sizeof buf, 0};
@@ -122,11 +133,24 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
             break;
         }
         fz_buf_add(out, buf, o.pos);
+        frame_out += o.pos;
         if (out->len > DECODE_CAP) {
             rc = 2;
             break;
         }
         hint = r;
+        if (r == 0) {
+            /* a frame ended; the decoder stops right after it */
+            unsigned long long declared =
+                ZSTD_getFrameContentSize(data + frame_start, size - frame_start);
+            if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != ZSTD_CONTENTSIZE_ERROR &&
+                declared != frame_out) {
+                rc = -1;
+                break;
+            }
+            frame_start = in.pos;
+            frame_out = 0;
+        }
         /* more output may be pending, unless the frame is done (0): asking
          * again with no input would start reading the next frame's header */
         if (o.pos == o.size && r != 0)
