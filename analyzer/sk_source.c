@@ -156,10 +156,19 @@ sk_err sk_source_new_unhashed(sk_read_fn raw_read, void *raw_ctx, const char *la
     return source_new(raw_read, raw_ctx, label, 0, out, d);
 }
 
+static uint32_t read_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int is_skippable_magic(const unsigned char *p)
+{
+    return (read_le32(p) & ZSTD_SKIPPABLE_MASK) == ZSTD_SKIPPABLE_MAGIC;
+}
+
 static int is_zstd_magic(const unsigned char *p)
 {
-    uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    return m == ZSTD_FRAME_MAGIC || (m & ZSTD_SKIPPABLE_MASK) == ZSTD_SKIPPABLE_MAGIC;
+    return read_le32(p) == ZSTD_FRAME_MAGIC || is_skippable_magic(p);
 }
 
 static sk_err start_zstd(sk_source *s)
@@ -301,15 +310,22 @@ static sk_err check_content_size(sk_source *s)
     return SK_E_COMPRESS;
 }
 
-/* libzstd 1.5.4's streaming decoder, once a frame header is complete, may
- * decode the whole frame in one pass if the call's input holds it; it then
- * measures the frame from the start of that call's input, not from the
- * frame's first byte.  When an earlier call held part of the header, it
- * parses the rest of the header as a frame: "50 2a 4d 18" after a magic is a
- * frame descriptor, window and content size, and also a skippable frame's
- * magic, so the frame "ended" eight bytes in.  A frame's header therefore goes
- * to the decoder in one piece: before the first call for a frame, the input
- * is topped up to the longest header (or the end of the input). */
+/* libzstd 1.5.4's streaming decoder, in the call that completes a frame
+ * header, decodes the whole frame in one pass instead of block by block if
+ * that call's input holds the whole frame and the output buffer its declared
+ * size.  The two paths disagree on damaged frames (the one-pass path rejects
+ * a compressed block of size 0, the block path reads it as empty), so which
+ * one ran, and so the verdict and where it points, depended on how the input
+ * was split into reads.  The one-pass path also measures the frame from the
+ * start of the call's input, not from the frame's first byte: when an
+ * earlier call held part of the header, it parsed the rest as a frame ("50 2a
+ * 4d 18" after a magic is a descriptor, window and content size, and a
+ * skippable frame's magic).
+ *
+ * So the first call for a frame gets the frame's header and nothing else:
+ * the header completes in that call, and the input then cannot hold the
+ * whole frame, so the block path always runs.  Before that call the input is
+ * topped up to the longest header (or the end of the input). */
 static sk_err gather_frame_header(sk_source *s)
 {
     size_t avail = s->in.size - s->in.pos;
@@ -330,6 +346,16 @@ static sk_err gather_frame_header(sk_source *s)
         s->in.size += n;
     }
     return SK_OK;
+}
+
+/* Bytes of p[0..avail) that make up the frame header starting there (all of
+ * them when the header is longer or unreadable: the decoder reports that). */
+static size_t frame_header_len(const unsigned char *p, size_t avail)
+{
+    if (avail >= MAGIC_LEN && is_skippable_magic(p))
+        return avail < ZSTD_SKIPPABLEHEADERSIZE ? avail : ZSTD_SKIPPABLEHEADERSIZE;
+    size_t h = ZSTD_frameHeaderSize(p, avail);
+    return ZSTD_isError(h) || h > avail ? avail : h;
 }
 
 static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *got)
@@ -375,7 +401,11 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
         ZSTD_outBuffer o = {s->out_buf, s->out_cap, 0};
         size_t consumed_before = s->in.pos;
         keep_frame_head(s);
-        size_t r = ZSTD_decompressStream(s->ds, &o, &s->in);
+        ZSTD_inBuffer call = s->in;
+        if (s->frame_unfed)
+            call.size = call.pos + frame_header_len(s->in_buf + call.pos, call.size - call.pos);
+        size_t r = ZSTD_decompressStream(s->ds, &o, &call);
+        s->in.pos = call.pos;
         if (ZSTD_isError(r))
             return zstd_error(s, r);
         s->frame_decoded += o.pos;

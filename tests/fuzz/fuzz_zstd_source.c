@@ -12,8 +12,8 @@
  *   2. input that does not start with a zstd or skippable-frame magic is
  *      passed through unchanged (and counts no frame);
  *   3. zstd input decodes exactly like libzstd's own streaming decoder run
- *      over the whole input (with a frame's declared content size enforced,
- *      see reference()), and an input that ends inside a frame is an
+ *      over the whole input, on its block-by-block path and with a frame's
+ *      declared content size enforced (see reference()), and an input that ends inside a frame is an
  *      SK_E_COMPRESS "truncated" error (never success, never a hang);
  *   4. after success, sk_source_finish gives the SHA-256 of the raw bytes
  *      and the byte counters are exact; after an error every further read
@@ -24,6 +24,7 @@
  */
 #include "fuzz_helpers.h"
 
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_frameHeaderSize */
 #include <zstd.h>
 
 #include "../../analyzer/sk_source.h"
@@ -111,7 +112,24 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
  * RFC 8878 requires a frame to hold the content size its header declares.
  * libzstd's streaming decoder checks that only when it decodes a frame in
  * one pass (the frame whole in the input and the output buffer large
- * enough), so the reference checks it at every frame end. */
+ * enough), so the reference checks it at every frame end.
+ *
+ * That one-pass path runs when the call completing a frame header holds the
+ * whole frame, and it disagrees with the block path on damaged frames (a
+ * compressed block of size 0 is corrupt for one, empty for the other).
+ * sk_source gives libzstd each frame's header alone first, so the block path
+ * always runs whatever the read sizes; the reference does the same. */
+static size_t header_len(const uint8_t *p, size_t avail)
+{
+    if (avail >= 4) {
+        uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+        if ((m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START)
+            return avail < ZSTD_SKIPPABLEHEADERSIZE ? avail : ZSTD_SKIPPABLEHEADERSIZE;
+    }
+    size_t h = ZSTD_frameHeaderSize(p, avail);
+    return ZSTD_isError(h) || h > avail ? avail : h;
+}
+
 static int reference(const uint8_t *data, size_t size, fz_buf *out)
 {
     ZSTD_DStream *ds = ZSTD_createDStream();
@@ -124,10 +142,15 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
     static unsigned char buf[65536];
     size_t hint = 1, frame_start = 0;
     unsigned long long frame_out = 0;
-    int rc = 0;
+    int rc = 0, frame_begins = 1;
     for (;;) {
         ZSTD_outBuffer o = {buf, sizeof buf, 0};
-        size_t r = ZSTD_decompressStream(ds, &o, &in);
+        ZSTD_inBuffer call = in;
+        if (frame_begins)
+            call.size = call.pos + header_len(data + call.pos, size - call.pos);
+        size_t r = ZSTD_decompressStream(ds, &o, &call);
+        in.pos = call.pos;
+        frame_begins = 0;
         if (ZSTD_isError(r)) {
             rc = -1;
             break;
@@ -150,6 +173,7 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
             }
             frame_start = in.pos;
             frame_out = 0;
+            frame_begins = 1;
         }
         /* more output may be pending, unless the frame is done (0): asking
          * again with no input would start reading the next frame's header */

@@ -73,7 +73,7 @@ static void check_roundtrip(const unsigned char *raw, size_t raw_len, const char
             T_EQ_INT(drain(s, caps[k], &got, &got_len, &d), SK_OK);
             T_EQ_U64(got_len, want_len);
             T_CHECK(got_len == want_len && memcmp(got, want, want_len) == 0);
-            char hex[65];
+            char hex[65] = "";
             T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
             T_EQ_STR(hex, want_hex);
             T_EQ_INT(sk_source_is_zstd(s), want_zstd);
@@ -340,6 +340,39 @@ static void zstd_frame_header_rest_reads_as_skippable_frame(void)
     free(text);
 }
 
+/* Found by fuzz_zstd_source.  libzstd 1.5.4 decodes a frame in one pass
+ * when the call that completes its header also holds the whole frame, block
+ * by block otherwise, and the two disagree on a compressed block of size 0
+ * (one-pass: "Data corruption detected"; block path: an empty block).  Read
+ * whole, this frame was corrupt; read in small pieces, it was "hello".  The
+ * source now always takes the block path: "hello" at every read size. */
+static void zstd_block_path_whatever_the_read_size(void)
+{
+    static const unsigned char f[] = {0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x05, /* single segment, 5 bytes */
+                                      0x04, 0x00, 0x00,                   /* compressed block, size 0 */
+                                      0x29, 0x00, 0x00, 'h', 'e', 'l', 'l', 'o'}; /* last raw block */
+    check_roundtrip(f, sizeof f, "hello", 5, 1, 1);
+
+    /* the fuzz input: damaged later in the frame; the same verdict and
+     * offset at every read size (it was offset 0 read whole, 36 in one-byte
+     * reads) */
+    static const unsigned char bad[] = {
+        0x28, 0xb5, 0x2f, 0xfd, 0xa0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3b, 0x01,
+        0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0xfb, 0x02};
+    sk_diag d0;
+    char hex[65];
+    T_EQ_INT(read_all_error(bad, sizeof bad, 0, &d0, hex), SK_E_COMPRESS);
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_diag d;
+        T_EQ_INT(read_all_error(bad, sizeof bad, t_chunks[k], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, d0.sub);
+        T_EQ_U64(d.offset, d0.offset);
+        T_EQ_STR(d.msg, d0.msg);
+    }
+}
+
 static void zstd_window_above_default_limit_is_refused(void)
 {
     /* A streamed frame with unknown size keeps windowLog 28 in its header. */
@@ -466,6 +499,7 @@ static const t_case cases[] = {
     T(zstd_declared_content_size_is_checked),
     T(zstd_output_ending_on_a_buffer_boundary),
     T(zstd_frame_header_rest_reads_as_skippable_frame),
+    T(zstd_block_path_whatever_the_read_size),
     T(zstd_window_above_default_limit_is_refused),
     T(reader_errors_propagate),
     T(fd_reader_and_fixture_hash),
