@@ -358,6 +358,25 @@ static size_t frame_header_len(const unsigned char *p, size_t avail)
     return ZSTD_isError(h) || h > avail ? avail : h;
 }
 
+/* RFC 8878 knows the frame magic and the skippable magics.  libzstd also
+ * decodes the frames of pre-1.0 development versions (magics 0xFD2FB525 to
+ * 0xFD2FB527, "legacy" support in Debian's build); a file is only read as
+ * zstd when it starts with an RFC 8878 magic, so a later frame must too. */
+static sk_err check_frame_magic(sk_source *s)
+{
+    const unsigned char *p = s->in_buf + s->in.pos;
+    if (s->in.size - s->in.pos < MAGIC_LEN || is_zstd_magic(p))
+        return SK_OK;
+    int legacy = (read_le32(p) & 0xFFFFFFF0u) == 0xFD2FB520u;
+    sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, s->frame_start,
+                   "corrupt zstd data in the frame starting here: unknown frame magic "
+                   "%02x %02x %02x %02x%s",
+                   p[0], p[1], p[2], p[3], legacy ? " (a pre-1.0 zstd format, not read)" : "");
+    s->fail_diag.sub = SK_SOURCE_E_CORRUPT;
+    s->failed = SK_E_COMPRESS;
+    return SK_E_COMPRESS;
+}
+
 static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *got)
 {
     for (;;) {
@@ -393,8 +412,10 @@ static sk_err read_zstd(sk_source *s, unsigned char *buf, size_t cap, size_t *go
                 return SK_OK;
             }
         }
-        if (s->frame_unfed && !s->raw_eof) {
-            sk_err e = gather_frame_header(s);
+        if (s->frame_unfed) {
+            sk_err e = s->raw_eof ? SK_OK : gather_frame_header(s);
+            if (e == SK_OK)
+                e = check_frame_magic(s);
             if (e != SK_OK)
                 return e;
         }

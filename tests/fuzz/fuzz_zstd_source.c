@@ -12,8 +12,9 @@
  *   2. input that does not start with a zstd or skippable-frame magic is
  *      passed through unchanged (and counts no frame);
  *   3. zstd input decodes exactly like libzstd's own streaming decoder run
- *      over the whole input, on its block-by-block path and with a frame's
- *      declared content size enforced (see reference()), and an input that ends inside a frame is an
+ *      over the whole input, on its block-by-block path, with a frame's
+ *      declared content size enforced and RFC 8878 magics only (see
+ *      reference()), and an input that ends inside a frame is an
  *      SK_E_COMPRESS "truncated" error (never success, never a hang);
  *   4. after success, sk_source_finish gives the SHA-256 of the raw bytes
  *      and the byte counters are exact; after an error every further read
@@ -146,6 +147,16 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
     for (;;) {
         ZSTD_outBuffer o = {buf, sizeof buf, 0};
         ZSTD_inBuffer call = in;
+        if (frame_begins && size - in.pos >= 4) {
+            /* RFC 8878 magics only: libzstd also reads pre-1.0 frames */
+            const uint8_t *p = data + in.pos;
+            uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                         (uint32_t)p[3] << 24;
+            if (m != ZSTD_MAGICNUMBER && (m & 0xFFFFFFF0u) != ZSTD_MAGIC_SKIPPABLE_START) {
+                rc = -1;
+                break;
+            }
+        }
         if (frame_begins)
             call.size = call.pos + header_len(data + call.pos, size - call.pos);
         size_t r = ZSTD_decompressStream(ds, &o, &call);

@@ -221,7 +221,8 @@ static void zstd_corrupt_data_is_an_error(void)
     for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
         T_EQ_INT(read_all_error(tail, c + 8, chunks[i], &d, hex), SK_E_COMPRESS);
         T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
-        T_CONTAINS(d.msg, "corrupt zstd data in the frame starting here: Unknown frame descriptor");
+        T_EQ_STR(d.msg, "corrupt zstd data in the frame starting here: unknown frame magic "
+                        "67 61 72 62");
         T_EQ_U64(d.offset, c);
     }
     /* a damaged frame header */
@@ -373,6 +374,29 @@ static void zstd_block_path_whatever_the_read_size(void)
     }
 }
 
+/* Found by fuzz_zstd_source: after an RFC 8878 frame came "27 b5 2f fd ...",
+ * the magic of zstd v0.7 (a pre-1.0 development format) that libzstd still
+ * decodes; the file was accepted although the same frame at the start of a
+ * file passes through as plain bytes.  A later frame must now carry an RFC
+ * 8878 magic too. */
+static void zstd_legacy_frame_after_a_frame_is_corrupt(void)
+{
+    static const unsigned char f[] = {
+        0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x11, 0x89, 0x00, 0x00, 0x4f, 0x53, 0x74,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0xfb, 0xff,
+        0xfb, 0xff, 0x27, 0xb5, 0x2f, 0xfd, 0x20, 0xff, 0x00, 0x00, 0x00};
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_diag d;
+        char hex[65];
+        T_EQ_INT(read_all_error(f, sizeof f, t_chunks[k], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_EQ_U64(d.offset, 26);
+        T_CONTAINS(d.msg, "unknown frame magic 27 b5 2f fd (a pre-1.0 zstd format, not read)");
+    }
+    /* the legacy frame alone is not zstd input: it passes through */
+    check_roundtrip(f + 26, sizeof f - 26, (const char *)f + 26, sizeof f - 26, 0, 0);
+}
+
 static void zstd_window_above_default_limit_is_refused(void)
 {
     /* A streamed frame with unknown size keeps windowLog 28 in its header. */
@@ -500,6 +524,7 @@ static const t_case cases[] = {
     T(zstd_output_ending_on_a_buffer_boundary),
     T(zstd_frame_header_rest_reads_as_skippable_frame),
     T(zstd_block_path_whatever_the_read_size),
+    T(zstd_legacy_frame_after_a_frame_is_corrupt),
     T(zstd_window_above_default_limit_is_refused),
     T(reader_errors_propagate),
     T(fd_reader_and_fixture_hash),
