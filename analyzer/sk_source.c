@@ -12,6 +12,9 @@
 #define ZSTD_FRAME_MAGIC 0xFD2FB528u
 #define ZSTD_SKIPPABLE_MAGIC 0x184D2A50u
 #define ZSTD_SKIPPABLE_MASK 0xFFFFFFF0u
+/* Magics of the pre-1.0 development formats (0xFD2FB520 + version). */
+#define ZSTD_LEGACY_MAGIC_BASE 0xFD2FB520u
+#define ZSTD_LEGACY_MAGIC_MASK 0xFFFFFFF0u
 /* Scratch size for sk_source_finish draining unread input. */
 #define DRAIN_CHUNK 16384
 /* The libFuzzer build caps the decoder's input and output buffers
@@ -367,7 +370,7 @@ static sk_err check_frame_magic(sk_source *s)
     const unsigned char *p = s->in_buf + s->in.pos;
     if (s->in.size - s->in.pos < MAGIC_LEN || is_zstd_magic(p))
         return SK_OK;
-    int legacy = (read_le32(p) & 0xFFFFFFF0u) == 0xFD2FB520u;
+    int legacy = (read_le32(p) & ZSTD_LEGACY_MAGIC_MASK) == ZSTD_LEGACY_MAGIC_BASE;
     sk_diag_set_at(&s->fail_diag, SK_E_COMPRESS, s->label, s->frame_start,
                    "corrupt zstd data in the frame starting here: unknown frame magic "
                    "%02x %02x %02x %02x%s",

@@ -34,6 +34,22 @@
 #define FUZZ_MAX_INPUT (64u * 1024)
 #define DECODE_CAP (256u * 1024)
 
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int is_skippable(const uint8_t *p, size_t avail)
+{
+    return avail >= 4 && (le32(p) & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
+}
+
+/* RFC 8878's frame magic or a skippable magic at p */
+static int is_rfc_magic(const uint8_t *p, size_t avail)
+{
+    return avail >= 4 && (le32(p) == ZSTD_MAGICNUMBER || is_skippable(p, avail));
+}
+
 typedef struct outcome {
     fz_buf out;
     int capped;
@@ -83,12 +99,7 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
         e = sk_source_finish(s, o->sha, &o->diag);
         if (!e) {
             FUZZ_ASSERT(sk_source_raw_bytes(s) == size);
-            int magic = 0;
-            if (size >= 4) {
-                uint32_t m = (uint32_t)data[0] | (uint32_t)data[1] << 8 |
-                             (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
-                magic = m == ZSTD_MAGICNUMBER || (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
-            }
+            int magic = is_rfc_magic(data, size);
             FUZZ_ASSERT(sk_source_is_zstd(s) == magic);
             if (!magic)
                 FUZZ_ASSERT(sk_source_frames(s) == 0);
@@ -122,11 +133,8 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
  * always runs whatever the read sizes; the reference does the same. */
 static size_t header_len(const uint8_t *p, size_t avail)
 {
-    if (avail >= 4) {
-        uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-        if ((m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START)
-            return avail < ZSTD_SKIPPABLEHEADERSIZE ? avail : ZSTD_SKIPPABLEHEADERSIZE;
-    }
+    if (is_skippable(p, avail))
+        return avail < ZSTD_SKIPPABLEHEADERSIZE ? avail : ZSTD_SKIPPABLEHEADERSIZE;
     size_t h = ZSTD_frameHeaderSize(p, avail);
     return ZSTD_isError(h) || h > avail ? avail : h;
 }
@@ -147,18 +155,15 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
     for (;;) {
         ZSTD_outBuffer o = {buf, sizeof buf, 0};
         ZSTD_inBuffer call = in;
-        if (frame_begins && size - in.pos >= 4) {
+        if (frame_begins) {
             /* RFC 8878 magics only: libzstd also reads pre-1.0 frames */
-            const uint8_t *p = data + in.pos;
-            uint32_t m = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-                         (uint32_t)p[3] << 24;
-            if (m != ZSTD_MAGICNUMBER && (m & 0xFFFFFFF0u) != ZSTD_MAGIC_SKIPPABLE_START) {
+            size_t rest = size - in.pos;
+            if (rest >= 4 && !is_rfc_magic(data + in.pos, rest)) {
                 rc = -1;
                 break;
             }
+            call.size = call.pos + header_len(data + call.pos, rest);
         }
-        if (frame_begins)
-            call.size = call.pos + header_len(data + call.pos, size - call.pos);
         size_t r = ZSTD_decompressStream(ds, &o, &call);
         in.pos = call.pos;
         frame_begins = 0;
@@ -256,13 +261,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             FUZZ_ASSERT(sk_sha256_hex(data, size, want) == SK_OK);
             FUZZ_ASSERT(strcmp(want, base.sha) == 0);
         }
-        int magic = 0;
-        if (size >= 4) {
-            uint32_t m = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 |
-                         (uint32_t)data[3] << 24;
-            magic = m == ZSTD_MAGICNUMBER || (m & 0xFFFFFFF0u) == ZSTD_MAGIC_SKIPPABLE_START;
-        }
-        if (!magic) {
+        if (!is_rfc_magic(data, size)) {
             FUZZ_ASSERT(base.err == SK_OK);
             FUZZ_ASSERT(base.out.len == size && (size == 0 || memcmp(base.out.data, data, size) == 0));
         } else {

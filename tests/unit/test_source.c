@@ -267,6 +267,20 @@ static void zstd_declared_content_size_is_checked(void)
     free(text);
 }
 
+/* The same error, sub-code, offset and message part at every read size. */
+static void check_error_at_every_read_size(const unsigned char *raw, size_t len, int sub,
+                                           uint64_t offset, const char *msg_part)
+{
+    for (size_t k = 0; k < t_nchunks; k++) {
+        sk_diag d;
+        char hex[65];
+        T_EQ_INT(read_all_error(raw, len, t_chunks[k], &d, hex), SK_E_COMPRESS);
+        T_EQ_INT(d.sub, sub);
+        T_EQ_U64(d.offset, offset);
+        T_CONTAINS(d.msg, msg_part);
+    }
+}
+
 /* A frame whose decoded bytes end exactly where the decoder's output buffer
  * (ZSTD_DStreamOutSize(), 128 KiB) is full: libzstd reports the frame done
  * and flushed in the same call.  The source used to ask again with no
@@ -329,13 +343,8 @@ static void zstd_frame_header_rest_reads_as_skippable_frame(void)
     unsigned char cut[67] = {0x28, 0xb5, 0x2f, 0xfd, 0x50, 0x2a, 0x4d, 0x18};
     cut[60] = 0x03;
     memcpy(cut + 64, "abc", 3);
-    for (size_t k = 0; k < t_nchunks; k++) {
-        sk_diag d;
-        char hex[65];
-        T_EQ_INT(read_all_error(cut, sizeof cut, t_chunks[k], &d, hex), SK_E_COMPRESS);
-        T_EQ_INT(d.sub, SK_SOURCE_E_TRUNCATED);
-        T_EQ_U64(d.offset, sizeof cut);
-    }
+    check_error_at_every_read_size(cut, sizeof cut, SK_SOURCE_E_TRUNCATED, sizeof cut,
+                                   "truncated zstd frame");
     free(ref);
     free(f);
     free(text);
@@ -385,14 +394,8 @@ static void zstd_legacy_frame_after_a_frame_is_corrupt(void)
         0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x11, 0x89, 0x00, 0x00, 0x4f, 0x53, 0x74,
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0xfb, 0xff,
         0xfb, 0xff, 0x27, 0xb5, 0x2f, 0xfd, 0x20, 0xff, 0x00, 0x00, 0x00};
-    for (size_t k = 0; k < t_nchunks; k++) {
-        sk_diag d;
-        char hex[65];
-        T_EQ_INT(read_all_error(f, sizeof f, t_chunks[k], &d, hex), SK_E_COMPRESS);
-        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
-        T_EQ_U64(d.offset, 26);
-        T_CONTAINS(d.msg, "unknown frame magic 27 b5 2f fd (a pre-1.0 zstd format, not read)");
-    }
+    check_error_at_every_read_size(f, sizeof f, SK_SOURCE_E_CORRUPT, 26,
+                                   "unknown frame magic 27 b5 2f fd (a pre-1.0 zstd format, not read)");
     /* the legacy frame alone is not zstd input: it passes through */
     check_roundtrip(f + 26, sizeof f - 26, (const char *)f + 26, sizeof f - 26, 0, 0);
 }
