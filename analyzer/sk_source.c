@@ -9,9 +9,6 @@
 
 #define MAGIC_LEN 4
 /* RFC 8878: frame magic, and the 16 skippable-frame magics. */
-#define ZSTD_FRAME_MAGIC 0xFD2FB528u
-#define ZSTD_SKIPPABLE_MAGIC 0x184D2A50u
-#define ZSTD_SKIPPABLE_MASK 0xFFFFFFF0u
 /* Magics of the pre-1.0 development formats (0xFD2FB520 + version). */
 #define ZSTD_LEGACY_MAGIC_BASE 0xFD2FB520u
 #define ZSTD_LEGACY_MAGIC_MASK 0xFFFFFFF0u
@@ -164,14 +161,9 @@ static uint32_t read_le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int is_skippable_magic(const unsigned char *p)
-{
-    return (read_le32(p) & ZSTD_SKIPPABLE_MASK) == ZSTD_SKIPPABLE_MAGIC;
-}
-
 static int is_zstd_magic(const unsigned char *p)
 {
-    return read_le32(p) == ZSTD_FRAME_MAGIC || is_skippable_magic(p);
+    return read_le32(p) == ZSTD_MAGICNUMBER || ZSTD_isSkippableFrame(p, MAGIC_LEN);
 }
 
 static sk_err start_zstd(sk_source *s)
@@ -355,7 +347,7 @@ static sk_err gather_frame_header(sk_source *s)
  * them when the header is longer or unreadable: the decoder reports that). */
 static size_t frame_header_len(const unsigned char *p, size_t avail)
 {
-    if (avail >= MAGIC_LEN && is_skippable_magic(p))
+    if (ZSTD_isSkippableFrame(p, avail))
         return avail < ZSTD_SKIPPABLEHEADERSIZE ? avail : ZSTD_SKIPPABLEHEADERSIZE;
     size_t h = ZSTD_frameHeaderSize(p, avail);
     return ZSTD_isError(h) || h > avail ? avail : h;

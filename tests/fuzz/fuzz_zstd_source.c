@@ -39,15 +39,10 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static int is_skippable(const uint8_t *p, size_t avail)
-{
-    return avail >= 4 && (le32(p) & ZSTD_MAGIC_SKIPPABLE_MASK) == ZSTD_MAGIC_SKIPPABLE_START;
-}
-
 /* RFC 8878's frame magic or a skippable magic at p */
 static int is_rfc_magic(const uint8_t *p, size_t avail)
 {
-    return avail >= 4 && (le32(p) == ZSTD_MAGICNUMBER || is_skippable(p, avail));
+    return avail >= 4 && (le32(p) == ZSTD_MAGICNUMBER || ZSTD_isSkippableFrame(p, avail));
 }
 
 typedef struct outcome {
@@ -133,7 +128,7 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
  * always runs whatever the read sizes; the reference does the same. */
 static size_t header_len(const uint8_t *p, size_t avail)
 {
-    if (is_skippable(p, avail))
+    if (ZSTD_isSkippableFrame(p, avail))
         return avail < ZSTD_SKIPPABLEHEADERSIZE ? avail : ZSTD_SKIPPABLEHEADERSIZE;
     size_t h = ZSTD_frameHeaderSize(p, avail);
     return ZSTD_isError(h) || h > avail ? avail : h;
