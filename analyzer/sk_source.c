@@ -7,8 +7,9 @@
 
 #include "../artifact_contract/sk_alloc.h"
 
+/* Length of a frame magic.  RFC 8878's frame magic (ZSTD_MAGICNUMBER) and
+ * its 16 skippable-frame magics (ZSTD_isSkippableFrame) come from libzstd. */
 #define MAGIC_LEN 4
-/* RFC 8878: frame magic, and the 16 skippable-frame magics. */
 /* Magics of the pre-1.0 development formats (0xFD2FB520 + version). */
 #define ZSTD_LEGACY_MAGIC_BASE 0xFD2FB520u
 #define ZSTD_LEGACY_MAGIC_MASK 0xFFFFFFF0u
