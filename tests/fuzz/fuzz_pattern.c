@@ -11,7 +11,8 @@
  *      succeed exactly for valid patterns; sk_pattern_to_pcre2 likewise;
  *   2. for a valid pattern and every subject, four matchers agree:
  *      sk_rtpat_match, sk_pattern_runtime_match, PCRE2 (JIT when available
- *      and the interpreter) on the translation, and a dynamic-programming
+ *      and the interpreter, which is skipped where the JIT hit the limit)
+ *      on the translation, and a dynamic-programming
  *      matcher written here from the header's element rules (a '*' takes
  *      the byte before it, reading from the right; '.' is any byte; the
  *      whole subject must match); a PCRE2 resource limit is allowed, never
@@ -258,7 +259,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int m2 = -1;
         FUZZ_ASSERT(sk_pattern_runtime_match(p, plen, s, slen[i], &m2, NULL, NULL) == SK_OK);
         int m3 = pcre_answer(jit, subj[i], slen[i]);
-        int m4 = pcre_answer(interp, subj[i], slen[i]);
+        /* Where the JIT gave up at the limit the subject is in the
+         * backtracking blow-up; the interpreter (much slower under ASan,
+         * which checks each of its frame copies) mostly gives up there too,
+         * and running it anyway cost more than it checked: once the fuzzer
+         * had found the "a*a*...b" family it fell from about
+         * 1,400 to 125 executions per second, over 90% of it in PCRE2's
+         * interpreter (docs/testing.md, 2026-12-02, second session).
+         * Without JIT support both handles are the interpreter and it runs. */
+        int m4 = m3 < 0 && sk_pcre_uses_jit(jit) ? -1 : pcre_answer(interp, subj[i], slen[i]);
         FUZZ_ASSERT_MSG(m1 == want_m && m2 == want_m && (m3 < 0 || m3 == want_m) &&
                             (m4 < 0 || m4 == want_m),
                         "pattern '%.*s' (%s) subject '%.*s': reference %d, rtpat %d, runtime %d, "
