@@ -12,11 +12,10 @@
  *   2. for a valid pattern and every subject, four matchers agree:
  *      sk_rtpat_match, sk_pattern_runtime_match, PCRE2 (JIT when available
  *      and the interpreter, which is skipped where the JIT hit the limit)
- *      on the translation, and a dynamic-programming
- *      matcher written here from the header's element rules (a '*' takes
- *      the byte before it, reading from the right; '.' is any byte; the
- *      whole subject must match); a PCRE2 resource limit is allowed, never
- *      a different answer;
+ *      on the translation, and a dynamic-programming matcher written here
+ *      from the header's element rules (a '*' takes the byte before it,
+ *      reading from the right; '.' is any byte; the whole subject must
+ *      match); a PCRE2 resource limit is allowed, never a different answer;
  *   3. an invalid pattern never matches;
  *   4. sk_rtpat_literal_chars and sk_rtpat_contains_literal agree with the
  *      element list.
@@ -263,10 +262,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * backtracking blow-up; the interpreter (much slower under ASan,
          * which checks each of its frame copies) mostly gives up there too,
          * and running it anyway cost more than it checked: once the fuzzer
-         * had found the "a*a*...b" family it fell from about
-         * 1,400 to 125 executions per second, over 90% of it in PCRE2's
-         * interpreter (docs/testing.md, 2026-12-02, second session).
-         * Without JIT support both handles are the interpreter and it runs. */
+         * had found the "a*a*...b" family it fell from about 1,400 to 125
+         * executions per second, over 90% of it in PCRE2's interpreter
+         * (docs/testing.md, 2026-12-02, second session).  Without JIT
+         * support both handles are the interpreter and it runs. */
         int m4 = m3 < 0 && sk_pcre_uses_jit(jit) ? -1 : pcre_answer(interp, subj[i], slen[i]);
         FUZZ_ASSERT_MSG(m1 == want_m && m2 == want_m && (m3 < 0 || m3 == want_m) &&
                             (m4 < 0 || m4 == want_m),
