@@ -25,14 +25,22 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-
         -Wvla -Wpointer-arith -Wundef
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED $(OPT) $(WARN) $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=c11 -I. -D_GNU_SOURCE -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED $(OPT) $(WARN) $(PKG_CFLAGS) $(EXTRA_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(EXTRA_LDFLAGS) $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm
 
+# One static library per folder; the layers and what each may include are
+# checked by tools/layers.sh before anything is compiled (docs/architecture.md).
+BASE_SRC := $(wildcard artifact_contract/base/*.c)
+CLIUTIL_SRC := $(wildcard artifact_contract/base/cli/*.c)
 AC_LIB_SRC := $(wildcard artifact_contract/*.c)
 AC_CLI_SRC := $(wildcard artifact_contract/cli/*.c)
-SK_LIB_SRC := $(wildcard analyzer/*.c)
-SK_CLI_SRC := $(wildcard analyzer/cli/*.c) artifact_contract/cli/cli_util.c
+RD_SRC := $(wildcard analyzer/readers/*.c)
+NUM_SRC := $(wildcard analyzer/numeric/*.c)
+DCCI_SRC := $(wildcard analyzer/dcci/*.c)
+SO_SRC := $(wildcard analyzer/stage_o/*.c)
+CS_SRC := $(wildcard analyzer/compile_safety/*.c)
+SK_CLI_SRC := $(wildcard analyzer/cli/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TEST_SUPPORT_SRC := $(filter-out tests/unit/test_%.c,$(wildcard tests/unit/*.c))
@@ -40,63 +48,87 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+BASE_LIB := $(B)/lib/libskbase.a
+CLIUTIL_LIB := $(B)/lib/libskcli.a
 AC_LIB := $(B)/lib/libartifact_contract.a
-SK_LIB := $(B)/lib/libskdcci.a
+RD_LIB := $(B)/lib/libskreaders.a
+NUM_LIB := $(B)/lib/libsknumeric.a
+DCCI_LIB := $(B)/lib/libskdcci.a
+SO_LIB := $(B)/lib/libskstageo.a
+CS_LIB := $(B)/lib/libskcompilesafety.a
+# Link order: each library before the ones it uses.
+SK_LIBS := $(SO_LIB) $(DCCI_LIB) $(CS_LIB) $(RD_LIB) $(NUM_LIB) $(AC_LIB) $(BASE_LIB)
 BINS := $(B)/bin/artifact_contract $(B)/bin/skdcci
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/tools/%,$(TOOL_SRC))
 # fuzz targets linked with the corpus replay driver (tests/scripts/fuzz_replay.sh)
 REPLAY_BINS := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
+LAYERS_OK := $(B)/layers.ok
 
 .SECONDARY:
 .PHONY: all bins test-bins check check-asan check-valgrind check-alloc demo bench deps clean lint \
-        fuzz fuzz-replay fuzz-merge
+        fuzz fuzz-replay fuzz-merge layers
 all: bins
 bins: $(BINS)
 test-bins: $(BINS) $(UNIT_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
-$(B)/obj/%.o: %.c
+# Every object waits for the layering check, which reruns when any source or
+# header changes.
+$(LAYERS_OK): tools/layers.sh $(shell find artifact_contract analyzer -name '*.[ch]')
+	@mkdir -p $(dir $@)
+	tools/layers.sh
+	@touch $@
+layers:
+	tools/layers.sh
+
+$(B)/obj/%.o: %.c | $(LAYERS_OK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(AC_LIB): $(call obj,$(AC_LIB_SRC))
-	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+define static_lib
+$(1): $$(call obj,$(2))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@ && ar rcs $$@ $$^
+endef
+$(eval $(call static_lib,$(BASE_LIB),$(BASE_SRC)))
+$(eval $(call static_lib,$(CLIUTIL_LIB),$(CLIUTIL_SRC)))
+$(eval $(call static_lib,$(AC_LIB),$(AC_LIB_SRC)))
+$(eval $(call static_lib,$(RD_LIB),$(RD_SRC)))
+$(eval $(call static_lib,$(NUM_LIB),$(NUM_SRC)))
+$(eval $(call static_lib,$(DCCI_LIB),$(DCCI_SRC)))
+$(eval $(call static_lib,$(SO_LIB),$(SO_SRC)))
+$(eval $(call static_lib,$(CS_LIB),$(CS_SRC)))
 
-$(SK_LIB): $(call obj,$(SK_LIB_SRC))
+$(B)/bin/artifact_contract: $(call obj,$(AC_CLI_SRC)) $(CLIUTIL_LIB) $(AC_LIB) $(BASE_LIB)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(call obj,$(AC_CLI_SRC)) $(CLIUTIL_LIB) $(AC_LIB) $(BASE_LIB) $(LIBS)
 
-$(B)/bin/artifact_contract: $(call obj,$(AC_CLI_SRC)) $(AC_LIB)
+$(B)/bin/skdcci: $(call obj,$(SK_CLI_SRC)) $(CLIUTIL_LIB) $(SK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(call obj,$(AC_CLI_SRC)) $(AC_LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(call obj,$(SK_CLI_SRC)) $(CLIUTIL_LIB) $(SK_LIBS) $(LIBS)
 
-$(B)/bin/skdcci: $(call obj,$(SK_CLI_SRC)) $(SK_LIB) $(AC_LIB)
+$(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(call obj,$(TEST_SUPPORT_SRC)) $(SK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(call obj,$(SK_CLI_SRC)) $(SK_LIB) $(AC_LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call obj,$(TEST_SUPPORT_SRC)) $(SK_LIBS) $(LIBS)
 
-$(B)/tests/unit/%: $(B)/obj/tests/unit/%.o $(call obj,$(TEST_SUPPORT_SRC)) $(SK_LIB) $(AC_LIB)
+$(B)/tests/tools/%: $(B)/obj/tests/tools/%.o $(SK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(call obj,$(TEST_SUPPORT_SRC)) $(SK_LIB) $(AC_LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SK_LIBS) $(LIBS)
 
-$(B)/tests/tools/%: $(B)/obj/tests/tools/%.o $(SK_LIB) $(AC_LIB)
+$(B)/tests/fuzz/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/regression_driver.o $(SK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(SK_LIB) $(AC_LIB) $(LIBS)
-
-$(B)/tests/fuzz/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(B)/obj/tests/fuzz/regression_driver.o $(SK_LIB) $(AC_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/obj/tests/fuzz/regression_driver.o $(SK_LIB) $(AC_LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(B)/obj/tests/fuzz/regression_driver.o $(SK_LIBS) $(LIBS)
 
 # libFuzzer binaries: only meaningful in the FUZZ_B build (clang, FUZZ_FLAGS)
-$(B)/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(SK_LIB) $(AC_LIB)
+$(B)/fuzz_%: $(B)/obj/tests/fuzz/fuzz_%.o $(SK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< $(SK_LIB) $(AC_LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(ALL_LDFLAGS) -o $@ $< $(SK_LIBS) $(LIBS)
 
 # The test-data generator is split into modules under tests/tools/gen/.
 GEN_SRC := $(wildcard tests/tools/gen/*.c)
-$(B)/tests/tools/skdcci_gen: $(B)/obj/tests/tools/skdcci_gen.o $(call obj,$(GEN_SRC)) $(SK_LIB) $(AC_LIB)
+$(B)/tests/tools/skdcci_gen: $(B)/obj/tests/tools/skdcci_gen.o $(call obj,$(GEN_SRC)) $(SK_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(SK_LIB) $(AC_LIB) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(SK_LIBS) $(LIBS)
 
 TEST_FLAGS := OPT="-O1 -g" EXTRA_CFLAGS="-DSK_TEST_HOOKS"
 ASAN_FLAGS := OPT="-O1 -g -fno-omit-frame-pointer" \

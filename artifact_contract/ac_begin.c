@@ -12,16 +12,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "ac_contract.h"
-#include "ac_input.h"
-#include "ac_roles.h"
-#include "ac_session.h"
-#include "ac_util.h"
-#include "sk_alloc.h"
-#include "sk_fs.h"
-#include "sk_json.h"
-#include "sk_testhook.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/ac_input.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 /* Root entries must be {} or {marker}; *has_marker tells which. */
 static sk_err root_entries(int rootfd, const char *label, int *has_marker, int *empty_or_marker,

@@ -1,4 +1,4 @@
-#include "ac_codes.h"
+#include "artifact_contract/ac_codes.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #ifndef AC_CODES_H
 #define AC_CODES_H
 
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* X(name, value, meaning) */
 #define AC_CODE_TABLE(X)                                                                       \

@@ -1,4 +1,4 @@
-#include "ac_command.h"
+#include "artifact_contract/ac_command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sk_alloc.h"
-#include "sk_buf.h"
-#include "sk_json.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
 
 /* The secret markers of the reference's explicit-environment rule
  * (stage-o-and-compile-safety.md §5.4), matched as substrings of the name. */

@@ -7,7 +7,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* The value recorded instead of a secret-looking variable's value. */
 #define AC_REDACTED_VALUE "<redacted>"

@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sk_buf.h"
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Strict ("sealed") root checking: on for the DCCI roles unless turned off. */
 typedef enum ac_strict { AC_STRICT_DEFAULT = -1, AC_STRICT_OFF = 0, AC_STRICT_ON = 1 } ac_strict;

@@ -2,8 +2,8 @@
  * contract rule codes. */
 #include <string.h>
 
-#include "ac_codes.h"
-#include "sk_fs.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/base/sk_fs.h"
 
 sk_err ac_diag_adopt(sk_diag *d, sk_err e, ac_code fallback)
 {

@@ -10,22 +10,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "ac_contract.h"
-#include "ac_hash.h"
-#include "ac_input.h"
-#include "ac_manifest.h"
-#include "ac_path.h"
-#include "ac_producer_record.h"
-#include "ac_roles.h"
-#include "ac_scan.h"
-#include "ac_session.h"
-#include "ac_util.h"
-#include "ac_workload.h"
-#include "sk_alloc.h"
-#include "sk_fs.h"
-#include "sk_json.h"
-#include "sk_testhook.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/ac_hash.h"
+#include "artifact_contract/ac_input.h"
+#include "artifact_contract/ac_manifest.h"
+#include "artifact_contract/ac_path.h"
+#include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/ac_scan.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/ac_workload.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 /* The JSON inputs in the reference's order (§9 step 8 compares all of them). */
 enum { IN_SESSION, IN_WORKLOAD, IN_CONFIG, IN_CONTROL, IN_COUNT };

@@ -1,4 +1,4 @@
-#include "ac_hash.h"
+#include "artifact_contract/ac_hash.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "sk_alloc.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/base/sk_alloc.h"
 
 typedef struct pool {
     ac_hash_job *jobs;

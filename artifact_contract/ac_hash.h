@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-#include "sk_diag.h"
-#include "sk_fs.h"
+#include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_fs.h"
 
 /* Upper bound of worker threads: SHA-256 runs at 1-2 GB/s per core, so a
  * few workers already saturate typical storage; more only cost memory. */

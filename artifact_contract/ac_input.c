@@ -1,12 +1,12 @@
-#include "ac_input.h"
+#include "artifact_contract/ac_input.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "ac_codes.h"
-#include "ac_util.h"
-#include "sk_alloc.h"
-#include "sk_json.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
 
 void ac_evidence_clear(ac_evidence *ev)
 {

@@ -7,8 +7,8 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "sk_diag.h"
-#include "sk_fs.h"
+#include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_fs.h"
 
 typedef struct ac_evidence {
     char *path;       /* lexical absolute path (Python os.path.abspath) */

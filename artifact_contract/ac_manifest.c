@@ -1,18 +1,18 @@
-#include "ac_manifest.h"
+#include "artifact_contract/ac_manifest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ac_codes.h"
-#include "ac_path.h"
-#include "ac_session.h"
-#include "ac_util.h"
-#include "ac_workload.h"
-#include "sk_alloc.h"
-#include "sk_buf.h"
-#include "sk_json.h"
-#include "sk_sha256.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_path.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/ac_workload.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 /* artifact-contract.md §6.2: exactly these 14 keys in schema 1.0. */
 static const char *const keys_1_0[] = {

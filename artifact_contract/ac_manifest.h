@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ac_input.h"
-#include "ac_roles.h"
-#include "sk_diag.h"
+#include "artifact_contract/ac_input.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* DCCI control: the sk_prof buffer size the run used, KB per core. */
 #define AC_SK_ON_KEY "ASCEND_PROF_SK_ON"

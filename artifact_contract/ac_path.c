@@ -1,10 +1,10 @@
-#include "ac_path.h"
+#include "artifact_contract/ac_path.h"
 
 #include <string.h>
 
-#include "ac_codes.h"
-#include "sk_alloc.h"
-#include "sk_json.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
 
 sk_err ac_artifact_path_check(const char *path, const char *label, sk_diag *d)
 {

@@ -4,8 +4,8 @@
 #ifndef AC_PATH_H
 #define AC_PATH_H
 
-#include "ac_roles.h"
-#include "sk_diag.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Rules 4-9 of the grammar on an artifact path relative to the capture root:
  * printable ASCII only, no backslash, relative, not the marker itself, no

@@ -1,4 +1,4 @@
-#include "ac_proc.h"
+#include "artifact_contract/ac_proc.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* /proc/<pid>/stat is one line of at most a few hundred bytes (comm is at
  * most 64 bytes even for kernel threads); a larger line is refused rather

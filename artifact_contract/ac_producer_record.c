@@ -1,15 +1,15 @@
-#include "ac_producer_record.h"
+#include "artifact_contract/ac_producer_record.h"
 
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "ac_proc.h"
-#include "sk_alloc.h"
-#include "sk_fs.h"
-#include "sk_json.h"
-#include "sk_sha256.h"
+#include "artifact_contract/ac_proc.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 #define NS_PER_S INT64_C(1000000000)
 

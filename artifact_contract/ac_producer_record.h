@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sk_buf.h"
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_diag.h"
 
 #define AC_PRODUCER_RECORD_SCHEMA "skdcci-producer-run-1"
 /* Suffix appended to the final record's path to name the started record. */

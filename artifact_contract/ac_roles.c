@@ -1,4 +1,4 @@
-#include "ac_roles.h"
+#include "artifact_contract/ac_roles.h"
 
 #include <string.h>
 

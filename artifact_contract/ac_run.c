@@ -18,7 +18,7 @@
  * the process-group id, from being reused, so the signal can only reach the
  * group this run created.
  */
-#include "ac_run.h"
+#include "artifact_contract/ac_run.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,14 +32,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ac_command.h"
-#include "ac_proc.h"
-#include "sk_alloc.h"
-#include "sk_buf.h"
-#include "sk_fs.h"
-#include "sk_json.h"
-#include "sk_sha256.h"
-#include "sk_clock.h"
+#include "artifact_contract/ac_command.h"
+#include "artifact_contract/ac_proc.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "artifact_contract/base/sk_clock.h"
 
 #define NS_PER_MS INT64_C(1000000)
 #define NS_PER_S INT64_C(1000000000)

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "ac_producer_record.h"
-#include "sk_diag.h"
+#include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Grace period between the first signal and SIGKILL when none is given:
  * min(5 s, timeout), the reference runner's rule

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ac_run.h"
-#include "sk_alloc.h"
-#include "sk_buf.h"
-#include "sk_fs.h"
-#include "sk_json.h"
-#include "sk_sha256.h"
+#include "artifact_contract/ac_run.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 /* reference: <root>/.collection-session.json, byte-identical to the session */
 #define SESSION_MARKER_NAME ".collection-session.json"

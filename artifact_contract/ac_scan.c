@@ -1,4 +1,4 @@
-#include "ac_scan.h"
+#include "artifact_contract/ac_scan.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "ac_roles.h"
-#include "sk_alloc.h"
-#include "sk_buf.h"
-#include "sk_fs.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
 
 typedef struct scan_frame {
     int fd;

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ac_util.h"
-#include "sk_diag.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Deepest directory level visited below the root.  Profile trees are a few
  * levels deep; 128 keeps the descriptors held by one walk far below the

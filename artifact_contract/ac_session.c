@@ -1,4 +1,4 @@
-#include "ac_session.h"
+#include "artifact_contract/ac_session.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ac_codes.h"
-#include "ac_util.h"
-#include "sk_alloc.h"
-#include "sk_fs.h"
-#include "sk_json.h"
-#include "sk_testhook.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 static const char *const session_keys[] = {"capture_role",   "capture_root",        "root_was_empty",
                                            "schema_version", "session_fingerprint", "started_ns",

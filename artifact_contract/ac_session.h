@@ -6,9 +6,9 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-#include "ac_roles.h"
-#include "sk_buf.h"
-#include "sk_diag.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_diag.h"
 
 typedef struct ac_session {
     const ac_role *role;

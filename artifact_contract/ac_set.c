@@ -7,7 +7,7 @@
  * markers, scans, parallel hashing with per-record checks in manifest order,
  * and the cross-root inode rules.  Everything that needs no filesystem
  * access comes before any hashing (§15 P3). */
-#include "ac_set.h"
+#include "artifact_contract/ac_set.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,18 +17,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "ac_hash.h"
-#include "ac_manifest.h"
-#include "ac_roles.h"
-#include "ac_scan.h"
-#include "ac_session.h"
-#include "ac_util.h"
-#include "sk_alloc.h"
-#include "sk_json.h"
-#include "sk_json_pointer.h"
-#include "sk_sha256.h"
-#include "sk_testhook.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_hash.h"
+#include "artifact_contract/ac_manifest.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/ac_scan.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_pointer.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 /* The DCCI pair may differ in exactly one config member with this name. */
 #define AC_DCCI_OPTION "dcci_disable_on_kernel"

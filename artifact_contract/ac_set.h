@@ -37,9 +37,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ac_contract.h"
-#include "sk_diag.h"
-#include "sk_fs.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_fs.h"
 
 typedef struct ac_set ac_set;
 

@@ -8,15 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "ac_contract.h"
-#include "ac_roles.h"
-#include "ac_session.h"
-#include "ac_set.h"
-#include "ac_util.h"
-#include "sk_alloc.h"
-#include "sk_fs.h"
-#include "sk_json.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/ac_set.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
 
 typedef struct status_state {
     char *root;             /* resolved */

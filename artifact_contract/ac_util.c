@@ -1,4 +1,4 @@
-#include "ac_util.h"
+#include "artifact_contract/ac_util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -9,10 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ac_codes.h"
-#include "sk_alloc.h"
-#include "sk_clock.h"
-#include "sk_json.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_clock.h"
+#include "artifact_contract/base/sk_json.h"
 
 int64_t ac_now_ns(void)
 {

@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sk_buf.h"
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Default byte limit for every JSON input (session records, workload, config,
  * control, manifests, producer records).  The reference has no limit in its

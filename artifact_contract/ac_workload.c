@@ -1,13 +1,13 @@
-#include "ac_workload.h"
+#include "artifact_contract/ac_workload.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "ac_codes.h"
-#include "sk_alloc.h"
-#include "sk_buf.h"
-#include "sk_json.h"
-#include "sk_json_lex.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_lex.h"
 
 /* artifact-contract.md §2 WORKLOAD_ALIASES: concepts in processing order,
  * aliases in priority order (the first present one supplies the value). */

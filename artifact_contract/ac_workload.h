@@ -5,7 +5,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 #define AC_WORKLOAD_CONCEPTS 8
 

@@ -16,7 +16,7 @@ read -r -a PKG_CFLAGS <<<"$(pkg-config --cflags $PKGS 2>/dev/null || true)"
 if [ -n "${LINT_FILES:-}" ]; then
     read -r -a FILES <<<"$LINT_FILES"
 else
-    mapfile -t FILES < <(ls artifact_contract/*.c artifact_contract/cli/*.c analyzer/*.c analyzer/cli/*.c | LC_ALL=C sort)
+    mapfile -t FILES < <(find artifact_contract analyzer -name "*.c" | LC_ALL=C sort)
 fi
 JOBS=${LINT_JOBS:-$(nproc 2>/dev/null || echo 1)}
 [ "$JOBS" -gt 2 ] && JOBS=2
@@ -28,7 +28,7 @@ start=$SECONDS
 echo "lint: cppcheck on ${#FILES[@]} files"
 cppcheck -q -j "$JOBS" --std=c11 --language=c --enable=warning,portability,performance \
     --inline-suppr --error-exitcode=1 --suppress=missingIncludeSystem \
-    "${DEFS[@]}" -I artifact_contract -I analyzer "${FILES[@]}"
+    "${DEFS[@]}" -I . "${FILES[@]}"
 echo "lint: cppcheck clean ($((SECONDS - start)) s)"
 
 # clang-tidy: one process per file, JOBS at a time; any diagnostic fails.
@@ -37,7 +37,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo "lint: clang-tidy on ${#FILES[@]} files ($JOBS jobs)"
 if ! printf '%s\n' "${FILES[@]}" |
-    xargs -P "$JOBS" -I{} clang-tidy --quiet {} -- -std=c11 "${DEFS[@]}" "${PKG_CFLAGS[@]}" \
+    xargs -P "$JOBS" -I{} clang-tidy --quiet {} -- -std=c11 -I. "${DEFS[@]}" "${PKG_CFLAGS[@]}" \
         >"$out" 2>/dev/null; then
     grep -E 'warning:|error:' -A3 "$out" >&2 || cat "$out" >&2
     echo "lint: clang-tidy found problems ($(grep -cE 'warning:|error:' "$out") diagnostics)" >&2

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../dcci_analyze.h"
-#include "../dcci_report.h"
-#include "../sk_fixed.h"
-#include "commands.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "analyzer/dcci/dcci_analyze.h"
+#include "analyzer/dcci/dcci_report.h"
+#include "artifact_contract/base/sk_fixed.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/skx_exit.h"
 
 #define DEFAULT_OUTDIR "dcci-analysis"
 
@@ -182,16 +182,16 @@ int cmd_analyze(int argc, char **argv)
             break;
         case OPT_MIN_OCC:
             rc = parse_count(cmd, "--min-occurrences", optarg, &v);
-            if (!rc && v < SK_CLASSIFY_HARD_MIN_OCCURRENCES)
+            if (!rc && v < DCCI_CLASSIFY_HARD_MIN_OCCURRENCES)
                 rc = cli_usage(cmd, "--min-occurrences can only be raised: at least %d, got %s",
-                               SK_CLASSIFY_HARD_MIN_OCCURRENCES, optarg);
+                               DCCI_CLASSIFY_HARD_MIN_OCCURRENCES, optarg);
             if (!rc && v > 1000000000u)
                 rc = cli_usage(cmd, "--min-occurrences is too large: %s", optarg);
             a.opts.classify.min_occurrences = (size_t)v;
             break;
         case OPT_MIN_REL:
-            if (sk_classify_parse_pct(optarg, &a.opts.classify.min_relative_milli_pct, &d) ||
-                a.opts.classify.min_relative_milli_pct > SK_CLASSIFY_MAX_RELATIVE_MILLI_PCT)
+            if (dcci_classify_parse_pct(optarg, &a.opts.classify.min_relative_milli_pct, &d) ||
+                a.opts.classify.min_relative_milli_pct > DCCI_CLASSIFY_MAX_RELATIVE_MILLI_PCT)
                 rc = cli_usage(cmd, "--min-relative-pct needs a decimal percentage with at most 3 "
                                "decimals, got '%s'", optarg);
             break;

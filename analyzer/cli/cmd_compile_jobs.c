@@ -3,13 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../cs_compile_jobs.h"
-#include "../cs_text.h"
-#include "commands.h"
-#include "cs_cli.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "analyzer/compile_safety/cs_compile_jobs.h"
+#include "analyzer/compile_safety/cs_text.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/cs_cli.h"
+#include "analyzer/cli/skx_exit.h"
 
 const char cmd_compile_jobs_usage[] =
     "Usage: skdcci compile-jobs check --record RUN_RECORD [--record RUN_RECORD]...\n"

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../cs_compile_state.h"
-#include "commands.h"
-#include "cs_cli.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "analyzer/compile_safety/cs_compile_state.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/cs_cli.h"
+#include "analyzer/cli/skx_exit.h"
 
 const char cmd_compile_state_usage[] =
     "Usage: skdcci compile-state --record RUN_RECORD [--outputs DIR]... [--log FILE]...\n"

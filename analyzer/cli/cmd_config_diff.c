@@ -5,15 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../so_cdiff.h"
-#include "../so_repair.h"
-#include "commands.h"
-#include "skx_exit.h"
-#include "so_cli.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/stage_o/so_cdiff.h"
+#include "analyzer/stage_o/so_repair.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/skx_exit.h"
+#include "analyzer/cli/so_cli.h"
 
 #define CMD "config-diff"
 

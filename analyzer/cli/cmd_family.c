@@ -4,14 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../so_family.h"
-#include "commands.h"
-#include "skx_exit.h"
-#include "so_cli.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/stage_o/so_family.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/skx_exit.h"
+#include "analyzer/cli/so_cli.h"
 
 #define CMD "family"
 

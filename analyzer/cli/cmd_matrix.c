@@ -3,14 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_json_file.h"
-#include "../so_matrix.h"
-#include "commands.h"
-#include "skx_exit.h"
-#include "so_cli.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_file.h"
+#include "analyzer/stage_o/so_matrix.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/skx_exit.h"
+#include "analyzer/cli/so_cli.h"
 
 static sk_err validation_json(const char *path, const char *sha, const so_matrix_report *r,
                               cJSON **out, sk_diag *d)

@@ -3,14 +3,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../cs_pyhooks.h"
-#include "commands.h"
-#include "cs_cli.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/compile_safety/cs_pyhooks.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/cs_cli.h"
+#include "analyzer/cli/skx_exit.h"
 
 extern char **environ;
 

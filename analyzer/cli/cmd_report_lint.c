@@ -3,13 +3,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../cs_report_lint.h"
-#include "../cs_text.h"
-#include "commands.h"
-#include "cs_cli.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "analyzer/compile_safety/cs_report_lint.h"
+#include "analyzer/compile_safety/cs_text.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/cs_cli.h"
+#include "analyzer/cli/skx_exit.h"
 
 const char cmd_report_lint_usage[] =
     "Usage: skdcci report-lint FILE...\n"

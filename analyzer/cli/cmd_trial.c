@@ -4,16 +4,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../so_clean.h"
-#include "../so_gate.h"
-#include "../so_report.h"
-#include "../so_robust.h"
-#include "commands.h"
-#include "skx_exit.h"
-#include "so_cli.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "analyzer/stage_o/so_clean.h"
+#include "analyzer/stage_o/so_gate.h"
+#include "analyzer/stage_o/so_report.h"
+#include "analyzer/stage_o/so_robust.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/skx_exit.h"
+#include "analyzer/cli/so_cli.h"
 
 #define CMD "trial"
 

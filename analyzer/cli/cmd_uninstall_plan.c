@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../cs_uninstall.h"
-#include "commands.h"
-#include "cs_cli.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "analyzer/compile_safety/cs_uninstall.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/cs_cli.h"
+#include "analyzer/cli/skx_exit.h"
 
 extern char **environ;
 

@@ -1,15 +1,15 @@
-#include "cs_cli.h"
+#include "analyzer/cli/cs_cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_json.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/cli/skx_exit.h"
 
 int cs_args_add(cs_args *a, const char *s)
 {

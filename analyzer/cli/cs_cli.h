@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "../../artifact_contract/sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Values of a repeatable option, borrowed from argv. */
 typedef struct cs_args {

@@ -1,7 +1,7 @@
 /* skdcci: SuperKernel DCCI diagnostics and Stage O gates. */
-#include "../../artifact_contract/cli/cli_util.h"
-#include "commands.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/skx_exit.h"
 
 static const cli_cmd commands[] = {
     {"analyze", cmd_analyze, "DCCI regression analysis of an O0 / disable-all capture pair",

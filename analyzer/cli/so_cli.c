@@ -1,16 +1,16 @@
-#include "so_cli.h"
+#include "analyzer/cli/so_cli.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../artifact_contract/cli/cli_util.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_json.h"
-#include "skx_exit.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/cli/skx_exit.h"
 
 int so_cli_parse_count(const char *s, uint64_t *out)
 {

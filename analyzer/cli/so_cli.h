@@ -6,7 +6,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-#include "../../artifact_contract/sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* Non-negative decimal integer ("8"); 0 on success. */
 int so_cli_parse_count(const char *s, uint64_t *out);

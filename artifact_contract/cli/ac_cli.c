@@ -1,4 +1,4 @@
-#include "ac_cli.h"
+#include "artifact_contract/cli/ac_cli.h"
 
 #include <getopt.h>
 #include <limits.h>
@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ac_codes.h"
-#include "../ac_set.h"
-#include "../sk_buf.h"
-#include "../sk_json.h"
-#include "cli_util.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_set.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/cli/cli_util.h"
 
 /* 1 when arg (before any '=') is an abbreviation of --json-errors that
  * getopt_long would resolve to it. */

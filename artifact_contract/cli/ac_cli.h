@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 typedef struct ac_cli {
     const char *cmd;   /* "begin", "finalize", ... */

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../ac_contract.h"
-#include "ac_cli.h"
-#include "commands.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/cli/ac_cli.h"
+#include "artifact_contract/cli/commands.h"
 
 int cmd_begin(int argc, char **argv)
 {

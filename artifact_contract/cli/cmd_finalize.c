@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ac_contract.h"
-#include "../sk_alloc.h"
-#include "ac_cli.h"
-#include "commands.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/cli/ac_cli.h"
+#include "artifact_contract/cli/commands.h"
 
 int cmd_finalize(int argc, char **argv)
 {

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../ac_run.h"
-#include "../sk_alloc.h"
-#include "cli_util.h"
-#include "commands.h"
+#include "artifact_contract/ac_run.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/cli/commands.h"
 
 extern char **environ;
 

@@ -2,9 +2,9 @@
 #include <getopt.h>
 #include <stdlib.h>
 
-#include "../ac_contract.h"
-#include "ac_cli.h"
-#include "commands.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/cli/ac_cli.h"
+#include "artifact_contract/cli/commands.h"
 
 int cmd_status(int argc, char **argv)
 {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ac_set.h"
-#include "ac_cli.h"
-#include "commands.h"
+#include "artifact_contract/ac_set.h"
+#include "artifact_contract/cli/ac_cli.h"
+#include "artifact_contract/cli/commands.h"
 
 int cmd_validate(int argc, char **argv)
 {

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ac_path.h"
-#include "../ac_set.h"
-#include "../sk_alloc.h"
-#include "ac_cli.h"
-#include "commands.h"
+#include "artifact_contract/ac_path.h"
+#include "artifact_contract/ac_set.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/cli/ac_cli.h"
+#include "artifact_contract/cli/commands.h"
 
 /* A set has at most six roles; room for more lets the library report the
  * duplicate or unsupported role instead of a generic "too many". */

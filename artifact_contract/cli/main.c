@@ -1,6 +1,6 @@
 /* artifact_contract: binds each profile root to the run that produced it. */
-#include "cli_util.h"
-#include "commands.h"
+#include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/cli/commands.h"
 
 #define ERRORS_HELP                                                                          \
     "  --json-errors      on failure print one canonical JSON object on stderr\n"            \

@@ -20,10 +20,10 @@
  *   6. when allocation k fails (sk_alloc; libyaml's own allocations are not
  *      counted), the result is SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/so_config.h"
-#include "../../artifact_contract/sk_json.h"
+#include "analyzer/stage_o/so_config.h"
+#include "artifact_contract/base/sk_json.h"
 
 #define FUZZ_MAX_INPUT (16u * 1024)
 

@@ -15,10 +15,10 @@
  *      cs_hex_decode of the raw input fails exactly on odd length or a
  *      non-hex digit and otherwise re-encodes to the lowercased input.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/cs_text.h"
-#include "../../analyzer/sk_pcre.h"
+#include "analyzer/compile_safety/cs_text.h"
+#include "artifact_contract/base/sk_pcre.h"
 
 #define FUZZ_MAX_INPUT (16u * 1024)
 

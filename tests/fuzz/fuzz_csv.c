@@ -1,4 +1,4 @@
-/* Fuzz target: the streaming RFC 4180 reader (sk_csv.h).
+/* Fuzz target: the streaming RFC 4180 reader (rd_csv.h).
  *
  * Input: any bytes, read as a CSV file.
  *
@@ -8,17 +8,17 @@
  *      one-byte reads, random-sized reads and whole reads;
  *   2. every record has as many fields as the header, every field is a C
  *      string of exactly its length, record lines increase, column lookup
- *      by name finds each column at its index, sk_csv_records counts records;
+ *      by name finds each column at its index, rd_csv_records counts records;
  *   3. with the default limits, the reader agrees with an independent
- *      in-memory implementation of the grammar written from sk_csv.h
+ *      in-memory implementation of the grammar written from rd_csv.h
  *      (accept/reject, header, records and their lines);
  *   4. when allocation k fails, the read ends with SK_E_NOMEM.
  * Small field, record and field-count limits (one input in four) exercise
  * SK_E_LIMIT; property 3 is skipped for those.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_csv.h"
+#include "analyzer/readers/rd_csv.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 
@@ -28,25 +28,25 @@ typedef struct outcome {
     sk_diag diag;
 } outcome;
 
-static void run(const uint8_t *data, size_t size, const sk_csv_opts *opts, fz_chunking mode,
+static void run(const uint8_t *data, size_t size, const rd_csv_opts *opts, fz_chunking mode,
                 uint64_t seed, outcome *o)
 {
     fz_reader rd;
     fz_reader_init(&rd, data, size, mode, seed);
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
-    sk_csv *c = NULL;
-    sk_err e = sk_csv_new(fz_read, &rd, "fuzz.csv", opts, &c, &o->diag);
+    rd_csv *c = NULL;
+    sk_err e = rd_csv_new(fz_read, &rd, "fuzz.csv", opts, &c, &o->diag);
     if (!e)
-        e = sk_csv_read_header(c, &o->diag);
+        e = rd_csv_read_header(c, &o->diag);
     if (!e) {
-        size_t nc = sk_csv_ncolumns(c);
+        size_t nc = rd_csv_ncolumns(c);
         FUZZ_ASSERT(nc >= 1);
         fz_buf_printf(&o->rec, "H%zu", nc);
         for (size_t i = 0; i < nc; i++) {
-            const char *name = sk_csv_column_name(c, i);
+            const char *name = rd_csv_column_name(c, i);
             FUZZ_ASSERT(name != NULL);
-            FUZZ_ASSERT_MSG(sk_csv_column(c, name) == (long)i, "column '%s' not found at %zu", name, i);
+            FUZZ_ASSERT_MSG(rd_csv_column(c, name) == (long)i, "column '%s' not found at %zu", name, i);
             fz_buf_printf(&o->rec, "[%zu]", strlen(name));
             fz_buf_add(&o->rec, name, strlen(name));
         }
@@ -55,36 +55,36 @@ static void run(const uint8_t *data, size_t size, const sk_csv_opts *opts, fz_ch
     uint64_t prev_line = 0, records = 0;
     while (!e) {
         int have = 0;
-        e = sk_csv_next(c, &have, &o->diag);
+        e = rd_csv_next(c, &have, &o->diag);
         if (e || !have)
             break;
         records++;
-        FUZZ_ASSERT(sk_csv_records(c) == records);
-        uint64_t line = sk_csv_line(c);
+        FUZZ_ASSERT(rd_csv_records(c) == records);
+        uint64_t line = rd_csv_line(c);
         FUZZ_ASSERT_MSG(line > prev_line && line >= 2, "record line %llu after %llu",
                         (unsigned long long)line, (unsigned long long)prev_line);
         prev_line = line;
-        size_t nf = sk_csv_nfields(c);
-        FUZZ_ASSERT(nf == sk_csv_ncolumns(c));
+        size_t nf = rd_csv_nfields(c);
+        FUZZ_ASSERT(nf == rd_csv_ncolumns(c));
         fz_buf_printf(&o->rec, "L%llu", (unsigned long long)line);
         for (size_t i = 0; i < nf; i++) {
             size_t len = 0;
-            const char *f = sk_csv_field(c, i, &len);
+            const char *f = rd_csv_field(c, i, &len);
             FUZZ_ASSERT(f != NULL);
             FUZZ_ASSERT_MSG(strlen(f) == len, "field %zu: strlen %zu, len %zu", i, strlen(f), len);
             fz_buf_printf(&o->rec, "[%zu]", len);
             fz_buf_add(&o->rec, f, len);
         }
-        FUZZ_ASSERT(sk_csv_field(c, nf, NULL) == NULL);
+        FUZZ_ASSERT(rd_csv_field(c, nf, NULL) == NULL);
         fz_buf_add(&o->rec, "\n", 1);
     }
     o->err = e;
-    sk_csv_free(c);
+    rd_csv_free(c);
 }
 
 /* ------------------------------------------------------------ reference */
 
-/* The grammar of sk_csv.h over the whole input in memory.  Returns 0 and the
+/* The grammar of rd_csv.h over the whole input in memory.  Returns 0 and the
  * same recording as run() (header, then "L<line>" records), or -1 when the
  * input must be rejected. */
 typedef struct ref_state {
@@ -250,7 +250,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};
-    sk_csv_opts opts = {0, 0, 0};
+    rd_csv_opts opts = {0, 0, 0};
     int limited = fz_below(&rng, 4) == 0;
     if (limited) {
         opts.max_field = 1 + fz_below(&rng, 64);

@@ -14,10 +14,10 @@
  *   3. sk_fixed_format prints value / 10^scale exactly as the reference does,
  *      and parsing that text back in strict mode returns the value.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_exact.h"
-#include "../../analyzer/sk_fixed.h"
+#include "analyzer/numeric/num_exact.h"
+#include "artifact_contract/base/sk_fixed.h"
 
 #define FUZZ_MAX_INPUT 4096u
 
@@ -73,21 +73,21 @@ static ref_kind ref_fixed(const char *s, size_t n, unsigned scale, sk_fixed_mode
         return REF_SYNTAX;
     /* kept digits: all integer digits and the first `scale` fraction digits,
      * padded with zeros; magnitude saturates above 2^64 */
-    sk_u128 mag = 0;
+    num_u128 mag = 0;
     int big = 0;
     for (size_t k = int_start; k < int_end; k++) {
         mag = mag * 10 + (unsigned)(s[k] - '0');
-        if (mag > ((sk_u128)1 << 100)) {
+        if (mag > ((num_u128)1 << 100)) {
             big = 1;
-            mag = (sk_u128)1 << 100;
+            mag = (num_u128)1 << 100;
         }
     }
     for (unsigned k = 0; k < scale; k++) {
         unsigned dgt = frac_start + k < frac_end ? (unsigned)(s[frac_start + k] - '0') : 0;
         mag = mag * 10 + dgt;
-        if (mag > ((sk_u128)1 << 100)) {
+        if (mag > ((num_u128)1 << 100)) {
             big = 1;
-            mag = (sk_u128)1 << 100;
+            mag = (num_u128)1 << 100;
         }
     }
     /* dropped digits */
@@ -99,7 +99,7 @@ static ref_kind ref_fixed(const char *s, size_t n, unsigned scale, sk_fixed_mode
         else if (dgt)
             rest_nonzero = 1;
     }
-    sk_u128 limit = neg ? (sk_u128)INT64_MAX + 1 : (sk_u128)INT64_MAX;
+    num_u128 limit = neg ? (num_u128)INT64_MAX + 1 : (num_u128)INT64_MAX;
     if (big || mag > limit)
         return REF_RANGE;
     int inexact = first > 0 || rest_nonzero;
@@ -111,7 +111,7 @@ static ref_kind ref_fixed(const char *s, size_t n, unsigned scale, sk_fixed_mode
     if (mag > limit)
         return REF_RANGE;
     *rounded = inexact;
-    *value = neg ? (int64_t)(-(sk_i128)mag) : (int64_t)mag;
+    *value = neg ? (int64_t)(-(num_i128)mag) : (int64_t)mag;
     return REF_OK;
 }
 
@@ -121,7 +121,7 @@ static ref_kind ref_uint(const char *s, size_t n, uint64_t max, uint64_t *value)
     trim(&s, &n);
     if (n == 0 || is_na(s, n))
         return REF_MISSING;
-    sk_u128 v = 0;
+    num_u128 v = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] < '0' || s[i] > '9')
             return REF_SYNTAX;
@@ -136,7 +136,7 @@ static ref_kind ref_uint(const char *s, size_t n, uint64_t max, uint64_t *value)
 /* value / 10^scale with exactly scale decimals. */
 static void ref_format(int64_t value, unsigned scale, char *out, size_t cap)
 {
-    sk_u128 mag = value < 0 ? (sk_u128)(-(sk_i128)value) : (sk_u128)value;
+    num_u128 mag = value < 0 ? (num_u128)(-(num_i128)value) : (num_u128)value;
     char digits[64];
     size_t nd = 0;
     do {

@@ -1,4 +1,4 @@
-/* Fuzz target: the sk_fused_nodes.log parser (sk_fused_log.h).
+/* Fuzz target: the sk_fused_nodes.log parser (rd_fused_log.h).
  *
  * Input: any bytes, read as sk_fused_nodes.log.
  *
@@ -10,13 +10,13 @@
  *      n_kernels kernels, kernels pass the geometry check, the name is
  *      exactly sk_<scope id>_<scope>_start_<first kernel>_end_<last kernel>
  *      (its scope part points into the name), scope ids are unique and
- *      sk_fused_log_find finds each SK, and n_nodes is the total;
+ *      rd_fused_log_find finds each SK, and n_nodes is the total;
  *   3. when allocation k fails, the parse ends with SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_fused_log.h"
-#include "../../analyzer/sk_skname.h"
+#include "analyzer/readers/rd_fused_log.h"
+#include "analyzer/readers/rd_skname.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 
@@ -26,20 +26,20 @@ typedef struct outcome {
     sk_diag diag;
 } outcome;
 
-static void check_log(const sk_fused_log *log)
+static void check_log(const rd_fused_log *log)
 {
     size_t total = 0;
     for (size_t i = 0; i < log->n_sks; i++) {
-        const sk_fused_sk *sk = &log->sks[i];
+        const rd_fused_sk *sk = &log->sks[i];
         FUZZ_ASSERT(sk->name != NULL && sk->n_nodes > 0);
         size_t kernels = 0;
         const char *first = NULL, *last = NULL;
         for (size_t j = 0; j < sk->n_nodes; j++) {
-            const sk_sknode *n = &sk->nodes[j];
+            const rd_sknode *n = &sk->nodes[j];
             FUZZ_ASSERT(n->index == j);
-            if (n->kind == SK_NODE_KERNEL) {
+            if (n->kind == RD_NODE_KERNEL) {
                 FUZZ_ASSERT(n->func_name != NULL);
-                FUZZ_ASSERT(sk_sknode_check_geometry(n, NULL) == SK_OK);
+                FUZZ_ASSERT(rd_sknode_check_geometry(n, NULL) == SK_OK);
                 if (!first)
                     first = n->func_name;
                 last = n->func_name;
@@ -52,13 +52,13 @@ static void check_log(const sk_fused_log *log)
         size_t nl = strlen(sk->name);
         const char *scope = NULL;
         size_t scope_len = 0;
-        FUZZ_ASSERT_MSG(sk_skname_matches(sk->name, nl, sk->scope_id, first, last, &scope,
+        FUZZ_ASSERT_MSG(rd_skname_matches(sk->name, nl, sk->scope_id, first, last, &scope,
                                           &scope_len),
                         "name %s does not match id %llu, %s .. %s", sk->name,
                         (unsigned long long)sk->scope_id, first, last);
         FUZZ_ASSERT(scope == sk->scope && scope_len == sk->scope_len);
         FUZZ_ASSERT(sk->scope >= sk->name && sk->scope + sk->scope_len <= sk->name + nl);
-        FUZZ_ASSERT(sk_fused_log_find(log, sk->scope_id) == sk);
+        FUZZ_ASSERT(rd_fused_log_find(log, sk->scope_id) == sk);
         for (size_t k = 0; k < i; k++)
             FUZZ_ASSERT(log->sks[k].scope_id != sk->scope_id);
         total += sk->n_nodes;
@@ -66,24 +66,24 @@ static void check_log(const sk_fused_log *log)
     FUZZ_ASSERT(total == log->n_nodes);
 }
 
-static void record(fz_buf *b, const sk_fused_log *log)
+static void record(fz_buf *b, const rd_fused_log *log)
 {
     for (size_t i = 0; i < log->n_sks; i++) {
-        const sk_fused_sk *sk = &log->sks[i];
+        const rd_fused_sk *sk = &log->sks[i];
         fz_buf_printf(b, "SK id=%llu line=%llu indexed=%d kernels=%zu name=",
                       (unsigned long long)sk->scope_id, (unsigned long long)sk->line, sk->indexed,
                       sk->n_kernels);
         fz_buf_add(b, sk->name, strlen(sk->name));
         fz_buf_add(b, "\n", 1);
         for (size_t j = 0; j < sk->n_nodes; j++) {
-            const sk_sknode *n = &sk->nodes[j];
+            const rd_sknode *n = &sk->nodes[j];
             fz_buf_printf(b, " [%llu] %d node=%llu s=%d:%llu g=%d:%llu k=%d:%llu line=%llu",
                           (unsigned long long)n->index, (int)n->kind,
                           (unsigned long long)n->node_id, n->has_stream_id,
                           (unsigned long long)n->stream_id, n->has_stream_idx_in_graph,
                           (unsigned long long)n->stream_idx_in_graph, n->has_node_idx_in_stream,
                           (unsigned long long)n->node_idx_in_stream, (unsigned long long)n->line);
-            if (n->kind == SK_NODE_KERNEL) {
+            if (n->kind == RD_NODE_KERNEL) {
                 fz_buf_printf(b, " %d %u/%u/%u r=%d:%u,%u ", (int)n->kernel_type, n->num_blocks,
                               n->cube_num, n->vec_num, n->has_task_ratio, n->task_ratio[0],
                               n->task_ratio[1]);
@@ -95,15 +95,15 @@ static void record(fz_buf *b, const sk_fused_log *log)
     fz_buf_printf(b, "total=%zu\n", log->n_nodes);
 }
 
-static void run(const uint8_t *data, size_t size, const sk_fused_opts *opts, fz_chunking mode,
+static void run(const uint8_t *data, size_t size, const rd_fused_opts *opts, fz_chunking mode,
                 uint64_t seed, outcome *o)
 {
     fz_reader rd;
     fz_reader_init(&rd, data, size, mode, seed);
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
-    sk_fused_log *log = NULL;
-    o->err = sk_fused_log_parse(fz_read, &rd, "sk_fused_nodes.log", opts, &log, &o->diag);
+    rd_fused_log *log = NULL;
+    o->err = rd_fused_log_parse(fz_read, &rd, "sk_fused_nodes.log", opts, &log, &o->diag);
     if (o->err == SK_OK) {
         FUZZ_ASSERT(log != NULL);
         check_log(log);
@@ -111,7 +111,7 @@ static void run(const uint8_t *data, size_t size, const sk_fused_opts *opts, fz_
     } else {
         FUZZ_ASSERT(log == NULL);
     }
-    sk_fused_log_free(log);
+    rd_fused_log_free(log);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -121,7 +121,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};
-    sk_fused_opts opts = {0, 0, 0};
+    rd_fused_opts opts = {0, 0, 0};
     if (fz_below(&rng, 4) == 0) {
         opts.max_line = 1 + fz_below(&rng, 256);
         opts.max_sks = 1 + fz_below(&rng, 4);

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_diag.h"
-#include "../../artifact_contract/sk_io.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_io.h"
 
 #ifndef SK_TEST_HOOKS
 #error "fuzz targets need the test build (-DSK_TEST_HOOKS) for allocation-failure injection"

@@ -20,12 +20,12 @@
  * tree that has them ("duplicate JSON key", canonical text has unique keys);
  * the properties then apply to the inputs without duplicates.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
 #include <inttypes.h>
 
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_sha256.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 

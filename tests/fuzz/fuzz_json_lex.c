@@ -18,9 +18,9 @@
  * Options (depth and token limits, duplicate keys, a path) vary with the
  * input hash and are the same for every run of one input.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../artifact_contract/sk_json_lex.h"
+#include "artifact_contract/base/sk_json_lex.h"
 
 /* Inputs above this size are ignored: the limits under test are small, and
  * one-byte reads of a large input would make each execution slow. */

@@ -26,10 +26,10 @@
  *      diff, truncated iff more exist;
  *   8. when allocation k of resolve + diff fails, the result is SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_json_pointer.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_pointer.h"
 
 #define FUZZ_MAX_INPUT (16u * 1024)
 

@@ -1,10 +1,10 @@
-/* Fuzz target: the kernel_details.csv row model (sk_kernel_details.h).
+/* Fuzz target: the kernel_details.csv row model (rd_kernel_details.h).
  *
  * Input: any bytes, read as kernel_details.csv.  Most seeds start with the
  * profiler's header so that mutations reach the value parsers.
  *
  * Promise: the reader never crashes, hangs, leaks or reads outside its input;
- *   1. rows (every field of sk_kd_row), counters and the final outcome are
+ *   1. rows (every field of rd_kd_row), counters and the final outcome are
  *      identical for one-byte, random-sized and whole reads;
  *   2. each row is coherent: the reject reason matches the start/duration
  *      fields (accepted rows have a start and a duration > 0), a fallback
@@ -14,9 +14,9 @@
  *      reason, rounded rows);
  *   4. when allocation k fails, the read ends with SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_kernel_details.h"
+#include "analyzer/readers/rd_kernel_details.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 
@@ -26,47 +26,47 @@ typedef struct outcome {
     sk_diag diag;
 } outcome;
 
-static void check_row(const sk_kd_row *r)
+static void check_row(const rd_kd_row *r)
 {
     FUZZ_ASSERT(r->name && r->type && r->core);
     switch (r->reject) {
-    case SK_KD_ACCEPTED:
+    case RD_KD_ACCEPTED:
         FUZZ_ASSERT(r->has_start && r->has_duration && r->duration_ns > 0);
         break;
-    case SK_KD_REJECT_MISSING_START:
+    case RD_KD_REJECT_MISSING_START:
         FUZZ_ASSERT(!r->has_start);
         break;
-    case SK_KD_REJECT_MISSING_DURATION:
+    case RD_KD_REJECT_MISSING_DURATION:
         FUZZ_ASSERT(!r->has_duration);
         break;
-    case SK_KD_REJECT_NONPOSITIVE_DURATION:
+    case RD_KD_REJECT_NONPOSITIVE_DURATION:
         FUZZ_ASSERT(r->has_duration && r->duration_ns <= 0);
         break;
     default:
         FUZZ_ASSERT_MSG(0, "reject reason %d", (int)r->reject);
     }
-    FUZZ_ASSERT(strcmp(sk_kd_reject_text(r->reject), "") != 0);
-    if (r->step_kind == SK_KD_STEP_FALLBACK)
+    FUZZ_ASSERT(strcmp(rd_kd_reject_text(r->reject), "") != 0);
+    if (r->step_kind == RD_KD_STEP_FALLBACK)
         FUZZ_ASSERT(r->step_column && r->step_text && r->step_text[0] != '\0');
     else
-        FUZZ_ASSERT(r->step_kind == SK_KD_STEP_ID || r->step_kind == SK_KD_STEP_MISSING);
+        FUZZ_ASSERT(r->step_kind == RD_KD_STEP_ID || r->step_kind == RD_KD_STEP_MISSING);
     if (r->in_model)
-        FUZZ_ASSERT(r->model_id != SK_KD_NO_MODEL);
+        FUZZ_ASSERT(r->model_id != RD_KD_NO_MODEL);
     if (r->sk_name_ok) {
         FUZZ_ASSERT(r->is_sk);
         size_t n = strlen(r->name);
-        sk_skname again;
-        FUZZ_ASSERT(sk_skname_parse(r->name, n, &again) == 1);
+        rd_skname again;
+        FUZZ_ASSERT(rd_skname_parse(r->name, n, &again) == 1);
         FUZZ_ASSERT(again.id == r->sk.id && again.no_kernel == r->sk.no_kernel);
         FUZZ_ASSERT(r->sk.scope >= r->name && r->sk.scope + r->sk.scope_len <= r->name + n);
     }
 }
 
-static void record_row(fz_buf *b, const sk_kd_row *r)
+static void record_row(fz_buf *b, const rd_kd_row *r)
 {
     fz_buf_printf(b, "L%llu k=%d step=%llu", (unsigned long long)r->line, (int)r->step_kind,
                   (unsigned long long)r->step_id);
-    if (r->step_kind == SK_KD_STEP_FALLBACK)
+    if (r->step_kind == RD_KD_STEP_FALLBACK)
         fz_buf_printf(b, " %s=%s", r->step_column, r->step_text);
     fz_buf_printf(b, " dev=%llu m=%d/%llu name=%s type=%s core=%s", (unsigned long long)r->device_id,
                   r->in_model, (unsigned long long)r->model_id, r->name, r->type, r->core);
@@ -93,32 +93,32 @@ static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t see
     fz_reader_init(&rd, data, size, mode, seed);
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
-    sk_kd_reader *r = NULL;
-    sk_kd_stats want = {0};
-    sk_err e = sk_kd_open(fz_read, &rd, "kernel_details.csv", NULL, &r, &o->diag);
+    rd_kd_reader *r = NULL;
+    rd_kd_stats want = {0};
+    sk_err e = rd_kd_open(fz_read, &rd, "kernel_details.csv", NULL, &r, &o->diag);
     while (!e) {
-        sk_kd_row row;
+        rd_kd_row row;
         int have = 0;
-        e = sk_kd_next(r, &row, &have, &o->diag);
+        e = rd_kd_next(r, &row, &have, &o->diag);
         if (e || !have)
             break;
         check_row(&row);
         record_row(&o->rec, &row);
         want.rows++;
         want.sk_rows += row.is_sk != 0;
-        if (row.reject != SK_KD_ACCEPTED)
+        if (row.reject != RD_KD_ACCEPTED)
             want.rejected[row.reject]++;
         want.rounded_rows += row.rounded != 0;
     }
     if (r) {
-        const sk_kd_stats *st = sk_kd_get_stats(r);
+        const rd_kd_stats *st = rd_kd_get_stats(r);
         FUZZ_ASSERT(st->rows == want.rows && st->sk_rows == want.sk_rows &&
                     st->rounded_rows == want.rounded_rows);
         for (int i = 1; i < 4; i++)
             FUZZ_ASSERT(st->rejected[i] == want.rejected[i]);
     }
     o->err = e;
-    sk_kd_free(r);
+    rd_kd_free(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -27,11 +27,11 @@
  *      the identity on it);
  *   4. when allocation k fails, the result is SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../artifact_contract/ac_manifest.h"
-#include "../../artifact_contract/ac_session.h"
-#include "../../artifact_contract/sk_json.h"
+#include "artifact_contract/ac_manifest.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/base/sk_json.h"
 
 #define FUZZ_MAX_INPUT (16u * 1024)
 #define FUZZ_ROOT "/fuzz/root"

@@ -22,10 +22,10 @@
  *      text;
  *   4. when allocation k fails, the result is SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/so_matrix.h"
-#include "../../artifact_contract/sk_json.h"
+#include "analyzer/stage_o/so_matrix.h"
+#include "artifact_contract/base/sk_json.h"
 
 #define FUZZ_MAX_INPUT (32u * 1024)
 #define FUZZ_PATH "/nonexistent-skdcci-fuzz/matrix.json"

@@ -1,4 +1,4 @@
-/* Fuzz target: the runtime DCCI pattern language (sk_pattern.h) against its
+/* Fuzz target: the runtime DCCI pattern language (dcci_pattern.h) against its
  * PCRE2 translation (sk_pcre.h) and an independent matcher.
  *
  * Input: byte 0 is a separator; the first piece is a pattern, up to 16 more
@@ -7,23 +7,23 @@
  * Promise: nothing crashes, leaks or reads outside its input, and
  *   1. the grammar check follows the header: C-locale whitespace trimmed,
  *      then the first failing rule in the order empty, bad character (its
- *      offset and byte), leading '*'; sk_pattern_validate and sk_rtpat_new
- *      succeed exactly for valid patterns; sk_pattern_to_pcre2 likewise;
+ *      offset and byte), leading '*'; dcci_pattern_validate and dcci_rtpat_new
+ *      succeed exactly for valid patterns; dcci_pattern_to_pcre2 likewise;
  *   2. for a valid pattern and every subject, four matchers agree:
- *      sk_rtpat_match, sk_pattern_runtime_match, PCRE2 (JIT when available
+ *      dcci_rtpat_match, dcci_pattern_runtime_match, PCRE2 (JIT when available
  *      and the interpreter, which is skipped where the JIT hit the limit)
  *      on the translation, and a dynamic-programming matcher written here
  *      from the header's element rules (a '*' takes the byte before it,
  *      reading from the right; '.' is any byte; the whole subject must
  *      match); a PCRE2 resource limit is allowed, never a different answer;
  *   3. an invalid pattern never matches;
- *   4. sk_rtpat_literal_chars and sk_rtpat_contains_literal agree with the
+ *   4. dcci_rtpat_literal_chars and dcci_rtpat_contains_literal agree with the
  *      element list.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_pattern.h"
-#include "../../analyzer/sk_pcre.h"
+#include "analyzer/dcci/dcci_pattern.h"
+#include "artifact_contract/base/sk_pcre.h"
 
 #define FUZZ_MAX_INPUT 8192u
 #define MAX_PATTERN 256u
@@ -48,7 +48,7 @@ static int allowed(unsigned char c)
 }
 
 /* Reference grammar check; fills the expected record. */
-static sk_pattern_rule ref_grammar(const uint8_t *p, size_t n, sk_pattern_check *want)
+static dcci_pattern_rule ref_grammar(const uint8_t *p, size_t n, dcci_pattern_check *want)
 {
     memset(want, 0, sizeof *want);
     size_t s = 0, e = n;
@@ -59,18 +59,18 @@ static sk_pattern_rule ref_grammar(const uint8_t *p, size_t n, sk_pattern_check 
     want->trim_start = s;
     want->trim_len = e - s;
     if (s == e)
-        return want->rule = SK_PATTERN_EMPTY;
+        return want->rule = RD_PATTERN_EMPTY;
     for (size_t i = s; i < e; i++)
         if (!allowed(p[i])) {
             want->offset = i;
             want->bad_char = p[i];
-            return want->rule = SK_PATTERN_BAD_CHAR;
+            return want->rule = DCCI_PATTERN_BAD_CHAR;
         }
     if (p[s] == '*') {
         want->offset = s;
-        return want->rule = SK_PATTERN_LEADING_STAR;
+        return want->rule = DCCI_PATTERN_LEADING_STAR;
     }
-    return want->rule = SK_PATTERN_OK;
+    return want->rule = DCCI_PATTERN_OK;
 }
 
 /* Elements of a valid trimmed pattern, built from the right. */
@@ -185,35 +185,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *p = (const char *)pat;
 
     /* property 1 */
-    sk_pattern_check want, got;
-    sk_pattern_rule rule = ref_grammar(pat, plen, &want);
-    FUZZ_ASSERT(sk_pattern_check_grammar(p, plen, &got) == rule);
+    dcci_pattern_check want, got;
+    dcci_pattern_rule rule = ref_grammar(pat, plen, &want);
+    FUZZ_ASSERT(dcci_pattern_check_grammar(p, plen, &got) == rule);
     FUZZ_ASSERT_MSG(got.rule == want.rule && got.offset == want.offset &&
                         got.bad_char == want.bad_char && got.trim_start == want.trim_start &&
                         got.trim_len == want.trim_len,
                     "rule %d offset %zu/%zu char %u/%u trim %zu+%zu / %zu+%zu", (int)rule,
                     got.offset, want.offset, got.bad_char, want.bad_char, got.trim_start,
                     got.trim_len, want.trim_start, want.trim_len);
-    FUZZ_ASSERT(strcmp(sk_pattern_rule_name(rule), "") != 0);
+    FUZZ_ASSERT(strcmp(dcci_pattern_rule_name(rule), "") != 0);
     sk_diag d;
     sk_diag_clear(&d);
-    sk_err ve = sk_pattern_validate(p, plen, NULL, &d);
-    FUZZ_ASSERT((ve == SK_OK) == (rule == SK_PATTERN_OK));
+    sk_err ve = dcci_pattern_validate(p, plen, NULL, &d);
+    FUZZ_ASSERT((ve == SK_OK) == (rule == DCCI_PATTERN_OK));
     if (ve)
         FUZZ_ASSERT(ve == SK_E_REGEX && d.msg[0] != '\0');
-    sk_rtpat *rp = NULL;
-    sk_err ne = sk_rtpat_new(p, plen, &rp, &d);
-    FUZZ_ASSERT((ne == SK_OK) == (rule == SK_PATTERN_OK) && (rp != NULL) == (ne == SK_OK));
+    dcci_rtpat *rp = NULL;
+    sk_err ne = dcci_rtpat_new(p, plen, &rp, &d);
+    FUZZ_ASSERT((ne == SK_OK) == (rule == DCCI_PATTERN_OK) && (rp != NULL) == (ne == SK_OK));
     char *translated = NULL;
-    sk_err te = sk_pattern_to_pcre2(p, plen, &translated, &d);
-    FUZZ_ASSERT((te == SK_OK) == (rule == SK_PATTERN_OK));
+    sk_err te = dcci_pattern_to_pcre2(p, plen, &translated, &d);
+    FUZZ_ASSERT((te == SK_OK) == (rule == DCCI_PATTERN_OK));
 
-    if (rule != SK_PATTERN_OK) {
+    if (rule != DCCI_PATTERN_OK) {
         /* property 3 */
         for (size_t i = 0; i < ns; i++) {
             int m = -1;
-            sk_pattern_check c;
-            FUZZ_ASSERT(sk_pattern_runtime_match(p, plen, (const char *)subj[i], slen[i], &m, &c,
+            dcci_pattern_check c;
+            FUZZ_ASSERT(dcci_pattern_runtime_match(p, plen, (const char *)subj[i], slen[i], &m, &c,
                                                  NULL) == SK_OK);
             FUZZ_ASSERT(m == 0 && c.rule == rule);
         }
@@ -222,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     const uint8_t *tp = pat + want.trim_start;
     size_t tn = want.trim_len;
-    FUZZ_ASSERT(strlen(sk_rtpat_text(rp)) == tn && memcmp(sk_rtpat_text(rp), tp, tn) == 0);
+    FUZZ_ASSERT(strlen(dcci_rtpat_text(rp)) == tn && memcmp(dcci_rtpat_text(rp), tp, tn) == 0);
     element el[MAX_PATTERN];
     size_t nel = ref_elements(tp, tn, el);
 
@@ -230,17 +230,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t fixed = 0;
     for (size_t i = 0; i < nel; i++)
         fixed += !el[i].star && el[i].c != '.';
-    FUZZ_ASSERT(sk_rtpat_literal_chars(rp) == fixed);
+    FUZZ_ASSERT(dcci_rtpat_literal_chars(rp) == fixed);
     fz_rng rng = {fz_hash(data, size)};
     for (int t = 0; t < 4 && tn > 0; t++) {
         size_t a = fz_below(&rng, tn), b = a + 1 + fz_below(&rng, tn - a);
         const char *lit = (const char *)tp + a;
-        FUZZ_ASSERT_MSG(sk_rtpat_contains_literal(rp, lit, b - a) == ref_contains(el, nel, lit, b - a),
+        FUZZ_ASSERT_MSG(dcci_rtpat_contains_literal(rp, lit, b - a) == ref_contains(el, nel, lit, b - a),
                         "contains '%.*s' in '%.*s'", (int)(b - a), lit, (int)tn, (const char *)tp);
     }
     for (size_t i = 0; i < ns; i++)
         if (slen[i] > 0)
-            FUZZ_ASSERT(sk_rtpat_contains_literal(rp, (const char *)subj[i], slen[i]) ==
+            FUZZ_ASSERT(dcci_rtpat_contains_literal(rp, (const char *)subj[i], slen[i]) ==
                         ref_contains(el, nel, (const char *)subj[i], slen[i]));
 
     /* property 2 */
@@ -250,13 +250,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_ASSERT(sk_pcre_compile(engine(), translated, strlen(translated), SK_PCRE_NO_JIT, &interp,
                                 &d) == SK_OK);
     char *again = NULL;
-    FUZZ_ASSERT(sk_rtpat_to_pcre2(rp, &again, NULL) == SK_OK && strcmp(again, translated) == 0);
+    FUZZ_ASSERT(dcci_rtpat_to_pcre2(rp, &again, NULL) == SK_OK && strcmp(again, translated) == 0);
     for (size_t i = 0; i < ns; i++) {
         const char *s = (const char *)subj[i];
         int want_m = ref_match(el, nel, subj[i], slen[i]);
-        int m1 = sk_rtpat_match(rp, s, slen[i]);
+        int m1 = dcci_rtpat_match(rp, s, slen[i]);
         int m2 = -1;
-        FUZZ_ASSERT(sk_pattern_runtime_match(p, plen, s, slen[i], &m2, NULL, NULL) == SK_OK);
+        FUZZ_ASSERT(dcci_pattern_runtime_match(p, plen, s, slen[i], &m2, NULL, NULL) == SK_OK);
         int m3 = pcre_answer(jit, subj[i], slen[i]);
         /* Where the JIT gave up at the limit the subject is in the
          * backtracking blow-up; the interpreter (much slower under ASan,
@@ -277,6 +277,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sk_pcre_free(jit);
     sk_pcre_free(interp);
     sk_free(translated);
-    sk_rtpat_free(rp);
+    dcci_rtpat_free(rp);
     return 0;
 }

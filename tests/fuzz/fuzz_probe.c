@@ -19,10 +19,10 @@
  *      document has a canonical text and its text is non-empty;
  *   4. when allocation k fails, the result is SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/so_probe.h"
-#include "../../artifact_contract/sk_json.h"
+#include "analyzer/stage_o/so_probe.h"
+#include "artifact_contract/base/sk_json.h"
 
 #define FUZZ_MAX_INPUT (16u * 1024)
 

@@ -16,11 +16,11 @@
  * trailing NUL bytes and a non-letter state); that is recorded in
  * docs/testing.md rather than asserted.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/cs_proc.h"
-#include "../../analyzer/cs_text.h"
-#include "../../artifact_contract/ac_proc.h"
+#include "analyzer/compile_safety/cs_proc.h"
+#include "analyzer/compile_safety/cs_text.h"
+#include "artifact_contract/ac_proc.h"
 
 #define FUZZ_MAX_INPUT 8192u
 

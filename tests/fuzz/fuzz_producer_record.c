@@ -13,10 +13,10 @@
  *   4. when allocation k fails, the parse ends with SK_E_NOMEM (or, where
  *      OpenSSL absorbs a failure inside a hash, exactly as without it).
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../artifact_contract/ac_producer_record.h"
-#include "../../artifact_contract/sk_sha256.h"
+#include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 

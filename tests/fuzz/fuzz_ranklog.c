@@ -16,15 +16,15 @@
  *      same samples in the same order, warmup decode samples dropped, and
  *      each sample equal to strtod_l of its text in the C locale;
  *   3. the parser fails exactly at the first match whose number is longer
- *      than SO_DEC_INPUT_MAX_CHARS or is not digits with at most one '.',
+ *      than NUM_DEC_INPUT_MAX_CHARS or is not digits with at most one '.',
  *      with SK_E_FORMAT and that match's line, keeping the samples before it;
  *   4. when allocation k fails, the result is SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
 #include <locale.h>
 
-#include "../../analyzer/so_ranklog.h"
+#include "analyzer/stage_o/so_ranklog.h"
 
 #define FUZZ_MAX_INPUT (16u * 1024)
 
@@ -42,8 +42,8 @@ static locale_t c_locale(void)
 
 static void record(fz_buf *out, sk_err e, const sk_diag *d, const so_rank_timings *t)
 {
-    char sum[SO_DEC_STR_MAX];
-    so_dec_to_str(&t->decode_sum, sum, sizeof sum);
+    char sum[NUM_DEC_STR_MAX];
+    num_dec_to_str(&t->decode_sum, sum, sizeof sum);
     fz_buf_printf(out, "rc=%s seen=%llu sum=%s decode", sk_err_name(e),
                   (unsigned long long)t->decode_seen, sum);
     for (size_t i = 0; i < t->n_decode; i++)
@@ -126,7 +126,7 @@ static void reference(const uint8_t *p, size_t n, uint64_t warmup, const so_rank
         size_t dots = 0;
         for (size_t k = num; k < j; k++)
             dots += p[k] == '.';
-        int bad = num_len > SO_DEC_INPUT_MAX_CHARS || dots > 1 || num_len == dots;
+        int bad = num_len > NUM_DEC_INPUT_MAX_CHARS || dots > 1 || num_len == dots;
         if (bad) {
             FUZZ_ASSERT_MSG(e == SK_E_FORMAT, "match '%.*s' on line %llu: got %s", (int)num_len,
                             (const char *)p + num, (unsigned long long)line, sk_err_name(e));
@@ -135,7 +135,7 @@ static void reference(const uint8_t *p, size_t n, uint64_t warmup, const so_rank
             FUZZ_ASSERT(t->n_decode == nd && t->n_prefill == np && t->decode_seen == seen);
             return;
         }
-        char text[SO_DEC_INPUT_MAX_CHARS + 1];
+        char text[NUM_DEC_INPUT_MAX_CHARS + 1];
         memcpy(text, p + num, num_len);
         text[num_len] = '\0';
         double v = strtod_l(text, NULL, c_locale());

@@ -1,4 +1,4 @@
-/* Fuzz target: the repair-pattern ladder (sk_regex.h).
+/* Fuzz target: the repair-pattern ladder (dcci_regex.h).
  *
  * Input: byte 0 is a separator; the first piece is the token (empty: the
  * canonical token of the first symbol), the others are kernel symbols.  The
@@ -12,20 +12,20 @@
  *      otherwise chosen exactly when some candidate is accepted;
  *   2. every candidate's reason is recomputed here from its pattern alone
  *      (grammar, token literal, literal count, selected symbols, negative
- *      controls, whole inventory, in that order) with sk_pattern's
+ *      controls, whole inventory, in that order) with dcci_pattern's
  *      simulation, and its inventory match count is recounted;
  *   3. the chosen pattern is accepted and has the fewest inventory matches,
  *      the first in ladder order on ties; a non-NULL LEAD is shared by every
  *      selected symbol as the text before the token;
- *   4. sk_regex_collateral on the grammatical candidates lists, for each
+ *   4. dcci_regex_collateral on the grammatical candidates lists, for each
  *      inventory symbol, exactly the patterns that full-match it;
- *   5. sk_regex_dedupe keeps the first occurrence of each pattern, in order.
+ *   5. dcci_regex_dedupe keeps the first occurrence of each pattern, in order.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_pattern.h"
-#include "../../analyzer/sk_regex.h"
-#include "../../analyzer/sk_token.h"
+#include "analyzer/dcci/dcci_pattern.h"
+#include "analyzer/dcci/dcci_regex.h"
+#include "analyzer/dcci/dcci_token.h"
 
 #define FUZZ_MAX_INPUT 2048u
 #define MAX_SYMBOLS 8
@@ -39,7 +39,7 @@ static int cmp_str(const void *a, const void *b)
 static int rt_match(const char *pattern, const char *subject)
 {
     int m = 0;
-    FUZZ_ASSERT(sk_pattern_runtime_match(pattern, strlen(pattern), subject, strlen(subject), &m, NULL,
+    FUZZ_ASSERT(dcci_pattern_runtime_match(pattern, strlen(pattern), subject, strlen(subject), &m, NULL,
                                          NULL) == SK_OK);
     return m;
 }
@@ -58,48 +58,48 @@ static int representable(const char *t, size_t *bad)
 }
 
 /* Property 2: the first reason, in the documented order, to reject p. */
-static sk_regex_reason expected_reason(const char *p, const char *token, const char *const *sel,
+static dcci_regex_reason expected_reason(const char *p, const char *token, const char *const *sel,
                                        size_t nsel, const char *const *inv, size_t ninv,
                                        int has_unselected, size_t *inv_matches)
 {
     *inv_matches = 0;
-    sk_rtpat *rp = NULL;
-    if (sk_rtpat_new(p, strlen(p), &rp, NULL) != SK_OK)
-        return SK_REGEX_REJECT_GRAMMAR;
+    dcci_rtpat *rp = NULL;
+    if (dcci_rtpat_new(p, strlen(p), &rp, NULL) != SK_OK)
+        return DCCI_REGEX_REJECT_GRAMMAR;
     for (size_t i = 0; i < ninv; i++)
         *inv_matches += (size_t)rt_match(p, inv[i]);
-    sk_regex_reason r = SK_REGEX_ACCEPTED;
+    dcci_regex_reason r = DCCI_REGEX_ACCEPTED;
     int unmatched = 0, control = 0;
     for (size_t i = 0; i < nsel; i++)
         unmatched |= !rt_match(p, sel[i]);
-    for (size_t i = 0; i < SK_REGEX_NEGATIVE_CONTROL_COUNT; i++)
-        control |= rt_match(p, sk_regex_negative_controls[i]);
-    if (!sk_rtpat_contains_literal(rp, token, strlen(token)))
-        r = SK_REGEX_REJECT_TOKEN_NOT_LITERAL;
-    else if (sk_rtpat_literal_chars(rp) < SK_REGEX_MIN_LITERAL_CHARS)
-        r = SK_REGEX_REJECT_FEW_LITERALS;
+    for (size_t i = 0; i < DCCI_REGEX_NEGATIVE_CONTROL_COUNT; i++)
+        control |= rt_match(p, dcci_regex_negative_controls[i]);
+    if (!dcci_rtpat_contains_literal(rp, token, strlen(token)))
+        r = DCCI_REGEX_REJECT_TOKEN_NOT_LITERAL;
+    else if (dcci_rtpat_literal_chars(rp) < DCCI_REGEX_MIN_LITERAL_CHARS)
+        r = DCCI_REGEX_REJECT_FEW_LITERALS;
     else if (unmatched)
-        r = SK_REGEX_REJECT_SELECTED_UNMATCHED;
+        r = DCCI_REGEX_REJECT_SELECTED_UNMATCHED;
     else if (control)
-        r = SK_REGEX_REJECT_NEGATIVE_CONTROL;
+        r = DCCI_REGEX_REJECT_NEGATIVE_CONTROL;
     else if (has_unselected && *inv_matches == ninv)
-        r = SK_REGEX_REJECT_MATCHES_INVENTORY;
-    sk_rtpat_free(rp);
+        r = DCCI_REGEX_REJECT_MATCHES_INVENTORY;
+    dcci_rtpat_free(rp);
     return r;
 }
 
-static void check_collateral(const sk_regex_result *res, const char *const *inv, size_t ninv)
+static void check_collateral(const dcci_regex_result *res, const char *const *inv, size_t ninv)
 {
     const char *pats[16];
     size_t np = 0;
     for (size_t i = 0; i < res->ncandidates && np < 16; i++)
-        if (res->candidates[i].reason != SK_REGEX_REJECT_GRAMMAR)
+        if (res->candidates[i].reason != DCCI_REGEX_REJECT_GRAMMAR)
             pats[np++] = res->candidates[i].pattern;
     if (np == 0)
         return;
-    sk_regex_hits *hits = NULL;
+    dcci_regex_hits *hits = NULL;
     sk_diag d;
-    sk_err e = sk_regex_collateral(pats, np, inv, ninv, &hits, &d);
+    sk_err e = dcci_regex_collateral(pats, np, inv, ninv, &hits, &d);
     if (e == SK_E_LIMIT)
         return;
     FUZZ_ASSERT_MSG(e == SK_OK, "collateral: %s %s", sk_err_name(e), d.msg);
@@ -115,7 +115,7 @@ static void check_collateral(const sk_regex_result *res, const char *const *inv,
         }
         FUZZ_ASSERT(k == hits->start[s + 1]);
     }
-    sk_regex_hits_free(hits);
+    dcci_regex_hits_free(hits);
 
     /* property 5 on a list with repeats */
     const char *list[32], *want[32];
@@ -131,7 +131,7 @@ static void check_collateral(const sk_regex_result *res, const char *const *inv,
         if (j == nw)
             want[nw++] = list[i];
     }
-    FUZZ_ASSERT(sk_regex_dedupe(list, nl) == nw);
+    FUZZ_ASSERT(dcci_regex_dedupe(list, nl) == nw);
     for (size_t i = 0; i < nw; i++)
         FUZZ_ASSERT(list[i] == want[i]);
 }
@@ -159,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (token[0] == '\0') {
         char *canon = NULL;
-        FUZZ_ASSERT(sk_token_canonical(syms[0], strlen(syms[0]), &canon, NULL) == SK_OK);
+        FUZZ_ASSERT(dcci_token_canonical(syms[0], strlen(syms[0]), &canon, NULL) == SK_OK);
         free(token);
         token = strdup(canon);
         sk_free(canon);
@@ -193,49 +193,49 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         has_unselected |= !in;
     }
 
-    sk_regex_result *res = NULL;
+    dcci_regex_result *res = NULL;
     sk_diag d;
     sk_diag_clear(&d);
-    sk_err e = sk_regex_build(token, sel, nsel, inv, ninv, &res, &d);
+    sk_err e = dcci_regex_build(token, sel, nsel, inv, ninv, &res, &d);
     if (e == SK_E_LIMIT)
         goto out;
     FUZZ_ASSERT_MSG(e == SK_OK, "token '%s': %s %s", token, sk_err_name(e), d.msg);
     FUZZ_ASSERT(strcmp(res->token, token) == 0 && res->inventory_size == ninv);
 
     size_t bad = 0;
-    if (strcmp(token, SK_TOKEN_UNKNOWN) == 0) {
-        FUZZ_ASSERT(res->outcome == SK_REGEX_TOKEN_UNKNOWN);
+    if (strcmp(token, DCCI_TOKEN_UNKNOWN) == 0) {
+        FUZZ_ASSERT(res->outcome == DCCI_REGEX_TOKEN_UNKNOWN);
     } else if (!representable(token, &bad)) {
-        FUZZ_ASSERT(res->outcome == SK_REGEX_TOKEN_NOT_REPRESENTABLE && res->bad_offset == bad);
+        FUZZ_ASSERT(res->outcome == DCCI_REGEX_TOKEN_NOT_REPRESENTABLE && res->bad_offset == bad);
     } else {
         int any = 0;
         for (size_t i = 0; i < res->ncandidates; i++) {
-            const sk_regex_candidate *c = &res->candidates[i];
+            const dcci_regex_candidate *c = &res->candidates[i];
             size_t matches = 0;
-            sk_regex_reason want = expected_reason(c->pattern, token, sel, nsel, inv, ninv,
+            dcci_regex_reason want = expected_reason(c->pattern, token, sel, nsel, inv, ninv,
                                                    has_unselected, &matches);
             FUZZ_ASSERT_MSG(c->reason == want, "candidate %s '%s': %s, expected %s", c->form,
-                            c->pattern, sk_regex_reason_name(c->reason), sk_regex_reason_name(want));
-            FUZZ_ASSERT((c->pcre2 != NULL) == (want != SK_REGEX_REJECT_GRAMMAR));
-            if (want != SK_REGEX_REJECT_GRAMMAR)
+                            c->pattern, dcci_regex_reason_name(c->reason), dcci_regex_reason_name(want));
+            FUZZ_ASSERT((c->pcre2 != NULL) == (want != DCCI_REGEX_REJECT_GRAMMAR));
+            if (want != DCCI_REGEX_REJECT_GRAMMAR)
                 FUZZ_ASSERT(c->inventory_matches == matches);
-            any |= want == SK_REGEX_ACCEPTED;
+            any |= want == DCCI_REGEX_ACCEPTED;
         }
-        FUZZ_ASSERT(res->outcome == (any ? SK_REGEX_CHOSEN : SK_REGEX_NO_VALID_CANDIDATE));
+        FUZZ_ASSERT(res->outcome == (any ? DCCI_REGEX_CHOSEN : DCCI_REGEX_NO_VALID_CANDIDATE));
         if (any) {
-            const sk_regex_candidate *ch = &res->candidates[res->chosen];
-            FUZZ_ASSERT(res->chosen < res->ncandidates && ch->reason == SK_REGEX_ACCEPTED);
-            FUZZ_ASSERT(strcmp(sk_regex_chosen(res), ch->pattern) == 0);
+            const dcci_regex_candidate *ch = &res->candidates[res->chosen];
+            FUZZ_ASSERT(res->chosen < res->ncandidates && ch->reason == DCCI_REGEX_ACCEPTED);
+            FUZZ_ASSERT(strcmp(dcci_regex_chosen(res), ch->pattern) == 0);
             for (size_t i = 0; i < res->ncandidates; i++) {
-                const sk_regex_candidate *c = &res->candidates[i];
-                if (c->reason != SK_REGEX_ACCEPTED)
+                const dcci_regex_candidate *c = &res->candidates[i];
+                if (c->reason != DCCI_REGEX_ACCEPTED)
                     continue;
                 FUZZ_ASSERT(c->inventory_matches >= ch->inventory_matches);
                 if (i < res->chosen)
                     FUZZ_ASSERT(c->inventory_matches > ch->inventory_matches);
             }
         } else {
-            FUZZ_ASSERT(sk_regex_chosen(res) == NULL);
+            FUZZ_ASSERT(dcci_regex_chosen(res) == NULL);
         }
         if (res->lead) {
             size_t ll = strlen(res->lead), tl = strlen(token);
@@ -247,7 +247,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_collateral(res, inv, ninv);
     }
 out:
-    sk_regex_result_free(res);
+    dcci_regex_result_free(res);
     for (size_t i = 0; i < nsyms; i++)
         free(syms[i]);
     free(token);

@@ -1,4 +1,4 @@
-/* Fuzz target: the super_kernel.log parser (sk_runtime_log.h).
+/* Fuzz target: the super_kernel.log parser (rd_runtime_log.h).
  *
  * Input: any bytes, read as super_kernel.log.
  *
@@ -9,18 +9,18 @@
  *      the line limit given explicitly as the default;
  *   2. the facts are coherent: an "on" capture state has a value in
  *      1..5120 KB whose core size and record capacity are the runtime's
- *      (sk_prof_capacity.h); buffer-full (device, core) pairs and
+ *      (rd_prof_capacity.h); buffer-full (device, core) pairs and
  *      (issue, pattern) pairs are distinct with counts >= 1 and lines inside
- *      the file; SK scope ids are unique and found by sk_runtime_log_find_sk;
+ *      the file; SK scope ids are unique and found by rd_runtime_log_find_sk;
  *      node lists have index == position, kernels carry a name; a reordered
  *      listing has as many nodes as its block and, without nullptr entries,
  *      the same node ids;
  *   3. when allocation k fails, the parse ends with SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_prof_capacity.h"
-#include "../../analyzer/sk_runtime_log.h"
+#include "analyzer/readers/rd_prof_capacity.h"
+#include "analyzer/readers/rd_runtime_log.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 
@@ -36,27 +36,27 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void check_nodes(const sk_sknode *nodes, size_t n)
+static void check_nodes(const rd_sknode *nodes, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         FUZZ_ASSERT(!nodes[j].has_index || nodes[j].index == j);
-        FUZZ_ASSERT((nodes[j].kind == SK_NODE_KERNEL) == (nodes[j].func_name != NULL));
+        FUZZ_ASSERT((nodes[j].kind == RD_NODE_KERNEL) == (nodes[j].func_name != NULL));
     }
 }
 
-static void check_log(const sk_runtime_log *log)
+static void check_log(const rd_runtime_log *log)
 {
-    const sk_rtlog_prof *pr = &log->prof;
-    if (pr->state == SK_PROF_ON) {
+    const rd_rtlog_prof *pr = &log->prof;
+    if (pr->state == RD_PROF_ON) {
         FUZZ_ASSERT(pr->raw_value != NULL);
-        FUZZ_ASSERT(pr->value_kb >= 1 && pr->value_kb <= SK_PROF_SK_ON_MAX_KB);
-        FUZZ_ASSERT(pr->core_size_kb == sk_prof_core_size_kb(pr->value_kb));
-        FUZZ_ASSERT(pr->records_per_core == sk_prof_capacity_records(pr->value_kb));
+        FUZZ_ASSERT(pr->value_kb >= 1 && pr->value_kb <= RD_PROF_SK_ON_MAX_KB);
+        FUZZ_ASSERT(pr->core_size_kb == rd_prof_core_size_kb(pr->value_kb));
+        FUZZ_ASSERT(pr->records_per_core == rd_prof_capacity_records(pr->value_kb));
     }
-    if (pr->state != SK_PROF_UNKNOWN)
+    if (pr->state != RD_PROF_UNKNOWN)
         FUZZ_ASSERT(pr->line >= 1 && pr->line <= log->lines);
     for (size_t i = 0; i < log->n_buffer_full; i++) {
-        const sk_rtlog_buffer_full *b = &log->buffer_full[i];
+        const rd_rtlog_buffer_full *b = &log->buffer_full[i];
         FUZZ_ASSERT(b->count >= 1 && b->first_line >= 1 && b->first_line <= log->lines);
         for (size_t k = 0; k < i; k++)
             FUZZ_ASSERT(log->buffer_full[k].device != b->device || log->buffer_full[k].core != b->core);
@@ -64,18 +64,18 @@ static void check_log(const sk_runtime_log *log)
     for (size_t i = 0; i < log->n_options; i++)
         FUZZ_ASSERT(log->options[i].name && log->options[i].value && log->options[i].line >= 1);
     for (size_t i = 0; i < log->n_bad_patterns; i++) {
-        const sk_rtlog_bad_pattern *b = &log->bad_patterns[i];
+        const rd_rtlog_bad_pattern *b = &log->bad_patterns[i];
         FUZZ_ASSERT(b->pattern && b->count >= 1 && b->first_line <= log->lines);
-        if (b->issue == SK_PATTERN_EMPTY)
+        if (b->issue == RD_PATTERN_EMPTY)
             FUZZ_ASSERT(b->pattern[0] == '\0');
         for (size_t k = 0; k < i; k++)
             FUZZ_ASSERT(log->bad_patterns[k].issue != b->issue ||
                         strcmp(log->bad_patterns[k].pattern, b->pattern) != 0);
     }
     for (size_t i = 0; i < log->n_sks; i++) {
-        const sk_rtlog_sk *sk = &log->sks[i];
+        const rd_rtlog_sk *sk = &log->sks[i];
         FUZZ_ASSERT(sk->name != NULL);
-        FUZZ_ASSERT(sk_runtime_log_find_sk(log, sk->scope_id) == sk);
+        FUZZ_ASSERT(rd_runtime_log_find_sk(log, sk->scope_id) == sk);
         for (size_t k = 0; k < i; k++)
             FUZZ_ASSERT(log->sks[k].scope_id != sk->scope_id);
         check_nodes(sk->nodes, sk->n_nodes);
@@ -85,7 +85,7 @@ static void check_log(const sk_runtime_log *log)
         check_nodes(sk->reordered, sk->n_reordered);
         int has_null = 0;
         for (size_t j = 0; j < sk->n_nodes; j++)
-            has_null |= sk->nodes[j].kind == SK_NODE_NULL || sk->reordered[j].kind == SK_NODE_NULL;
+            has_null |= sk->nodes[j].kind == RD_NODE_NULL || sk->reordered[j].kind == RD_NODE_NULL;
         if (has_null || sk->n_nodes == 0)
             continue;
         uint64_t *a = malloc(sk->n_nodes * 2 * sizeof *a);
@@ -101,7 +101,7 @@ static void check_log(const sk_runtime_log *log)
     }
 }
 
-static void record_nodes(fz_buf *b, const sk_sknode *nodes, size_t n)
+static void record_nodes(fz_buf *b, const rd_sknode *nodes, size_t n)
 {
     for (size_t j = 0; j < n; j++) {
         fz_buf_printf(b, " %d:%llu", (int)nodes[j].kind, (unsigned long long)nodes[j].node_id);
@@ -110,11 +110,11 @@ static void record_nodes(fz_buf *b, const sk_sknode *nodes, size_t n)
     }
 }
 
-static void record(fz_buf *b, const sk_runtime_log *log)
+static void record(fz_buf *b, const rd_runtime_log *log)
 {
-    const sk_rtlog_prof *pr = &log->prof;
+    const rd_rtlog_prof *pr = &log->prof;
     fz_buf_printf(b, "prof %d line=%llu", (int)pr->state, (unsigned long long)pr->line);
-    if (pr->state == SK_PROF_ON)
+    if (pr->state == RD_PROF_ON)
         fz_buf_printf(b, " raw='%s' kb=%llu core=%llu total=%llu rec=%u", pr->raw_value,
                       (unsigned long long)pr->value_kb, (unsigned long long)pr->core_size_kb,
                       (unsigned long long)pr->total_size_mb, pr->records_per_core);
@@ -126,7 +126,7 @@ static void record(fz_buf *b, const sk_runtime_log *log)
                       (unsigned long long)log->buffer_full[i].first_line,
                       (unsigned long long)log->buffer_full[i].count);
     for (size_t i = 0; i < log->n_options; i++) {
-        const sk_rtlog_option *o = &log->options[i];
+        const rd_rtlog_option *o = &log->options[i];
         fz_buf_printf(b, "opt %d[%llu] line=%llu ", o->is_list, (unsigned long long)o->index,
                       (unsigned long long)o->line);
         fz_buf_add(b, o->name, strlen(o->name));
@@ -142,7 +142,7 @@ static void record(fz_buf *b, const sk_runtime_log *log)
         fz_buf_add(b, "\n", 1);
     }
     for (size_t i = 0; i < log->n_sks; i++) {
-        const sk_rtlog_sk *sk = &log->sks[i];
+        const rd_rtlog_sk *sk = &log->sks[i];
         fz_buf_printf(b, "sk %llu line=%llu dis=%d mv=%d:%llu ", (unsigned long long)sk->scope_id,
                       (unsigned long long)sk->line, sk->reorder_disabled, sk->has_move_count,
                       (unsigned long long)sk->move_count);
@@ -164,8 +164,8 @@ static void run(const uint8_t *data, size_t size, size_t max_line, fz_chunking m
     fz_reader_init(&rd, data, size, mode, seed);
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
-    sk_runtime_log *log = NULL;
-    o->err = sk_runtime_log_parse(fz_read, &rd, "super_kernel.log", max_line, &log, &o->diag);
+    rd_runtime_log *log = NULL;
+    o->err = rd_runtime_log_parse(fz_read, &rd, "super_kernel.log", max_line, &log, &o->diag);
     if (o->err == SK_OK) {
         FUZZ_ASSERT(log != NULL);
         check_log(log);
@@ -173,7 +173,7 @@ static void run(const uint8_t *data, size_t size, size_t max_line, fz_chunking m
     } else {
         FUZZ_ASSERT(log == NULL);
     }
-    sk_runtime_log_free(log);
+    rd_runtime_log_free(log);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -195,7 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_buf_free(&other.rec);
     }
     if (max_line == 0) {
-        run(data, size, SK_RTLOG_DEFAULT_MAX_LINE, FZ_CHUNK_ALL, 0, &other);
+        run(data, size, RD_RTLOG_DEFAULT_MAX_LINE, FZ_CHUNK_ALL, 0, &other);
         FZ_SAME_OUTPUT(&base.rec, &other.rec, "default and explicit line limit");
         FZ_SAME_ERROR(base.err, &base.diag, other.err, &other.diag);
         fz_buf_free(&other.rec);

@@ -1,11 +1,11 @@
-/* Fuzz target: the streaming sk_prof trace reader (sk_prof.h), both shapes.
+/* Fuzz target: the streaming sk_prof trace reader (rd_prof.h), both shapes.
  *
  * Input: any bytes, read as sk_prof_device_<n>.json.
  *
  * Promise: the reader never crashes, hangs, leaks or reads outside its input;
- *   1. the events (every field of sk_prof_event), the summary and the final
+ *   1. the events (every field of rd_prof_event), the summary and the final
  *      outcome are identical for one-byte, random-sized and whole reads, and
- *      identical to those of the general path alone (SK_PROF_GENERAL_ONLY);
+ *      identical to those of the general path alone (RD_PROF_GENERAL_ONLY);
  *      the same events take the record fast path however the input is split;
  *   2. every delivered event is coherent: index counts from 0, offsets
  *      increase, the name is a non-empty C string of name_len bytes, a
@@ -15,13 +15,13 @@
  *      after success, the whole input was consumed and the shape is known;
  *   4. an error returned by the callback stops the read at once and is
  *      passed through unchanged;
- *   5. sk_prof_parse_block_prefix on the raw input returns -1, 0, or the
+ *   5. rd_prof_parse_block_prefix on the raw input returns -1, 0, or the
  *      length of a well-formed prefix;
  *   6. when allocation k fails, the read ends with SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_prof.h"
+#include "analyzer/readers/rd_prof.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 
@@ -31,7 +31,7 @@ typedef struct collect {
     uint64_t stop_at; /* 0 = never; otherwise fail on event stop_at - 1 */
 } collect;
 
-static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
+static sk_err on_event(void *ctx, const rd_prof_event *ev, sk_diag *d)
 {
     collect *c = ctx;
     FUZZ_ASSERT(ev->index == c->events);
@@ -44,7 +44,7 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
         FUZZ_ASSERT(!ev->is_parent);
     FUZZ_ASSERT(ev->dur_ns > 0);
     FUZZ_ASSERT(!ev->has_core || ev->core >= 0);
-    FUZZ_ASSERT(ev->lane == SK_LANE_UNKNOWN || ev->lane == SK_LANE_AIC || ev->lane == SK_LANE_AIV);
+    FUZZ_ASSERT(ev->lane == RD_LANE_UNKNOWN || ev->lane == RD_LANE_AIC || ev->lane == RD_LANE_AIV);
     FUZZ_ASSERT(ev->pid && ev->model_id && ev->kernel_type);
     c->last_offset = ev->offset;
     c->events++;
@@ -66,7 +66,7 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
 
 typedef struct outcome {
     collect c;
-    sk_prof_summary sum;
+    rd_prof_summary sum;
     sk_err err;
     sk_diag diag;
 } outcome;
@@ -79,16 +79,16 @@ static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t see
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
     o->c.stop_at = stop_at;
-    o->err = sk_prof_read_with(fz_read, &rd, "sk_prof_device_0.json", flags, on_event, &o->c,
+    o->err = rd_prof_read_with(fz_read, &rd, "sk_prof_device_0.json", flags, on_event, &o->c,
                                &o->sum, &o->diag);
-    if (flags & SK_PROF_GENERAL_ONLY)
+    if (flags & RD_PROF_GENERAL_ONLY)
         FUZZ_ASSERT(o->sum.fast_events == 0);
     FUZZ_ASSERT(o->sum.fast_events <= o->sum.elements);
     FUZZ_ASSERT(o->sum.events == o->c.events);
     FUZZ_ASSERT(o->sum.parents == o->c.parents);
     FUZZ_ASSERT(o->sum.rounded == o->c.rounded);
     if (o->err == SK_OK) {
-        FUZZ_ASSERT(o->sum.shape == SK_PROF_SHAPE_ARRAY || o->sum.shape == SK_PROF_SHAPE_TRACE_EVENTS);
+        FUZZ_ASSERT(o->sum.shape == RD_PROF_SHAPE_ARRAY || o->sum.shape == RD_PROF_SHAPE_TRACE_EVENTS);
         FUZZ_ASSERT_MSG(o->sum.bytes == size, "consumed %llu of %zu bytes",
                         (unsigned long long)o->sum.bytes, size);
         FUZZ_ASSERT(o->sum.elements >= o->sum.events + o->sum.skipped_no_ts +
@@ -97,7 +97,7 @@ static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t see
 }
 
 /* The summary without fast_events, which differs between the paths. */
-static void summary_text(const sk_prof_summary *s, fz_buf *b)
+static void summary_text(const rd_prof_summary *s, fz_buf *b)
 {
     fz_buf_printf(b, "shape=%d el=%llu ev=%llu par=%llu nots=%llu ph=%llu zero=%llu r=%llu\n",
                   (int)s->shape, (unsigned long long)s->elements, (unsigned long long)s->events,
@@ -109,7 +109,7 @@ static void summary_text(const sk_prof_summary *s, fz_buf *b)
 static void check_block_prefix(const uint8_t *data, size_t size)
 {
     unsigned idx = 0, num = 0;
-    int n = sk_prof_parse_block_prefix((const char *)data, size, &idx, &num);
+    int n = rd_prof_parse_block_prefix((const char *)data, size, &idx, &num);
     FUZZ_ASSERT(n >= -1 && n <= (int)size);
     if (n > 0) {
         FUZZ_ASSERT(data[0] == '[' && data[n - 1] == ']');
@@ -135,7 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     summary_text(&base.sum, &sb);
     static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM, FZ_CHUNK_ALL,
                                         FZ_CHUNK_RANDOM};
-    static const unsigned flags[] = {0, 0, SK_PROF_GENERAL_ONLY, SK_PROF_GENERAL_ONLY};
+    static const unsigned flags[] = {0, 0, RD_PROF_GENERAL_ONLY, RD_PROF_GENERAL_ONLY};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         run(data, size, modes[m], fz_next(&rng), 0, flags[m], &other);
         FZ_SAME_OUTPUT(&base.c.rec, &other.c.rec, "events");

@@ -1,29 +1,29 @@
 /* Fuzz target: the line-level parsers shared by the SK log readers:
- * logger prefix splitting (sk_logline.h), node lines (sk_sknode.h), the
- * "SK Function:" header (sk_fused_log.h) and SK names (sk_skname.h).
+ * logger prefix splitting (rd_logline.h), node lines (rd_sknode.h), the
+ * "SK Function:" header (rd_fused_log.h) and SK names (rd_skname.h).
  *
  * Input: one line (any bytes).
  *
  * Promise: none of them crashes, leaks or reads outside the line;
- *   1. sk_logline_split leaves a payload inside the line, NUL-terminated at
+ *   1. rd_logline_split leaves a payload inside the line, NUL-terminated at
  *      payload_len, without surrounding spaces or tabs, and a level that is
  *      one of the logger's when a prefix was found;
- *   2. sk_sknode_parse (on the raw line and on the payload) is
+ *   2. rd_sknode_parse (on the raw line and on the payload) is
  *      deterministic; a parsed node is coherent (a kernel has a funcName C
  *      string and a runtime kernelType, other kinds none; the geometry check
  *      runs on kernels without crashing);
- *   3. a header that parses is recognised by sk_fused_is_header;
+ *   3. a header that parses is recognised by rd_fused_is_header;
  *   4. an SK name that parses is rebuilt exactly from its parts, and
- *      sk_skname_matches accepts it with the same scope;
+ *      rd_skname_matches accepts it with the same scope;
  *   5. when allocation k (from the hash) of a node parse fails, it ends
  *      with SK_E_NOMEM.
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
-#include "../../analyzer/sk_fused_log.h"
-#include "../../analyzer/sk_logline.h"
-#include "../../analyzer/sk_skname.h"
-#include "../../analyzer/sk_sknode.h"
+#include "analyzer/readers/rd_fused_log.h"
+#include "analyzer/readers/rd_logline.h"
+#include "analyzer/readers/rd_skname.h"
+#include "analyzer/readers/rd_sknode.h"
 
 #define FUZZ_MAX_INPUT 16384u
 
@@ -32,7 +32,7 @@ static int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-static void record_node(fz_buf *b, sk_err e, const sk_sknode *n, const sk_diag *d)
+static void record_node(fz_buf *b, sk_err e, const rd_sknode *n, const sk_diag *d)
 {
     if (e) {
         fz_buf_printf(b, "%d/%d %s", (int)e, d->sub, d->msg);
@@ -53,47 +53,47 @@ static void check_node(const char *text, size_t len)
 {
     fz_buf first = {0}, second = {0};
     for (int round = 0; round < 2; round++) {
-        sk_sknode n;
+        rd_sknode n;
         sk_diag d;
         sk_diag_clear(&d);
-        sk_err e = sk_sknode_parse(text, len, &n, &d);
+        sk_err e = rd_sknode_parse(text, len, &n, &d);
         FUZZ_ASSERT(e == SK_OK || e == SK_E_FORMAT);
         if (e == SK_OK) {
-            FUZZ_ASSERT(n.kind >= SK_NODE_KERNEL && n.kind <= SK_NODE_NULL);
-            FUZZ_ASSERT(strcmp(sk_node_kind_name(n.kind), "") != 0);
-            if (n.kind == SK_NODE_KERNEL) {
+            FUZZ_ASSERT(n.kind >= RD_NODE_KERNEL && n.kind <= RD_NODE_NULL);
+            FUZZ_ASSERT(strcmp(rd_node_kind_name(n.kind), "") != 0);
+            if (n.kind == RD_NODE_KERNEL) {
                 FUZZ_ASSERT(n.func_name != NULL);
-                FUZZ_ASSERT(n.kernel_type >= SK_KT_AIC_ONLY && n.kernel_type <= SK_KT_MIX_AIV_1_0);
-                sk_err g = sk_sknode_check_geometry(&n, &d);
-                FUZZ_ASSERT(g == SK_OK || (g == SK_E_FORMAT && d.sub == SK_NODE_E_GEOMETRY));
+                FUZZ_ASSERT(n.kernel_type >= RD_KT_AIC_ONLY && n.kernel_type <= RD_KT_MIX_AIV_1_0);
+                sk_err g = rd_sknode_check_geometry(&n, &d);
+                FUZZ_ASSERT(g == SK_OK || (g == SK_E_FORMAT && d.sub == RD_NODE_E_GEOMETRY));
             } else {
                 FUZZ_ASSERT(n.func_name == NULL);
             }
         }
         record_node(round ? &second : &first, e, &n, &d);
         if (e == SK_OK)
-            sk_sknode_clear(&n);
+            rd_sknode_clear(&n);
     }
     FZ_SAME_OUTPUT(&first, &second, "two parses of one node line");
     fz_buf_free(&first);
     fz_buf_free(&second);
 
     /* property 5 */
-    sk_sknode n;
+    rd_sknode n;
     sk_diag d;
     fz_fail_alloc_at(0);
-    sk_err e0 = sk_sknode_parse(text, len, &n, &d);
+    sk_err e0 = rd_sknode_parse(text, len, &n, &d);
     if (e0 == SK_OK)
-        sk_sknode_clear(&n);
+        rd_sknode_clear(&n);
     unsigned long count = fz_alloc_count();
     if (count > 0) {
         fz_rng rng = {fz_hash((const uint8_t *)text, len)};
         unsigned long k = 1 + fz_below(&rng, count);
         fz_fail_alloc_at(k);
-        sk_err ek = sk_sknode_parse(text, len, &n, &d);
+        sk_err ek = rd_sknode_parse(text, len, &n, &d);
         FZ_CHECK_NOMEM(k, ek, &d, e0);
         if (ek == SK_OK)
-            sk_sknode_clear(&n);
+            rd_sknode_clear(&n);
     }
     fz_fail_alloc_at(0);
 }
@@ -105,8 +105,8 @@ static void check_logline(const uint8_t *data, size_t size)
     memcpy(line, data, size);
     line[size] = '\0';
     size_t len = size;
-    sk_logline l;
-    sk_logline_split(line, &len, &l);
+    rd_logline l;
+    rd_logline_split(line, &len, &l);
     FUZZ_ASSERT(len <= size);
     FUZZ_ASSERT(l.payload >= line && l.payload + l.payload_len <= line + len);
     FUZZ_ASSERT(l.payload[l.payload_len] == '\0');
@@ -121,15 +121,15 @@ static void check_logline(const uint8_t *data, size_t size)
             known |= l.level_len == strlen(levels[i]) && memcmp(l.level, levels[i], l.level_len) == 0;
         FUZZ_ASSERT_MSG(known, "level '%.*s'", (int)l.level_len, l.level);
     }
-    (void)sk_logline_is_format_error(&l);
+    (void)rd_logline_is_format_error(&l);
     check_node(l.payload, l.payload_len);
 
     char *name = NULL;
     uint64_t id = 0, count = 0;
     sk_diag d;
-    if (sk_fused_parse_header(l.payload, l.payload_len, &name, &id, &count, &d) == SK_OK) {
+    if (rd_fused_parse_header(l.payload, l.payload_len, &name, &id, &count, &d) == SK_OK) {
         FUZZ_ASSERT(name != NULL);
-        FUZZ_ASSERT(sk_fused_is_header(l.payload, l.payload_len));
+        FUZZ_ASSERT(rd_fused_is_header(l.payload, l.payload_len));
         sk_free(name);
     }
     free(line);
@@ -138,8 +138,8 @@ static void check_logline(const uint8_t *data, size_t size)
 static void check_skname(const uint8_t *data, size_t size)
 {
     const char *name = (const char *)data;
-    sk_skname s;
-    if (!sk_skname_parse(name, size, &s))
+    rd_skname s;
+    if (!rd_skname_parse(name, size, &s))
         return;
     fz_buf b = {0};
     if (s.no_kernel) {
@@ -158,16 +158,16 @@ static void check_skname(const uint8_t *data, size_t size)
     FUZZ_ASSERT_MSG(b.len == size && memcmp(b.data, data, size) == 0, "'%.*s' rebuilt as '%s'",
                     (int)size, name, b.data);
     fz_buf_free(&b);
-    FUZZ_ASSERT(s.id <= SK_SKNAME_MAX_ID);
+    FUZZ_ASSERT(s.id <= RD_SKNAME_MAX_ID);
     if (s.no_kernel || memchr(data, '\0', size))
         return;
     char *first = strndup(s.first, s.first_len), *last = strndup(s.last, s.last_len);
     FUZZ_ASSERT(first && last);
     const char *scope = NULL;
     size_t scope_len = 0;
-    FUZZ_ASSERT(sk_skname_matches(name, size, s.id, first, last, &scope, &scope_len));
+    FUZZ_ASSERT(rd_skname_matches(name, size, s.id, first, last, &scope, &scope_len));
     FUZZ_ASSERT(scope == s.scope && scope_len == s.scope_len);
-    FUZZ_ASSERT(!sk_skname_matches(name, size, s.id + 1, first, last, NULL, NULL));
+    FUZZ_ASSERT(!rd_skname_matches(name, size, s.id + 1, first, last, NULL, NULL));
     free(first);
     free(last);
 }

@@ -1,4 +1,4 @@
-/* Fuzz target: the transparent zstd byte source (sk_source.h).
+/* Fuzz target: the transparent zstd byte source (rd_source.h).
  *
  * Input: any bytes, read as a possibly zstd-compressed file.
  *
@@ -16,20 +16,20 @@
  *      declared content size enforced and RFC 8878 magics only (see
  *      reference()), and an input that ends inside a frame is an
  *      SK_E_COMPRESS "truncated" error (never success, never a hang);
- *   4. after success, sk_source_finish gives the SHA-256 of the raw bytes
+ *   4. after success, rd_source_finish gives the SHA-256 of the raw bytes
  *      and the byte counters are exact; after an error every further read
  *      fails the same way;
  *   5. when allocation k fails, the read ends with SK_E_NOMEM (or, where
  *      OpenSSL absorbs its own failure, exactly like the normal run).
  * Output beyond DECODE_CAP is not read (decompression bombs stay cheap).
  */
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_frameHeaderSize */
 #include <zstd.h>
 
-#include "../../analyzer/sk_source.h"
-#include "../../artifact_contract/sk_sha256.h"
+#include "analyzer/readers/rd_source.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 #define FUZZ_MAX_INPUT (64u * 1024)
 #define DECODE_CAP (256u * 1024)
@@ -61,20 +61,20 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
     fz_rng caller = {seed ^ 0x5bd1e995u};
     memset(o, 0, sizeof *o);
     sk_diag_clear(&o->diag);
-    sk_source *s = NULL;
-    sk_err e = sk_source_new(fz_read, &rd, "in.zst", &s, &o->diag);
+    rd_source *s = NULL;
+    sk_err e = rd_source_new(fz_read, &rd, "in.zst", &s, &o->diag);
     static unsigned char buf[65536];
     while (!e) {
         size_t cap = random_caller ? 1 + fz_below(&caller, fz_below(&caller, 2) ? 64 : sizeof buf)
                                    : sizeof buf;
         size_t got = 0;
-        e = sk_source_read(s, buf, cap, &got, &o->diag);
+        e = rd_source_read(s, buf, cap, &got, &o->diag);
         if (e)
             break;
         FUZZ_ASSERT(got <= cap);
         if (got == 0) {
             /* the end stays the end */
-            FUZZ_ASSERT(sk_source_read(s, buf, cap, &got, NULL) == SK_OK && got == 0);
+            FUZZ_ASSERT(rd_source_read(s, buf, cap, &got, NULL) == SK_OK && got == 0);
             break;
         }
         fz_buf_add(&o->out, buf, got);
@@ -87,28 +87,28 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
         /* errors stick */
         sk_diag again;
         size_t got = 1;
-        FUZZ_ASSERT(sk_source_read(s, buf, sizeof buf, &got, &again) == e && got == 0);
+        FUZZ_ASSERT(rd_source_read(s, buf, sizeof buf, &got, &again) == e && got == 0);
     }
     if (!e && !o->capped) {
-        FUZZ_ASSERT(sk_source_decoded_bytes(s) == o->out.len);
-        e = sk_source_finish(s, o->sha, &o->diag);
+        FUZZ_ASSERT(rd_source_decoded_bytes(s) == o->out.len);
+        e = rd_source_finish(s, o->sha, &o->diag);
         if (!e) {
-            FUZZ_ASSERT(sk_source_raw_bytes(s) == size);
+            FUZZ_ASSERT(rd_source_raw_bytes(s) == size);
             int magic = is_rfc_magic(data, size);
-            FUZZ_ASSERT(sk_source_is_zstd(s) == magic);
+            FUZZ_ASSERT(rd_source_is_zstd(s) == magic);
             if (!magic)
-                FUZZ_ASSERT(sk_source_frames(s) == 0);
+                FUZZ_ASSERT(rd_source_frames(s) == 0);
         }
     }
     o->err = e;
-    sk_source_free(s);
+    rd_source_free(s);
 }
 
 /* libzstd's streaming decoder over the whole input: 0 and the output, 1 for
  * an input that ends inside a frame, -1 for a decoding error, 2 when the cap
  * was hit.
  *
- * The decoder is new for every input, like sk_source's.  libzstd keeps its
+ * The decoder is new for every input, like rd_source's.  libzstd keeps its
  * window buffer between frames and only ever grows it, and that size shows
  * in its verdicts: a frame that declares 17 bytes and whose blocks hold more
  * fails with "Destination buffer is too small" in a fresh decoder but, cut
@@ -124,7 +124,7 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
  * That one-pass path runs when the call completing a frame header holds the
  * whole frame, and it disagrees with the block path on damaged frames (a
  * compressed block of size 0 is corrupt for one, empty for the other).
- * sk_source gives libzstd each frame's header alone first, so the block path
+ * rd_source gives libzstd each frame's header alone first, so the block path
  * always runs whatever the read sizes; the reference does the same. */
 static size_t header_len(const uint8_t *p, size_t avail)
 {
@@ -138,9 +138,9 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
 {
     ZSTD_DStream *ds = ZSTD_createDStream();
     FUZZ_ASSERT(ds != NULL);
-#ifdef SK_SOURCE_WINDOW_LOG_MAX
+#ifdef RD_SOURCE_WINDOW_LOG_MAX
     /* the source's window limit in this build */
-    FUZZ_ASSERT(!ZSTD_isError(ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, SK_SOURCE_WINDOW_LOG_MAX)));
+    FUZZ_ASSERT(!ZSTD_isError(ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, RD_SOURCE_WINDOW_LOG_MAX)));
 #endif
     ZSTD_inBuffer in = {data, size, 0};
     static unsigned char buf[65536];
@@ -224,7 +224,7 @@ static void same_outcome(const outcome *a, const outcome *b, const char *what)
     /* libzstd may name the damage differently when it decodes a block from
      * its own buffer rather than in place ("Data corruption detected" vs
      * "Restored data doesn't match checksum"): compare our part only */
-    if (a->err != SK_OK && a->diag.sub != SK_SOURCE_E_CORRUPT)
+    if (a->err != SK_OK && a->diag.sub != RD_SOURCE_E_CORRUPT)
         FZ_SAME_ERROR(a->err, &a->diag, b->err, &b->diag);
     if (a->err == SK_OK)
         FUZZ_ASSERT(strcmp(a->sha, b->sha) == 0);
@@ -266,7 +266,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 FUZZ_ASSERT_MSG(base.err == SK_OK, "libzstd decodes it, sk_source: %s", base.diag.msg);
                 FZ_SAME_OUTPUT(&ref, &base.out, "libzstd vs sk_source");
             } else if (rc == 1) {
-                FUZZ_ASSERT_MSG(base.err == SK_E_COMPRESS && base.diag.sub == SK_SOURCE_E_TRUNCATED,
+                FUZZ_ASSERT_MSG(base.err == SK_E_COMPRESS && base.diag.sub == RD_SOURCE_E_TRUNCATED,
                                 "truncated input: %s %s", sk_err_name(base.err), base.diag.msg);
             } else if (rc == -1) {
                 FUZZ_ASSERT_MSG(base.err == SK_E_COMPRESS, "libzstd rejects it, sk_source: %s",

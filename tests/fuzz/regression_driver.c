@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "fuzz_helpers.h"
+#include "tests/fuzz/fuzz_helpers.h"
 
 static unsigned long inputs_run;
 

@@ -5,8 +5,8 @@
 # pyhooks interpreter query at its timeout).
 source "$SK_REPO/tests/lib.sh"
 cd "$SK_REPO" || exit 1
-COMPILE_STATE_SRC="analyzer/cs_proc.c analyzer/cs_liveness.c analyzer/cs_summary.c analyzer/cs_outputs.c
-analyzer/cs_state.c analyzer/cs_compile_state.c analyzer/cs_text.c analyzer/cli/cmd_compile_state.c
+COMPILE_STATE_SRC="analyzer/compile_safety/cs_proc.c analyzer/compile_safety/cs_liveness.c analyzer/compile_safety/cs_summary.c analyzer/compile_safety/cs_outputs.c
+analyzer/compile_safety/cs_state.c analyzer/compile_safety/cs_compile_state.c analyzer/compile_safety/cs_text.c analyzer/cli/cmd_compile_state.c
 analyzer/cli/cs_cli.c"
 SIGNAL_CALLS='\<(kill|killpg|tgkill|tkill|sigqueue|pidfd_send_signal|raise)[[:space:]]*\('
 hits=$(grep -nE "$SIGNAL_CALLS" $COMPILE_STATE_SRC)
@@ -22,9 +22,9 @@ else
     und=$(nm -u $objs 2>/dev/null | grep -E '\<(kill|killpg|tgkill|tkill|sigqueue|pidfd_send_signal|raise|pthread_kill)\>')
     [ -z "$und" ] && t_pass compile_state_objects_import_no_signal_function || t_fail compile_state_objects_import_no_signal_function "$und"
 fi
-all=$(grep -nE "$SIGNAL_CALLS" analyzer/cs_*.c analyzer/cli/cmd_compile_state.c analyzer/cli/cmd_compile_jobs.c \
+all=$(grep -nE "$SIGNAL_CALLS" analyzer/compile_safety/cs_*.c analyzer/cli/cmd_compile_state.c analyzer/cli/cmd_compile_jobs.c \
       analyzer/cli/cmd_pyhooks.c analyzer/cli/cmd_report_lint.c analyzer/cli/cmd_uninstall_plan.c analyzer/cli/cs_cli.c)
-if [ "$(printf '%s\n' "$all" | grep -c .)" -eq 1 ] && printf '%s\n' "$all" | grep -q '^analyzer/cs_spawn.c:[0-9]*: *kill(-pid, SIGKILL);'; then
+if [ "$(printf '%s\n' "$all" | grep -c .)" -eq 1 ] && printf '%s\n' "$all" | grep -q '^analyzer/compile_safety/cs_spawn.c:[0-9]*: *kill(-pid, SIGKILL);'; then
     t_pass only_signal_is_spawn_timeout_of_own_session
 else
     t_fail only_signal_is_spawn_timeout_of_own_session "$all"

@@ -1,6 +1,6 @@
 # Every scenario of skdcci_gen parses with the project's own readers, and the
-# ground truth agrees with the analysis library (sk_classify, sk_token,
-# sk_regex): tests/tools/gen_readers_check.
+# ground truth agrees with the analysis library (dcci_classify, dcci_token,
+# dcci_regex): tests/tools/gen_readers_check.
 source "$SK_REPO/tests/lib.sh"
 GEN="$TOOLS/skdcci_gen"
 SCENARIOS="regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous options_mismatch reordered fixture_shape"
@@ -18,5 +18,5 @@ done
 cp -R regression tampered
 sed -i 's/"tokens":\["RmsNorm"/"tokens":["AddRmsNorm"/; s/"regex":"static_kernel_SwiGlu_\.\*"/"regex":".*SwiGlu.*"/' tampered/ground-truth.json
 "$TOOLS/gen_readers_check" tampered >tampered.txt 2>&1
-if grep -q "sk_regex chose static_kernel_SwiGlu_.\*, ground truth .\*SwiGlu.\*" tampered.txt; then t_pass readers_check_rejects_wrong_truth
+if grep -q "dcci_regex chose static_kernel_SwiGlu_.\*, ground truth .\*SwiGlu.\*" tampered.txt; then t_pass readers_check_rejects_wrong_truth
 else t_fail readers_check_rejects_wrong_truth "$(head -5 tampered.txt)"; fi

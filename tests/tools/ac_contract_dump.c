@@ -6,10 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../artifact_contract/ac_codes.h"
-#include "../../artifact_contract/ac_path.h"
-#include "../../artifact_contract/ac_roles.h"
-#include "../../artifact_contract/sk_alloc.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_path.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/base/sk_alloc.h"
 
 static int dump_roles(void)
 {

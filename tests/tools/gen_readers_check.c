@@ -1,7 +1,7 @@
 /* Test helper: reads pairs written by skdcci_gen with the project's own
- * readers (sk_source, sk_fused_log, sk_runtime_log, sk_kernel_details,
- * sk_prof) and analysis functions (sk_stats, sk_classify, sk_token,
- * sk_regex) and compares what they find with ground-truth.json.
+ * readers (rd_source, rd_fused_log, rd_runtime_log, rd_kernel_details,
+ * sk_prof) and analysis functions (num_stats, dcci_classify, dcci_token,
+ * dcci_regex) and compares what they find with ground-truth.json.
  *
  *   gen_readers_check DIR...   "ok DIR" or "FAIL DIR: <what>" per pair;
  *                              exit 1 when any pair failed.
@@ -15,19 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/sk_classify.h"
-#include "../../analyzer/sk_fused_log.h"
-#include "../../analyzer/sk_kernel_details.h"
-#include "../../analyzer/sk_prof.h"
-#include "../../analyzer/sk_regex.h"
-#include "../../analyzer/sk_runtime_log.h"
-#include "../../analyzer/sk_source.h"
-#include "../../analyzer/sk_stats.h"
-#include "../../analyzer/sk_token.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_json_file.h"
+#include "analyzer/dcci/dcci_classify.h"
+#include "analyzer/readers/rd_fused_log.h"
+#include "analyzer/readers/rd_kernel_details.h"
+#include "analyzer/readers/rd_prof.h"
+#include "analyzer/dcci/dcci_regex.h"
+#include "analyzer/readers/rd_runtime_log.h"
+#include "analyzer/readers/rd_source.h"
+#include "analyzer/numeric/num_stats.h"
+#include "analyzer/dcci/dcci_token.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_file.h"
 
 #define MAX_SKS 64
 #define CORES 75
@@ -81,7 +81,7 @@ static const char *get_str(const cJSON *o, const char *key)
 
 typedef struct input {
     sk_rfile *rf;
-    sk_source *src;
+    rd_source *src;
 } input;
 
 static sk_err input_open(input *in, const char *dir, const char *side, const char *rel, sk_diag *d)
@@ -91,13 +91,13 @@ static sk_err input_open(input *in, const char *dir, const char *side, const cha
     snprintf(path, sizeof path, "%s/%s/%s", dir, side, rel);
     sk_err e = sk_rfile_open(path, SK_PATH_NOFOLLOW_LEAF, rel, &in->rf, d);
     if (!e)
-        e = sk_source_new(sk_rfile_read, in->rf, rel, &in->src, d);
+        e = rd_source_new(sk_rfile_read, in->rf, rel, &in->src, d);
     return e;
 }
 
 static void input_close(input *in)
 {
-    sk_source_free(in->src);
+    rd_source_free(in->src);
     sk_rfile_free(in->rf);
     memset(in, 0, sizeof *in);
 }
@@ -111,8 +111,8 @@ typedef struct sk_samples {
 } sk_samples;
 
 typedef struct side_data {
-    sk_fused_log *fused;
-    sk_runtime_log *rtlog;
+    rd_fused_log *fused;
+    rd_runtime_log *rtlog;
     sk_samples sks[MAX_SKS];
     size_t nsks;
     uint64_t per_core[CORES];
@@ -123,8 +123,8 @@ typedef struct side_data {
 
 static void side_data_free(side_data *sd)
 {
-    sk_fused_log_free(sd->fused);
-    sk_runtime_log_free(sd->rtlog);
+    rd_fused_log_free(sd->fused);
+    rd_runtime_log_free(sd->rtlog);
     for (size_t i = 0; i < sd->nsks; i++)
         sk_free(sd->sks[i].v);
     memset(sd, 0, sizeof *sd);
@@ -140,7 +140,7 @@ static sk_samples *samples_for(side_data *sd, const char *name)
 
 /* sk_prof events: counts per core, and every name against the runtime
  * log's SK name (parents) or reordered task list (children). */
-static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
+static sk_err on_event(void *ctx, const rd_prof_event *ev, sk_diag *d)
 {
     (void)d;
     side_data *sd = ctx;
@@ -149,7 +149,7 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
         sd->per_core[ev->core]++;
     if (!ev->has_sk_id)
         return SK_OK;
-    const sk_rtlog_sk *sk = sk_runtime_log_find_sk(sd->rtlog, (uint64_t)ev->sk_id);
+    const rd_rtlog_sk *sk = rd_runtime_log_find_sk(sd->rtlog, (uint64_t)ev->sk_id);
     const char *want = NULL;
     if (sk && ev->is_parent)
         want = sk->name;
@@ -176,7 +176,7 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
     /* sk_fused_nodes.log */
     e = input_open(&in, pc->dir, side, get_str(files, "sk_fused_nodes"), &d);
     if (!e)
-        e = sk_fused_log_parse(sk_source_read, in.src, "sk_fused_nodes.log", NULL, &sd->fused, &d);
+        e = rd_fused_log_parse(rd_source_read, in.src, "sk_fused_nodes.log", NULL, &sd->fused, &d);
     input_close(&in);
     if (e) {
         fail_diag(pc, side, &d);
@@ -192,7 +192,7 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
         const char *name = get_str(get(sk, "names"), side);
         if (!name)
             continue;
-        const sk_fused_sk *f = NULL;
+        const rd_fused_sk *f = NULL;
         for (size_t i = 0; i < sd->fused->n_sks; i++)
             if (strcmp(sd->fused->sks[i].name, name) == 0)
                 f = &sd->fused->sks[i];
@@ -203,7 +203,7 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
         const cJSON *syms = get(get(sk, "structure"), "symbols");
         size_t k = 0;
         for (size_t i = 0; i < f->n_nodes; i++) {
-            if (f->nodes[i].kind != SK_NODE_KERNEL)
+            if (f->nodes[i].kind != RD_NODE_KERNEL)
                 continue;
             const cJSON *s = cJSON_GetArrayItem(syms, (int)k++);
             if (!cJSON_IsString(s) || strcmp(s->valuestring, f->nodes[i].func_name) != 0)
@@ -218,23 +218,23 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
     /* super_kernel.log */
     e = input_open(&in, pc->dir, side, get_str(files, "super_kernel"), &d);
     if (!e)
-        e = sk_runtime_log_parse(sk_source_read, in.src, "super_kernel.log", 0, &sd->rtlog, &d);
+        e = rd_runtime_log_parse(rd_source_read, in.src, "super_kernel.log", 0, &sd->rtlog, &d);
     input_close(&in);
     if (e) {
         fail_diag(pc, side, &d);
         return;
     }
-    const sk_rtlog_prof *pr = &sd->rtlog->prof;
-    if (pr->state != SK_PROF_ON || (int64_t)pr->value_kb != get_int(run, "ascend_prof_sk_on_kb") ||
+    const rd_rtlog_prof *pr = &sd->rtlog->prof;
+    if (pr->state != RD_PROF_ON || (int64_t)pr->value_kb != get_int(run, "ascend_prof_sk_on_kb") ||
         (int64_t)pr->records_per_core != get_int(run, "core_capacity_records"))
-        fail(pc, "%s: runtime log capture %s %llu KB %u records/core", side, sk_prof_state_name(pr->state),
+        fail(pc, "%s: runtime log capture %s %llu KB %u records/core", side, rd_prof_state_name(pr->state),
              (unsigned long long)pr->value_kb, pr->records_per_core);
     const cJSON *full = get(sp, "cores_at_capacity");
     if ((int)sd->rtlog->n_buffer_full != cJSON_GetArraySize(full))
         fail(pc, "%s: %zu buffer-full cores in the log, %d at capacity", side, sd->rtlog->n_buffer_full,
              cJSON_GetArraySize(full));
     for (size_t i = 0; i < sd->rtlog->n_buffer_full; i++) {
-        const sk_rtlog_buffer_full *bf = &sd->rtlog->buffer_full[i];
+        const rd_rtlog_buffer_full *bf = &sd->rtlog->buffer_full[i];
         const cJSON *c = cJSON_GetArrayItem(full, (int)i);
         int64_t core = -1;
         if (!c || sk_json_get_i64(c, &core) || (uint64_t)core != bf->core ||
@@ -246,14 +246,14 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
         fail(pc, "%s: runtime log lists %zu SKs", side, sd->rtlog->n_sks);
     int reordered = get_int(run, "auto_op_parallel") == 1;
     for (size_t i = 0; i < sd->rtlog->n_sks; i++) {
-        const sk_rtlog_sk *r = &sd->rtlog->sks[i];
+        const rd_rtlog_sk *r = &sd->rtlog->sks[i];
         if (!r->has_reordered || r->reorder_disabled == reordered)
             fail(pc, "%s: %s reordered listing %d, reorder disabled %d", side, r->name, r->has_reordered,
                  r->reorder_disabled);
     }
     int dcci = 0;
     for (size_t i = 0; i < sd->rtlog->n_options; i++) {
-        const sk_rtlog_option *o = &sd->rtlog->options[i];
+        const rd_rtlog_option *o = &sd->rtlog->options[i];
         if (strcmp(o->name, "dcci_disable_on_kernel") == 0)
             dcci = o->is_list && o->index == 0 && strcmp(o->value, ".*") == 0 ? 1 : -1;
     }
@@ -261,10 +261,10 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
         fail(pc, "%s: dcci_disable_on_kernel option lines %d", side, dcci);
 
     /* sk_prof */
-    sk_prof_summary sum;
+    rd_prof_summary sum;
     e = input_open(&in, pc->dir, side, get_str(files, "sk_prof"), &d);
     if (!e)
-        e = sk_prof_read(sk_source_read, in.src, "sk_prof", on_event, sd, &sum, &d);
+        e = rd_prof_read(rd_source_read, in.src, "sk_prof", on_event, sd, &sum, &d);
     input_close(&in);
     if (e) {
         fail_diag(pc, side, &d);
@@ -275,7 +275,7 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
              (unsigned long long)sd->events, (long long)get_int(sp, "sk_prof_events"));
     const cJSON *rpc = get(sp, "records_per_core");
     if (rpc) {
-        if (sum.shape != SK_PROF_SHAPE_ARRAY || sum.skipped_no_ts != 1)
+        if (sum.shape != RD_PROF_SHAPE_ARRAY || sum.skipped_no_ts != 1)
             fail(pc, "%s: sk_prof shape %d, %llu objects without ts", side, (int)sum.shape,
                  (unsigned long long)sum.skipped_no_ts);
         for (int c = 0; c < CORES; c++) {
@@ -290,18 +290,18 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
         if (sd->name_mismatches)
             fail(pc, "%s: %llu sk_prof names disagree with the task lists, first %s", side,
                  (unsigned long long)sd->name_mismatches, sd->first_mismatch);
-    } else if (sum.shape != SK_PROF_SHAPE_TRACE_EVENTS) {
+    } else if (sum.shape != RD_PROF_SHAPE_TRACE_EVENTS) {
         fail(pc, "%s: fixture-shaped sk_prof read as shape %d", side, (int)sum.shape);
     }
 
     /* kernel_details.csv */
-    sk_kd_reader *kd = NULL;
+    rd_kd_reader *kd = NULL;
     e = input_open(&in, pc->dir, side, get_str(files, "kernel_details"), &d);
     if (!e)
-        e = sk_kd_open(sk_source_read, in.src, "kernel_details.csv", NULL, &kd, &d);
+        e = rd_kd_open(rd_source_read, in.src, "kernel_details.csv", NULL, &kd, &d);
     for (int have = 1; !e && have;) {
-        sk_kd_row row;
-        e = sk_kd_next(kd, &row, &have, &d);
+        rd_kd_row row;
+        e = rd_kd_next(kd, &row, &have, &d);
         if (e || !have || !row.is_sk)
             continue;
         sk_samples *s = samples_for(sd, row.name);
@@ -321,9 +321,9 @@ static void check_side(pair_check *pc, const cJSON *gt, const char *side, side_d
         }
         s->v[s->n++] = row.duration_ns;
     }
-    if (!e && (int64_t)sk_kd_get_stats(kd)->rows != get_int(sp, "kernel_details_rows"))
-        fail(pc, "%s: %llu kernel_details rows", side, (unsigned long long)sk_kd_get_stats(kd)->rows);
-    sk_kd_free(kd);
+    if (!e && (int64_t)rd_kd_get_stats(kd)->rows != get_int(sp, "kernel_details_rows"))
+        fail(pc, "%s: %llu kernel_details rows", side, (unsigned long long)rd_kd_get_stats(kd)->rows);
+    rd_kd_free(kd);
     input_close(&in);
     if (e)
         fail_diag(pc, side, &d);
@@ -341,18 +341,18 @@ static void check_classes(pair_check *pc, const cJSON *gt, side_data sd[2])
             continue;
         const char *n0 = get_str(get(sk, "names"), "o0"), *n1 = get_str(get(sk, "names"), "disable_all");
         sk_samples *a = samples_for(&sd[0], n0), *b = samples_for(&sd[1], n1);
-        sk_stats sa, sb;
-        sk_classification cl;
+        num_stats sa, sb;
+        dcci_classification cl;
         sk_diag d;
-        if (!a || !b || sk_stats_compute(a->v, a->n, &sa, &d) || sk_stats_compute(b->v, b->n, &sb, &d) ||
-            sk_classify(&sa, &sb, NULL, &cl, &d)) {
+        if (!a || !b || num_stats_compute(a->v, a->n, &sa, &d) || num_stats_compute(b->v, b->n, &sb, &d) ||
+            dcci_classify(&sa, &sb, NULL, &cl, &d)) {
             fail(pc, "cannot classify %s", n0);
             continue;
         }
         const char *want = get_str(real, "class");
-        if (!want || strcmp(sk_class_name(cl.cls), want) != 0 ||
-            strcmp(sk_class_name(cl.cls), get_str(sk, "planted_class")) != 0)
-            fail(pc, "%s: sk_classify says %s, ground truth %s", n0, sk_class_name(cl.cls), want);
+        if (!want || strcmp(dcci_class_name(cl.cls), want) != 0 ||
+            strcmp(dcci_class_name(cl.cls), get_str(sk, "planted_class")) != 0)
+            fail(pc, "%s: dcci_classify says %s, ground truth %s", n0, dcci_class_name(cl.cls), want);
         double p50 = 0;
         sk_json_get_double(get(get(real, "o0"), "p50_ns"), &p50);
         if (p50 != sa.p50)
@@ -367,7 +367,7 @@ static int cmp_str(const void *a, const void *b)
 
 static void check_tokens(pair_check *pc, const cJSON *gt, side_data sd[2])
 {
-    /* Inventory: every kernel child of both sides' fused logs; sk_regex
+    /* Inventory: every kernel child of both sides' fused logs; dcci_regex
      * wants it sorted and de-duplicated, the collateral count needs how
      * often each symbol occurs. */
     const char *all[4096];
@@ -375,7 +375,7 @@ static void check_tokens(pair_check *pc, const cJSON *gt, side_data sd[2])
     for (int s = 0; s < 2; s++)
         for (size_t i = 0; sd[s].fused && i < sd[s].fused->n_sks; i++)
             for (size_t k = 0; k < sd[s].fused->sks[i].n_nodes; k++)
-                if (sd[s].fused->sks[i].nodes[k].kind == SK_NODE_KERNEL && nall < 4096)
+                if (sd[s].fused->sks[i].nodes[k].kind == RD_NODE_KERNEL && nall < 4096)
                     all[nall++] = sd[s].fused->sks[i].nodes[k].func_name;
     qsort(all, nall, sizeof *all, cmp_str);
     const char *inv[4096];
@@ -400,37 +400,37 @@ static void check_tokens(pair_check *pc, const cJSON *gt, side_data sd[2])
         {
             char *canon = NULL;
             sk_diag d;
-            if (sk_token_canonical(s->valuestring, strlen(s->valuestring), &canon, &d) || strcmp(canon, token) != 0)
-                fail(pc, "sk_token_canonical(%s) = %s, ground truth %s", s->valuestring, canon ? canon : "?", token);
+            if (dcci_token_canonical(s->valuestring, strlen(s->valuestring), &canon, &d) || strcmp(canon, token) != 0)
+                fail(pc, "dcci_token_canonical(%s) = %s, ground truth %s", s->valuestring, canon ? canon : "?", token);
             sk_free(canon);
             if (nsel < 16)
                 sel[nsel++] = s->valuestring;
         }
-        sk_regex_result *rr = NULL;
+        dcci_regex_result *rr = NULL;
         sk_diag d;
-        if (sk_regex_build(token, sel, nsel, inv, ninv, &rr, &d)) {
-            fail_diag(pc, "sk_regex_build", &d);
+        if (dcci_regex_build(token, sel, nsel, inv, ninv, &rr, &d)) {
+            fail_diag(pc, "dcci_regex_build", &d);
             continue;
         }
-        const char *chosen = sk_regex_chosen(rr);
+        const char *chosen = dcci_regex_chosen(rr);
         if (!chosen || !want || strcmp(chosen, want) != 0)
-            fail(pc, "%s: sk_regex chose %s, ground truth %s", token, chosen ? chosen : "(none)", want);
-        /* sk_regex_collateral: both matchers over the whole inventory. */
+            fail(pc, "%s: dcci_regex chose %s, ground truth %s", token, chosen ? chosen : "(none)", want);
+        /* dcci_regex_collateral: both matchers over the whole inventory. */
         size_t hits = 0;
-        sk_regex_hits *h = NULL;
-        if (chosen && sk_regex_collateral(&chosen, 1, inv, ninv, &h, &d) == SK_OK)
+        dcci_regex_hits *h = NULL;
+        if (chosen && dcci_regex_collateral(&chosen, 1, inv, ninv, &h, &d) == SK_OK)
             for (size_t i = 0; i < h->nsymbols; i++)
                 hits += (h->start[i + 1] - h->start[i]) * occurrences[i];
         else if (chosen)
             fail_diag(pc, "sk_regex_collateral", &d);
-        sk_regex_hits_free(h);
+        dcci_regex_hits_free(h);
         size_t selected = (size_t)cJSON_GetArraySize(get(tok, "selected"));
         size_t coll = (size_t)cJSON_GetArraySize(get(get(tok, "collateral"), "o0")) +
                       (size_t)cJSON_GetArraySize(get(get(tok, "collateral"), "disable_all"));
         if (hits != 2 * selected + coll)
             fail(pc, "%s: %zu inventory matches, ground truth %zu selected x 2 sides + %zu collateral", token,
                  hits, selected, coll);
-        sk_regex_result_free(rr);
+        dcci_regex_result_free(rr);
     }
 }
 

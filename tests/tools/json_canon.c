@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
 
 static char *slurp(const char *path, size_t *len)
 {

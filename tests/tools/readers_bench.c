@@ -2,7 +2,7 @@
  *   readers_bench csv|lines|fused|rtlog|prof|prof-general FILE
  * Prints records, raw and decoded MB, seconds (wall and CPU) and decoded
  * MB/s on stdout.  prof reads an sk_prof trace (records = events);
- * prof-general reads it without the record fast path (SK_PROF_GENERAL_ONLY). */
+ * prof-general reads it without the record fast path (RD_PROF_GENERAL_ONLY). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,12 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../analyzer/sk_fused_log.h"
-#include "../../analyzer/sk_kernel_details.h"
-#include "../../analyzer/sk_lines.h"
-#include "../../analyzer/sk_prof.h"
-#include "../../analyzer/sk_runtime_log.h"
-#include "../../analyzer/sk_source.h"
+#include "analyzer/readers/rd_fused_log.h"
+#include "analyzer/readers/rd_kernel_details.h"
+#include "analyzer/readers/rd_lines.h"
+#include "analyzer/readers/rd_prof.h"
+#include "analyzer/readers/rd_runtime_log.h"
+#include "analyzer/readers/rd_source.h"
 
 typedef struct fd_reader {
     int fd;
@@ -35,7 +35,7 @@ static sk_err fd_read(void *ctx, void *buf, size_t cap, size_t *got, sk_diag *d)
     }
 }
 
-static sk_err count_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
+static sk_err count_event(void *ctx, const rd_prof_event *ev, sk_diag *d)
 {
     (void)ev;
     (void)d;
@@ -56,50 +56,50 @@ int main(int argc, char **argv)
     }
     sk_diag d;
     sk_diag_clear(&d);
-    sk_source *src = NULL;
+    rd_source *src = NULL;
     uint64_t records = 0;
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-    sk_err e = sk_source_new(fd_read, &fr, argv[2], &src, &d);
+    sk_err e = rd_source_new(fd_read, &fr, argv[2], &src, &d);
     if (e == SK_OK && strcmp(argv[1], "csv") == 0) {
-        sk_kd_reader *r = NULL;
-        e = sk_kd_open(sk_source_read, src, argv[2], NULL, &r, &d);
+        rd_kd_reader *r = NULL;
+        e = rd_kd_open(rd_source_read, src, argv[2], NULL, &r, &d);
         while (e == SK_OK) {
-            sk_kd_row row;
+            rd_kd_row row;
             int have;
-            e = sk_kd_next(r, &row, &have, &d);
+            e = rd_kd_next(r, &row, &have, &d);
             if (!have)
                 break;
             records++;
         }
-        sk_kd_free(r);
+        rd_kd_free(r);
     } else if (e == SK_OK && strcmp(argv[1], "lines") == 0) {
-        sk_lines *lr = NULL;
-        e = sk_lines_new(sk_source_read, src, argv[2], 0, &lr, &d);
+        rd_lines *lr = NULL;
+        e = rd_lines_new(rd_source_read, src, argv[2], 0, &lr, &d);
         while (e == SK_OK) {
-            sk_line line;
+            rd_line line;
             int have;
-            e = sk_lines_next(lr, &line, &have, &d);
+            e = rd_lines_next(lr, &line, &have, &d);
             if (!have)
                 break;
             records++;
         }
-        sk_lines_free(lr);
+        rd_lines_free(lr);
     } else if (e == SK_OK && strcmp(argv[1], "fused") == 0) {
-        sk_fused_log *log = NULL;
-        e = sk_fused_log_parse(sk_source_read, src, argv[2], NULL, &log, &d);
+        rd_fused_log *log = NULL;
+        e = rd_fused_log_parse(rd_source_read, src, argv[2], NULL, &log, &d);
         records = log ? log->n_nodes : 0;
-        sk_fused_log_free(log);
+        rd_fused_log_free(log);
     } else if (e == SK_OK && strcmp(argv[1], "rtlog") == 0) {
-        sk_runtime_log *log = NULL;
-        e = sk_runtime_log_parse(sk_source_read, src, argv[2], 0, &log, &d);
+        rd_runtime_log *log = NULL;
+        e = rd_runtime_log_parse(rd_source_read, src, argv[2], 0, &log, &d);
         records = log ? log->lines : 0;
-        sk_runtime_log_free(log);
+        rd_runtime_log_free(log);
     } else if (e == SK_OK && strcmp(argv[1], "prof") == 0) {
-        e = sk_prof_read(sk_source_read, src, argv[2], count_event, &records, NULL, &d);
+        e = rd_prof_read(rd_source_read, src, argv[2], count_event, &records, NULL, &d);
     } else if (e == SK_OK && strcmp(argv[1], "prof-general") == 0) {
-        e = sk_prof_read_with(sk_source_read, src, argv[2], SK_PROF_GENERAL_ONLY, count_event,
+        e = rd_prof_read_with(rd_source_read, src, argv[2], RD_PROF_GENERAL_ONLY, count_event,
                               &records, NULL, &d);
     } else if (e == SK_OK) {
         fprintf(stderr, "readers_bench: unknown reader %s\n", argv[1]);
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
     }
     char hex[65] = "";
     if (e == SK_OK)
-        e = sk_source_finish(src, hex, &d);
+        e = rd_source_finish(src, hex, &d);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -119,13 +119,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "readers_bench: %s\n", msg);
         rc = 1;
     } else {
-        double raw = (double)sk_source_raw_bytes(src) / 1e6, dec = (double)sk_source_decoded_bytes(src) / 1e6;
+        double raw = (double)rd_source_raw_bytes(src) / 1e6, dec = (double)rd_source_decoded_bytes(src) / 1e6;
         printf("%s records=%llu raw_MB=%.1f decoded_MB=%.1f seconds=%.3f cpu_seconds=%.3f "
                "decoded_MB_per_s=%.0f sha256=%s\n",
                argv[1], (unsigned long long)records, raw, dec, secs, cpu,
                secs > 0 ? dec / secs : 0.0, hex);
     }
-    sk_source_free(src);
+    rd_source_free(src);
     close(fr.fd);
     return rc;
 }

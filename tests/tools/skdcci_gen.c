@@ -17,14 +17,14 @@
 #include <sys/stat.h>
 #include <dirent.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "gen/gen_meta.h"
-#include "gen/gen_model.h"
-#include "gen/gen_out.h"
-#include "gen/gen_sim.h"
-#include "gen/gen_truth.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/tools/gen/gen_meta.h"
+#include "tests/tools/gen/gen_model.h"
+#include "tests/tools/gen/gen_out.h"
+#include "tests/tools/gen/gen_sim.h"
+#include "tests/tools/gen/gen_truth.h"
 
 #define INPUTS_DIR "inputs"
 

@@ -1,14 +1,14 @@
 /* Benchmark/diagnostic helper: streams one sk_prof trace (plain file, or
- * zstd-compressed) through sk_prof_read and prints the event summary. */
+ * zstd-compressed) through rd_prof_read and prints the event summary. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyzer/sk_prof.h"
-#include "../../analyzer/sk_source.h"
-#include "../../artifact_contract/sk_alloc.h"
+#include "analyzer/readers/rd_prof.h"
+#include "analyzer/readers/rd_source.h"
+#include "artifact_contract/base/sk_alloc.h"
 
 static sk_err fd_read(void *ctx, void *buf, size_t cap, size_t *got, sk_diag *d)
 {
@@ -24,7 +24,7 @@ static sk_err fd_read(void *ctx, void *buf, size_t cap, size_t *got, sk_diag *d)
     }
 }
 
-static sk_err count(void *ctx, const sk_prof_event *ev, sk_diag *d)
+static sk_err count(void *ctx, const rd_prof_event *ev, sk_diag *d)
 {
     (void)d;
     unsigned long long *sum = ctx;
@@ -44,24 +44,24 @@ int main(int argc, char **argv)
         perror(argv[1]);
         return 1;
     }
-    sk_source *src = NULL;
+    rd_source *src = NULL;
     sk_diag d;
     unsigned long long total = 0;
-    sk_prof_summary sum;
-    sk_err e = sk_source_new(fd_read, &fd, argv[1], &src, &d);
+    rd_prof_summary sum;
+    sk_err e = rd_source_new(fd_read, &fd, argv[1], &src, &d);
     if (!e)
-        e = sk_prof_read(sk_source_read, src, argv[1], count, &total, &sum, &d);
+        e = rd_prof_read(rd_source_read, src, argv[1], count, &total, &sum, &d);
     close(fd);
     if (e) {
         char msg[2048];
         sk_diag_format(&d, msg, sizeof msg);
         fprintf(stderr, "skprof_scan: error: %s\n", msg);
-        sk_source_free(src);
+        rd_source_free(src);
         return 1;
     }
     printf("events=%llu parents=%llu skipped_no_ts=%llu bytes=%llu dur_sum_ns=%llu\n",
            (unsigned long long)sum.events, (unsigned long long)sum.parents,
            (unsigned long long)sum.skipped_no_ts, (unsigned long long)sum.bytes, total);
-    sk_source_free(src);
+    rd_source_free(src);
     return 0;
 }

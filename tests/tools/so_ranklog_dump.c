@@ -1,4 +1,4 @@
-/* Parses rank logs with analyzer/so_ranklog.h and prints, per file, every
+/* Parses rank logs with analyzer/stage_o/so_ranklog.h and prints, per file, every
  * decode sample, every prefill sample, the exact decode sum and the decode
  * count in Python repr form, or "error <diagnostic>".
  *   so_ranklog_dump CHUNK FILE WARMUP [FILE WARMUP]...
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/so_ranklog.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
+#include "analyzer/stage_o/so_ranklog.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
 
 static int load(const char *path, sk_buf *in)
 {
@@ -48,8 +48,8 @@ static void dump(const sk_buf *in, size_t chunk, uint64_t warmup)
             sk_json_format_double(t.prefill[i], num, sizeof num);
             printf("prefill %s\n", num);
         }
-        char sum[SO_DEC_STR_MAX];
-        so_dec_to_str(&t.decode_sum, sum, sizeof sum);
+        char sum[NUM_DEC_STR_MAX];
+        num_dec_to_str(&t.decode_sum, sum, sizeof sum);
         printf("decode-sum %s\ndecode-seen %llu\n", sum, (unsigned long long)t.decode_seen);
     }
     so_rank_timings_free(&t);

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/so_decimal.h"
-#include "../../analyzer/so_stats.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
+#include "analyzer/numeric/num_decimal.h"
+#include "analyzer/numeric/num_pystats.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
 
 static void show(const char *name, double v)
 {
@@ -29,8 +29,8 @@ int main(void)
             if (!n)
                 continue;
         } else {
-            so_dec d;
-            if (so_dec_parse(line, strlen(line), &d) != SO_DEC_OK)
+            num_dec d;
+            if (num_dec_parse(line, strlen(line), &d) != NUM_DEC_OK)
                 goto out;
             if (n == cap) {
                 cap = cap ? cap * 2 : 64;
@@ -39,13 +39,13 @@ int main(void)
                     goto out;
                 v = nv;
             }
-            if (so_dec_to_double(&d, &v[n]) != SO_DEC_OK)
+            if (num_dec_to_double(&d, &v[n]) != NUM_DEC_OK)
                 goto out;
             n++;
             continue;
         }
-        so_stats st;
-        if (so_stats_compute(v, n, &st, NULL) != SK_OK)
+        num_pystats st;
+        if (num_pystats_compute(v, n, &st, NULL) != SK_OK)
             goto out;
         printf("count %zu\n", st.count);
         show("mean", st.mean_ms);

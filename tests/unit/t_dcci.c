@@ -1,4 +1,4 @@
-#include "t_dcci.h"
+#include "tests/unit/t_dcci.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../analyzer/dcci_identity.h"
-#include "../../analyzer/dcci_meta.h"
-#include "../../analyzer/dcci_samples.h"
-#include "t_fs.h"
+#include "analyzer/dcci/dcci_identity.h"
+#include "analyzer/dcci/dcci_meta.h"
+#include "analyzer/dcci/dcci_samples.h"
+#include "tests/unit/t_fs.h"
 
 /* Rotating static buffers: helpers return text that stays valid for a few calls. */
 #define SLOTS 16

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../../analyzer/dcci_analysis.h"
+#include "analyzer/dcci/dcci_analysis.h"
 
 /* Writes root/rel (creating directories); aborts the test binary on failure. */
 void tdc_write(const char *root, const char *rel, const char *text);

@@ -1,4 +1,4 @@
-#include "t_fs.h"
+#include "tests/unit/t_fs.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/sk_testhook.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 const char *tfs_scratch(void)
 {

@@ -1,4 +1,4 @@
-#include "t_io.h"
+#include "tests/unit/t_io.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../../artifact_contract/sk_io.h"
+#include "artifact_contract/base/sk_io.h"
 
 /* The chunk sizes every reader is fed with; identical results required. */
 extern const size_t t_chunks[];

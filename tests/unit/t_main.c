@@ -1,8 +1,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
 
 int t_failed_checks;
 

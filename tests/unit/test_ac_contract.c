@@ -7,18 +7,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/ac_codes.h"
-#include "../../artifact_contract/ac_contract.h"
-#include "../../artifact_contract/ac_hash.h"
-#include "../../artifact_contract/ac_input.h"
-#include "../../artifact_contract/ac_scan.h"
-#include "../../artifact_contract/ac_session.h"
-#include "../../artifact_contract/ac_set.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_sha256.h"
-#include "t.h"
-#include "t_fs.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_contract.h"
+#include "artifact_contract/ac_hash.h"
+#include "artifact_contract/ac_input.h"
+#include "artifact_contract/ac_scan.h"
+#include "artifact_contract/ac_session.h"
+#include "artifact_contract/ac_set.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 
 #define FINAL_NS "9000000000000000000"
 

@@ -2,13 +2,13 @@
  * normalisation, round ids, the artifact path grammar; plus the rule codes. */
 #include <stdlib.h>
 
-#include "../../artifact_contract/ac_codes.h"
-#include "../../artifact_contract/ac_path.h"
-#include "../../artifact_contract/ac_roles.h"
-#include "../../artifact_contract/ac_workload.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_path.h"
+#include "artifact_contract/ac_roles.h"
+#include "artifact_contract/ac_workload.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static cJSON *parse(const char *text)
 {

@@ -2,11 +2,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/ac_command.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "artifact_contract/ac_command.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static void secret_names(void)
 {

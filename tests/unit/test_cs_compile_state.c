@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../analyzer/cs_compile_state.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "analyzer/compile_safety/cs_compile_state.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static char dir[256];
 

@@ -6,11 +6,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../analyzer/cs_liveness.h"
-#include "../../analyzer/cs_outputs.h"
-#include "../../analyzer/cs_proc.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
+#include "analyzer/compile_safety/cs_liveness.h"
+#include "analyzer/compile_safety/cs_outputs.h"
+#include "analyzer/compile_safety/cs_proc.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
 
 static char tmpdir[256];
 

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../analyzer/cs_env.h"
-#include "../../analyzer/cs_pyhooks.h"
-#include "../../analyzer/cs_pyquery.h"
-#include "../../analyzer/cs_spawn.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "analyzer/compile_safety/cs_env.h"
+#include "analyzer/compile_safety/cs_pyhooks.h"
+#include "analyzer/compile_safety/cs_pyquery.h"
+#include "analyzer/compile_safety/cs_spawn.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static void env_lines(void)
 {

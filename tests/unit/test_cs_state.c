@@ -1,6 +1,6 @@
 /* The compile-state decision table (docs/compile-safety.md). */
-#include "../../analyzer/cs_state.h"
-#include "t.h"
+#include "analyzer/compile_safety/cs_state.h"
+#include "tests/unit/t.h"
 
 static cs_evidence finished_natural(int64_t rc, cs_summary_verdict v)
 {

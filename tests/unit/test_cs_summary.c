@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../analyzer/cs_summary.h"
-#include "../../analyzer/cs_text.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
+#include "analyzer/compile_safety/cs_summary.h"
+#include "analyzer/compile_safety/cs_text.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
 
 static char tmpdir[256];
 

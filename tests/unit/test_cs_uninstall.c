@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../analyzer/cs_uninstall.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
+#include "analyzer/compile_safety/cs_uninstall.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
 
 static char dir[256];
 

@@ -1,42 +1,42 @@
-#include "../../analyzer/sk_csv.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_io.h"
+#include "analyzer/readers/rd_csv.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 #include <stdlib.h>
 
 /* Serialises header and records as "H[a|b]L2[x|y]..." for comparison. */
-static sk_err collect(const char *data, size_t len, size_t chunk, const sk_csv_opts *opts,
+static sk_err collect(const char *data, size_t len, size_t chunk, const rd_csv_opts *opts,
                       sk_buf *out, sk_diag *d)
 {
     sk_mem_reader mem = {data, len, 0, chunk};
-    sk_csv *c = NULL;
-    sk_err e = sk_csv_new(sk_mem_read, &mem, "kd.csv", opts, &c, d);
+    rd_csv *c = NULL;
+    sk_err e = rd_csv_new(sk_mem_read, &mem, "kd.csv", opts, &c, d);
     if (e == SK_OK)
-        e = sk_csv_read_header(c, d);
+        e = rd_csv_read_header(c, d);
     if (e == SK_OK) {
         sk_buf_puts(out, "H[");
-        for (size_t i = 0; i < sk_csv_ncolumns(c); i++)
-            sk_buf_printf(out, "%s%s", i ? "|" : "", sk_csv_column_name(c, i));
+        for (size_t i = 0; i < rd_csv_ncolumns(c); i++)
+            sk_buf_printf(out, "%s%s", i ? "|" : "", rd_csv_column_name(c, i));
         sk_buf_puts(out, "]");
     }
     while (e == SK_OK) {
         int have;
-        e = sk_csv_next(c, &have, d);
+        e = rd_csv_next(c, &have, d);
         if (e != SK_OK || !have)
             break;
-        sk_buf_printf(out, "L%llu[", (unsigned long long)sk_csv_line(c));
-        for (size_t i = 0; i < sk_csv_nfields(c); i++) {
+        sk_buf_printf(out, "L%llu[", (unsigned long long)rd_csv_line(c));
+        for (size_t i = 0; i < rd_csv_nfields(c); i++) {
             size_t flen;
-            const char *f = sk_csv_field(c, i, &flen);
+            const char *f = rd_csv_field(c, i, &flen);
             if (strlen(f) != flen)
                 t_fail(__FILE__, __LINE__, "field length mismatch");
             sk_buf_printf(out, "%s%s", i ? "|" : "", f);
         }
         sk_buf_puts(out, "]");
     }
-    sk_csv_free(c);
+    rd_csv_free(c);
     return e;
 }
 
@@ -85,25 +85,25 @@ static void csv_column_lookup(void)
 {
     const char *t = "Step Id,Name,Start Time(us)\n1,k,0\n";
     sk_mem_reader mem = {t, strlen(t), 0, 0};
-    sk_csv *c = NULL;
+    rd_csv *c = NULL;
     sk_diag d;
-    T_EQ_INT(sk_csv_new(sk_mem_read, &mem, "x", NULL, &c, &d), SK_OK);
-    T_EQ_INT(sk_csv_read_header(c, &d), SK_OK);
-    T_EQ_INT(sk_csv_column(c, "Name"), 1);
-    T_EQ_INT(sk_csv_column(c, "Start Time(us)"), 2);
-    T_EQ_INT(sk_csv_column(c, "name"), -1); /* exact match only */
-    T_EQ_INT(sk_csv_column(c, "Step"), -1);
+    T_EQ_INT(rd_csv_new(sk_mem_read, &mem, "x", NULL, &c, &d), SK_OK);
+    T_EQ_INT(rd_csv_read_header(c, &d), SK_OK);
+    T_EQ_INT(rd_csv_column(c, "Name"), 1);
+    T_EQ_INT(rd_csv_column(c, "Start Time(us)"), 2);
+    T_EQ_INT(rd_csv_column(c, "name"), -1); /* exact match only */
+    T_EQ_INT(rd_csv_column(c, "Step"), -1);
     int have;
-    T_EQ_INT(sk_csv_next(c, &have, &d), SK_OK);
+    T_EQ_INT(rd_csv_next(c, &have, &d), SK_OK);
     T_EQ_INT(have, 1);
-    T_EQ_U64(sk_csv_records(c), 1);
-    T_CHECK(sk_csv_field(c, 3, NULL) == NULL);
-    T_EQ_INT(sk_csv_next(c, &have, &d), SK_OK);
+    T_EQ_U64(rd_csv_records(c), 1);
+    T_CHECK(rd_csv_field(c, 3, NULL) == NULL);
+    T_EQ_INT(rd_csv_next(c, &have, &d), SK_OK);
     T_EQ_INT(have, 0);
-    sk_csv_free(c);
+    rd_csv_free(c);
 }
 
-static void expect_csv_error(const char *data, size_t len, const sk_csv_opts *opts, sk_err code,
+static void expect_csv_error(const char *data, size_t len, const rd_csv_opts *opts, sk_err code,
                              int sub, uint64_t line, const char *msg)
 {
     for (size_t k = 0; k < t_nchunks; k++) {
@@ -122,44 +122,44 @@ static void expect_csv_error(const char *data, size_t len, const sk_csv_opts *op
 
 static void csv_malformed_inputs(void)
 {
-    CSV_ERR("a,b\n1,2\n3\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT, 3, "expected 2 fields, found 1");
-    CSV_ERR("a,b\n1,2,3\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT, 2, "expected 2 fields, found 3");
-    CSV_ERR("a,b\n\"multi\nline\",2,3\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT, 2,
+    CSV_ERR("a,b\n1,2\n3\n", SK_E_FORMAT, RD_CSV_E_FIELD_COUNT, 3, "expected 2 fields, found 1");
+    CSV_ERR("a,b\n1,2,3\n", SK_E_FORMAT, RD_CSV_E_FIELD_COUNT, 2, "expected 2 fields, found 3");
+    CSV_ERR("a,b\n\"multi\nline\",2,3\n", SK_E_FORMAT, RD_CSV_E_FIELD_COUNT, 2,
             "expected 2 fields, found 3");
-    CSV_ERR("a,b\n1,2\n\"open,3\nmore\n", SK_E_FORMAT, SK_CSV_E_UNTERMINATED, 3,
+    CSV_ERR("a,b\n1,2\n\"open,3\nmore\n", SK_E_FORMAT, RD_CSV_E_UNTERMINATED, 3,
             "unterminated quoted field");
-    CSV_ERR("a,b\n1,2\n\xEF\xBB\xBF" "3,4\n", SK_E_FORMAT, SK_CSV_E_BOM, 3,
+    CSV_ERR("a,b\n1,2\n\xEF\xBB\xBF" "3,4\n", SK_E_FORMAT, RD_CSV_E_BOM, 3,
             "byte order mark inside the data");
-    CSV_ERR("a,b\nab\"c,2\n", SK_E_FORMAT, SK_CSV_E_STRAY_QUOTE, 2, "quote inside an unquoted field");
-    CSV_ERR("a,b\n\"ab\"c,2\n", SK_E_FORMAT, SK_CSV_E_AFTER_QUOTE, 2,
+    CSV_ERR("a,b\nab\"c,2\n", SK_E_FORMAT, RD_CSV_E_STRAY_QUOTE, 2, "quote inside an unquoted field");
+    CSV_ERR("a,b\n\"ab\"c,2\n", SK_E_FORMAT, RD_CSV_E_AFTER_QUOTE, 2,
             "unexpected character after a closing quote");
-    CSV_ERR("a,b\n\"ab\" c,2\n", SK_E_FORMAT, SK_CSV_E_AFTER_QUOTE, 2, "after a closing quote");
-    CSV_ERR("a,b\n1,2\n3,\0" "4\n", SK_E_FORMAT, SK_CSV_E_NUL, 3, "NUL byte");
-    CSV_ERR("a,b\n1,2\r3,4\n", SK_E_FORMAT, SK_CSV_E_BARE_CR, 2, "CR not followed by LF");
-    CSV_ERR("a,b\n\r3,4\n", SK_E_FORMAT, SK_CSV_E_BARE_CR, 2, "CR not followed by LF");
-    CSV_ERR("", SK_E_FORMAT, SK_CSV_E_HEADER, 1, "no header row");
-    CSV_ERR("\n \n", SK_E_FORMAT, SK_CSV_E_HEADER, 1, "no header row");
-    CSV_ERR("x,Name,y,Name\n", SK_E_FORMAT, SK_CSV_E_HEADER, 1,
+    CSV_ERR("a,b\n\"ab\" c,2\n", SK_E_FORMAT, RD_CSV_E_AFTER_QUOTE, 2, "after a closing quote");
+    CSV_ERR("a,b\n1,2\n3,\0" "4\n", SK_E_FORMAT, RD_CSV_E_NUL, 3, "NUL byte");
+    CSV_ERR("a,b\n1,2\r3,4\n", SK_E_FORMAT, RD_CSV_E_BARE_CR, 2, "CR not followed by LF");
+    CSV_ERR("a,b\n\r3,4\n", SK_E_FORMAT, RD_CSV_E_BARE_CR, 2, "CR not followed by LF");
+    CSV_ERR("", SK_E_FORMAT, RD_CSV_E_HEADER, 1, "no header row");
+    CSV_ERR("\n \n", SK_E_FORMAT, RD_CSV_E_HEADER, 1, "no header row");
+    CSV_ERR("x,Name,y,Name\n", SK_E_FORMAT, RD_CSV_E_HEADER, 1,
             "duplicate column name 'Name' (columns 2 and 4)");
 }
 
 static void csv_size_limits(void)
 {
-    sk_csv_opts small = {8, 20, 3};
+    rd_csv_opts small = {8, 20, 3};
     const char *t = "a,b\n12345678,x\n123456789,x\n";
-    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 3,
+    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, RD_CSV_E_TOO_BIG, 3,
                      "field size in bytes exceeds the limit of 8");
     t = "a,b,c\n12345678,12345678,1234\n12345678,12345678,12345\n";
-    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 3,
+    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, RD_CSV_E_TOO_BIG, 3,
                      "record size in bytes exceeds the limit of 20");
     t = "a,b\n1,2,3,4\n";
-    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 2,
+    expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, RD_CSV_E_TOO_BIG, 2,
                      "number of fields exceeds the limit of 3");
     /* Found by fuzz_csv: a run of ordinary bytes crossing both limits
      * reported the field limit, byte-by-byte reading the record limit. */
-    sk_csv_opts both = {36, 20, 8};
+    rd_csv_opts both = {36, 20, 8};
     t = "0123456789012345678901234567890123456789\n";
-    expect_csv_error(t, strlen(t), &both, SK_E_LIMIT, SK_CSV_E_TOO_BIG, 1,
+    expect_csv_error(t, strlen(t), &both, SK_E_LIMIT, RD_CSV_E_TOO_BIG, 1,
                      "record size in bytes exceeds the limit of 20");
     t = "a,b\n12345678,x\n";
     for (size_t k = 0; k < t_nchunks; k++) {

@@ -6,16 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/dcci_analyze.h"
-#include "../../analyzer/dcci_gates.h"
-#include "../../analyzer/dcci_report.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
-#include "t_dcci.h"
-#include "t_fs.h"
-#include "t_io.h"
+#include "analyzer/dcci/dcci_analyze.h"
+#include "analyzer/dcci/dcci_gates.h"
+#include "analyzer/dcci/dcci_report.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_dcci.h"
+#include "tests/unit/t_fs.h"
+#include "tests/unit/t_io.h"
 
 #define US 1000LL
 #define MAX_SKS 4
@@ -245,17 +245,17 @@ static void repair_candidate(void)
     dcci_analysis *a = &r.a;
     T_EQ_STR(dcci_status_name(a->status), "repair_candidate");
     T_EQ_INT(a->align.npairs, 3);
-    T_EQ_INT(a->results[0].cls.cls, SK_CLASS_SIGNIFICANTLY_SLOWER);
-    T_EQ_INT(a->results[1].cls.cls, SK_CLASS_NEUTRAL);
-    T_EQ_INT(a->results[2].cls.cls, SK_CLASS_SIGNIFICANTLY_FASTER);
+    T_EQ_INT(a->results[0].cls.cls, DCCI_CLASS_SIGNIFICANTLY_SLOWER);
+    T_EQ_INT(a->results[1].cls.cls, DCCI_CLASS_NEUTRAL);
+    T_EQ_INT(a->results[2].cls.cls, DCCI_CLASS_SIGNIFICANTLY_FASTER);
     T_EQ_INT(a->nslow, 1);
     T_EQ_INT(a->slow[0].attribution_ok, 1);
     T_EQ_INT(a->slow[0].nrows, 2);
     /* the decoy: duration sum slower, wall and max-lane neutral, not selected */
     const dcci_child_row *decoy = &a->slow[0].rows[0];
-    T_EQ_INT(decoy->m[DCCI_M_DURATION_SUM].cls.cls, SK_CLASS_SIGNIFICANTLY_SLOWER);
-    T_EQ_INT(decoy->m[DCCI_M_WALL].cls.cls, SK_CLASS_NEUTRAL);
-    T_EQ_INT(decoy->m[DCCI_M_MAX_LANE].cls.cls, SK_CLASS_NEUTRAL);
+    T_EQ_INT(decoy->m[DCCI_M_DURATION_SUM].cls.cls, DCCI_CLASS_SIGNIFICANTLY_SLOWER);
+    T_EQ_INT(decoy->m[DCCI_M_WALL].cls.cls, DCCI_CLASS_NEUTRAL);
+    T_EQ_INT(decoy->m[DCCI_M_MAX_LANE].cls.cls, DCCI_CLASS_NEUTRAL);
     T_EQ_INT(decoy->selected, 0);
     const dcci_child_row *mm = &a->slow[0].rows[1];
     T_EQ_INT(mm->by_wall, 1);
@@ -382,7 +382,7 @@ static void buffer_full_blocks_attribution(void)
     T_EQ_INT(r.a.ntokens, 0);
     T_EQ_INT(r.a.nregexes, 0);
     /* the SK level stays reported */
-    T_EQ_INT(r.a.results[0].cls.cls, SK_CLASS_SIGNIFICANTLY_SLOWER);
+    T_EQ_INT(r.a.results[0].cls.cls, DCCI_CLASS_SIGNIFICANTLY_SLOWER);
     done(&r);
 }
 
@@ -550,7 +550,7 @@ static void rejected_row_is_insufficient(void)
     T_EQ_INT(dcci_input_discover(r.root[1], &r.a.side[1].in, &d), SK_OK);
     T_EQ_INT(dcci_analyze_sides(&r.a, &d), SK_OK);
     T_EQ_INT(r.a.results[0].invalid_rows, 1);
-    T_EQ_INT(r.a.results[0].cls.cls, SK_CLASS_INSUFFICIENT_EVIDENCE);
+    T_EQ_INT(r.a.results[0].cls.cls, DCCI_CLASS_INSUFFICIENT_EVIDENCE);
     T_EQ_INT(r.a.nslow, 0);
     T_EQ_STR(dcci_status_name(r.a.status), "no_significant_regression");
     char *text = json_text(&r.a);
@@ -628,8 +628,8 @@ static void reference_fixtures_load(void)
     T_EQ_INT(dcci_analyze_sides(&r.a, &d), SK_OK);
     T_EQ_STR(dcci_status_name(r.a.status), "collection_blocked");
     T_EQ_INT(r.a.align.npairs, 1);
-    T_EQ_INT(r.a.results[0].cls.cls, SK_CLASS_INSUFFICIENT_EVIDENCE);
-    T_EQ_INT(r.a.results[0].cls.reasons, SK_REASON_INSUFFICIENT_OCCURRENCES);
+    T_EQ_INT(r.a.results[0].cls.cls, DCCI_CLASS_INSUFFICIENT_EVIDENCE);
+    T_EQ_INT(r.a.results[0].cls.reasons, DCCI_REASON_INSUFFICIENT_OCCURRENCES);
     T_EQ_INT(r.a.side[0].sks[0].stats.count, 1);
     T_EQ_INT(r.a.side[0].sks[0].stats.min, 14000);
     T_EQ_INT(r.a.side[0].prof->files[0].no_sk_id, 2);

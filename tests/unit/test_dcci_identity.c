@@ -2,12 +2,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../analyzer/dcci_identity.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_sha256.h"
-#include "t.h"
-#include "t_dcci.h"
-#include "t_fs.h"
+#include "analyzer/dcci/dcci_identity.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_dcci.h"
+#include "tests/unit/t_fs.h"
 
 typedef struct spec {
     unsigned scope_id;

@@ -2,14 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../analyzer/dcci_graph.h"
-#include "../../analyzer/dcci_input.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
-#include "t_dcci.h"
-#include "t_fs.h"
+#include "analyzer/dcci/dcci_graph.h"
+#include "analyzer/dcci/dcci_input.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_dcci.h"
+#include "tests/unit/t_fs.h"
 
 static void model_dir_names(void)
 {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/dcci_prof.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_dcci.h"
-#include "t_fs.h"
+#include "analyzer/dcci/dcci_prof.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_dcci.h"
+#include "tests/unit/t_fs.h"
 
 #define SK1 "sk_1_L0_start_kA_end_kB"
 #define US 1000LL /* ns per µs */
@@ -681,7 +681,7 @@ static void fixture_shape_counted(void)
     sk_diag d;
     T_EQ_INT(run(root, &s, 0, 0, &d), SK_OK);
     T_EQ_INT(s.prof->files[0].no_sk_id, 1);
-    T_EQ_INT(s.prof->files[0].sum.shape, SK_PROF_SHAPE_TRACE_EVENTS);
+    T_EQ_INT(s.prof->files[0].sum.shape, RD_PROF_SHAPE_TRACE_EVENTS);
     T_EQ_INT(dcci_prof_sk_result(&s.sks[0])->launches, 0);
     dcci_side_free(&s);
     tfs_rm_rf(root);

@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../analyzer/dcci_meta.h"
-#include "../../analyzer/dcci_samples.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_dcci.h"
-#include "t_fs.h"
+#include "analyzer/dcci/dcci_meta.h"
+#include "analyzer/dcci/dcci_samples.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_dcci.h"
+#include "tests/unit/t_fs.h"
 
 #define SK1 "sk_1_L0_start_kA_end_kA"
 #define SK2 "sk_2_L1_start_kA_end_kA"

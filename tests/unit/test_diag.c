@@ -1,6 +1,6 @@
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_diag.h"
-#include "t.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_diag.h"
+#include "tests/unit/t.h"
 #include <stdlib.h>
 
 static void diag_format_line(void)

@@ -1,5 +1,5 @@
-#include "../../analyzer/sk_fixed.h"
-#include "t.h"
+#include "artifact_contract/base/sk_fixed.h"
+#include "tests/unit/t.h"
 
 typedef struct {
     const char *text;

@@ -3,10 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "t.h"
-#include "t_fs.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 
 static char scratch[4096];
 static char old_cwd[4096];

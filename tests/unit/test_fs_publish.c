@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/sk_fs.h"
-#include "t.h"
-#include "t_fs.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 
 static char scratch[4096];
 

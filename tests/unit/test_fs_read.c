@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_sha256.h"
-#include "t.h"
-#include "t_fs.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 
 static char scratch[4096];
 

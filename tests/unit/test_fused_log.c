@@ -1,10 +1,10 @@
-#include "../../analyzer/sk_fused_log.h"
-#include "../../analyzer/sk_lines.h"
-#include "../../analyzer/sk_source.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_io.h"
+#include "analyzer/readers/rd_fused_log.h"
+#include "analyzer/readers/rd_lines.h"
+#include "analyzer/readers/rd_source.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 #include <stdlib.h>
 
@@ -27,28 +27,28 @@ static const char real_log[] =
 static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out, sk_diag *d)
 {
     sk_mem_reader mem = {data, len, 0, chunk};
-    sk_fused_log *log = NULL;
-    sk_err e = sk_fused_log_parse(sk_mem_read, &mem, "sk_fused_nodes.log", NULL, &log, d);
+    rd_fused_log *log = NULL;
+    sk_err e = rd_fused_log_parse(sk_mem_read, &mem, "sk_fused_nodes.log", NULL, &log, d);
     if (e != SK_OK)
         return e;
     for (size_t i = 0; i < log->n_sks; i++) {
-        const sk_fused_sk *sk = &log->sks[i];
+        const rd_fused_sk *sk = &log->sks[i];
         sk_buf_printf(out, "SK %s id=%llu line=%llu scope='%.*s' indexed=%d kernels=%zu\n", sk->name,
                       (unsigned long long)sk->scope_id, (unsigned long long)sk->line,
                       (int)sk->scope_len, sk->scope, sk->indexed, sk->n_kernels);
         for (size_t j = 0; j < sk->n_nodes; j++) {
-            const sk_sknode *n = &sk->nodes[j];
+            const rd_sknode *n = &sk->nodes[j];
             sk_buf_printf(out, "  [%llu] %s node=%llu stream=%llu line=%llu", (unsigned long long)n->index,
-                          sk_node_kind_name(n->kind), (unsigned long long)n->node_id,
+                          rd_node_kind_name(n->kind), (unsigned long long)n->node_id,
                           (unsigned long long)n->stream_id, (unsigned long long)n->line);
-            if (n->kind == SK_NODE_KERNEL)
-                sk_buf_printf(out, " %s %s %u/%u/%u", n->func_name, sk_kernel_type_name(n->kernel_type),
+            if (n->kind == RD_NODE_KERNEL)
+                sk_buf_printf(out, " %s %s %u/%u/%u", n->func_name, rd_kernel_type_name(n->kernel_type),
                               n->num_blocks, n->cube_num, n->vec_num);
             sk_buf_puts(out, "\n");
         }
     }
     sk_buf_printf(out, "total=%zu\n", log->n_nodes);
-    sk_fused_log_free(log);
+    rd_fused_log_free(log);
     return SK_OK;
 }
 
@@ -99,7 +99,7 @@ static void fused_real_runtime_format(void)
 
 static void fused_through_zstd_source(void)
 {
-    /* the fixture compressed on the fly, read through sk_source */
+    /* the fixture compressed on the fly, read through rd_source */
     size_t len;
     char *data = t_slurp(t_fixture("reference/pipeline/sk_meta/1/model_48_1/sk_fused_nodes.log"), &len);
     if (!data)
@@ -114,16 +114,16 @@ static void fused_through_zstd_source(void)
     size_t zlen;
     char *z = t_slurp("fused.log.zst", &zlen);
     sk_mem_reader mem = {z, zlen, 0, 3};
-    sk_source *src = NULL;
+    rd_source *src = NULL;
     sk_diag d;
-    T_EQ_INT(sk_source_new(sk_mem_read, &mem, "sk_fused_nodes.log.zst", &src, &d), SK_OK);
-    sk_fused_log *log = NULL;
-    T_EQ_INT(sk_fused_log_parse(sk_source_read, src, "sk_fused_nodes.log.zst", NULL, &log, &d), SK_OK);
+    T_EQ_INT(rd_source_new(sk_mem_read, &mem, "sk_fused_nodes.log.zst", &src, &d), SK_OK);
+    rd_fused_log *log = NULL;
+    T_EQ_INT(rd_fused_log_parse(rd_source_read, src, "sk_fused_nodes.log.zst", NULL, &log, &d), SK_OK);
     T_EQ_INT(log ? log->n_sks : 0, 1);
-    T_EQ_INT(sk_source_is_zstd(src), 1);
-    T_EQ_U64(sk_source_decoded_bytes(src), 548);
-    sk_fused_log_free(log);
-    sk_source_free(src);
+    T_EQ_INT(rd_source_is_zstd(src), 1);
+    T_EQ_U64(rd_source_decoded_bytes(src), 548);
+    rd_fused_log_free(log);
+    rd_source_free(src);
     free(z);
     free(data);
     remove("fused.log.zst");
@@ -150,51 +150,51 @@ static void expect_fused_error(const char *data, sk_err code, int sub, uint64_t 
 
 static void fused_malformed(void)
 {
-    expect_fused_error(H("sk_1_s_start_a_end_b", 1, 3) A "\n" B "\n", SK_E_FORMAT, SK_FUSED_E_COUNT, 1,
+    expect_fused_error(H("sk_1_s_start_a_end_b", 1, 3) A "\n" B "\n", SK_E_FORMAT, RD_FUSED_E_COUNT, 1,
                        "SK 'sk_1_s_start_a_end_b' has 2 node lines but its header says Node Count: 3");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 3) A "\n" B "\n" H("sk_2_s_start_a_end_a", 2, 1) A "\n",
-                       SK_E_FORMAT, SK_FUSED_E_COUNT, 1, "has 2 node lines");
-    expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) A "\n" A "\n", SK_E_FORMAT, SK_FUSED_E_COUNT, 3,
+                       SK_E_FORMAT, RD_FUSED_E_COUNT, 1, "has 2 node lines");
+    expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) A "\n" A "\n", SK_E_FORMAT, RD_FUSED_E_COUNT, 3,
                        "has more node lines than its Node Count: 1");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) "[0] " A "\n[0] " B "\n", SK_E_FORMAT,
-                       SK_FUSED_E_INDEX, 3, "duplicate local index [0]");
+                       RD_FUSED_E_INDEX, 3, "duplicate local index [0]");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) "[0] " A "\n[2] " B "\n", SK_E_FORMAT,
-                       SK_FUSED_E_INDEX, 3, "local index [2] out of range for Node Count 2");
+                       RD_FUSED_E_INDEX, 3, "local index [2] out of range for Node Count 2");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) "[1] " A "\n[0] " B "\n", SK_E_FORMAT,
-                       SK_FUSED_E_INDEX, 2, "local index [1] out of order, expected [0]");
+                       RD_FUSED_E_INDEX, 2, "local index [1] out of order, expected [0]");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) "[0] " A "\n" B "\n", SK_E_FORMAT,
-                       SK_FUSED_E_INDEX, 3, "mixes node lines with and without [i]");
+                       RD_FUSED_E_INDEX, 3, "mixes node lines with and without [i]");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) A "\n" KN(2, "b", "AIV", 1, 0, 1) "\n",
-                       SK_E_FORMAT, SK_NODE_E_KERNEL_TYPE, 3, "unknown kernelType");
+                       SK_E_FORMAT, RD_NODE_E_KERNEL_TYPE, 3, "unknown kernelType");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) A "\n" KN(2, "b", "MIX_1_2", 4, 4, 4) "\n",
-                       SK_E_FORMAT, SK_NODE_E_GEOMETRY, 3,
+                       SK_E_FORMAT, RD_NODE_E_GEOMETRY, 3,
                        "kernel geometry violates MIX_1_2: numBlocks 4, cubeNum 4, vecNum 4");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) A "\n" KN(2, "b", "AIV_ONLY", 0, 0, 0) "\n",
-                       SK_E_FORMAT, SK_NODE_E_GEOMETRY, 3, "expected numBlocks > 0");
-    expect_fused_error(H("sk_2_s_start_a_end_b", 1, 2) A "\n" B "\n", SK_E_FORMAT, SK_FUSED_E_NAME, 1,
+                       SK_E_FORMAT, RD_NODE_E_GEOMETRY, 3, "expected numBlocks > 0");
+    expect_fused_error(H("sk_2_s_start_a_end_b", 1, 2) A "\n" B "\n", SK_E_FORMAT, RD_FUSED_E_NAME, 1,
                        "header scope id 1 differs from the id 2 in the name");
-    expect_fused_error(H("sk_1_s_start_a_end_c", 1, 2) A "\n" B "\n", SK_E_FORMAT, SK_FUSED_E_NAME, 1,
+    expect_fused_error(H("sk_1_s_start_a_end_c", 1, 2) A "\n" B "\n", SK_E_FORMAT, RD_FUSED_E_NAME, 1,
                        "SK name 'sk_1_s_start_a_end_c' is not sk_1_<scope>_start_a_end_b");
     expect_fused_error(H("sk_1_no_kernel_scope_s", 1, 1) WAIT(5) "\n", SK_E_FORMAT,
-                       SK_FUSED_E_NO_KERNEL, 1, "has no kernel node");
+                       RD_FUSED_E_NO_KERNEL, 1, "has no kernel node");
     expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) A "\n" H("sk_1_t_start_a_end_a", 1, 1) A "\n",
-                       SK_E_FORMAT, SK_FUSED_E_DUPLICATE, 3,
+                       SK_E_FORMAT, RD_FUSED_E_DUPLICATE, 3,
                        "duplicate SK block for scope id 1 (first at line 1)");
-    expect_fused_error(A "\n", SK_E_FORMAT, SK_FUSED_E_STRAY, 1, "node line before any SK Function header");
-    expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) "hello\n" A "\n", SK_E_FORMAT, SK_FUSED_E_STRAY,
+    expect_fused_error(A "\n", SK_E_FORMAT, RD_FUSED_E_STRAY, 1, "node line before any SK Function header");
+    expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) "hello\n" A "\n", SK_E_FORMAT, RD_FUSED_E_STRAY,
                        2, "unrecognised line");
     expect_fused_error("SK Function: sk_1_s_start_a_end_a, scope id: x1, Node Count: 1\n", SK_E_FORMAT,
-                       SK_FUSED_E_HEADER, 1, "scope id is not a decimal number");
+                       RD_FUSED_E_HEADER, 1, "scope id is not a decimal number");
     expect_fused_error("SK Function: sk_1_s_start_a_end_a, Node Count: 1\n", SK_E_FORMAT,
-                       SK_FUSED_E_HEADER, 1, "no ', scope id: '");
+                       RD_FUSED_E_HEADER, 1, "no ', scope id: '");
     expect_fused_error(H("sk_1_s_start_a_end_b", 1, 2) A "\n"
                        "2025-06-01 10:20:30.123 [1:2] [INFO] [sk_optimizer.cpp:38] [PrintSKNodesDetail] "
                        "[FORMAT_ERROR] Failed to format log message\n",
-                       SK_E_FORMAT, SK_FUSED_E_LOST_LINE, 3, "dropped a message here ([FORMAT_ERROR])");
+                       SK_E_FORMAT, RD_FUSED_E_LOST_LINE, 3, "dropped a message here ([FORMAT_ERROR])");
     expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) "[nodeId:1, streamId:1] - KernelInfos{funcName:a, "
                        "kernelType:AIC_ONLY, numBlocks:1, cubeNum:1\n",
-                       SK_E_FORMAT, SK_NODE_E_SYNTAX, 2, "truncated or unbalanced KernelInfos");
-    expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) "[0] nullptr\n", SK_E_FORMAT, SK_NODE_E_SYNTAX, 2,
+                       SK_E_FORMAT, RD_NODE_E_SYNTAX, 2, "truncated or unbalanced KernelInfos");
+    expect_fused_error(H("sk_1_s_start_a_end_a", 1, 1) "[0] nullptr\n", SK_E_FORMAT, RD_NODE_E_SYNTAX, 2,
                        "cannot contain nullptr");
 }
 
@@ -205,36 +205,36 @@ static void fused_limits_and_comments(void)
                    "SK sk_1_s_start_a_end_a id=1 line=3 scope='s' indexed=0 kernels=1\n"
                    "  [0] KERNEL node=1 stream=94 line=4 a AIC_ONLY 1/1/0\n"
                    "total=1\n");
-    sk_fused_opts opts = {0, 1, 0};
+    rd_fused_opts opts = {0, 1, 0};
     const char *two = H("sk_1_s_start_a_end_a", 1, 1) A "\n" H("sk_2_s_start_a_end_a", 2, 1) A "\n";
     sk_mem_reader mem = {two, strlen(two), 0, 0};
-    sk_fused_log *log = NULL;
+    rd_fused_log *log = NULL;
     sk_diag d;
-    T_EQ_INT(sk_fused_log_parse(sk_mem_read, &mem, "f", &opts, &log, &d), SK_E_LIMIT);
+    T_EQ_INT(rd_fused_log_parse(sk_mem_read, &mem, "f", &opts, &log, &d), SK_E_LIMIT);
     T_CONTAINS(d.msg, "more than 1 SK blocks");
     T_EQ_U64(d.line, 3);
     T_CHECK(log == NULL);
-    sk_fused_opts small = {0, 0, 1};
+    rd_fused_opts small = {0, 0, 1};
     mem.pos = 0;
-    T_EQ_INT(sk_fused_log_parse(sk_mem_read, &mem, "f", &small, &log, &d), SK_E_LIMIT);
+    T_EQ_INT(rd_fused_log_parse(sk_mem_read, &mem, "f", &small, &log, &d), SK_E_LIMIT);
     T_CONTAINS(d.msg, "Node Count 1 exceeds the node limit 1");
-    sk_fused_opts line_limit = {40, 0, 0};
+    rd_fused_opts line_limit = {40, 0, 0};
     mem.pos = 0;
-    T_EQ_INT(sk_fused_log_parse(sk_mem_read, &mem, "f", &line_limit, &log, &d), SK_E_LIMIT);
-    T_EQ_INT(d.sub, SK_LINES_E_TOO_LONG);
+    T_EQ_INT(rd_fused_log_parse(sk_mem_read, &mem, "f", &line_limit, &log, &d), SK_E_LIMIT);
+    T_EQ_INT(d.sub, RD_LINES_E_TOO_LONG);
     T_EQ_U64(d.line, 1);
 }
 
 static void fused_find(void)
 {
     sk_mem_reader mem = {real_log, sizeof real_log - 1, 0, 0};
-    sk_fused_log *log = NULL;
+    rd_fused_log *log = NULL;
     sk_diag d;
-    T_EQ_INT(sk_fused_log_parse(sk_mem_read, &mem, "f", NULL, &log, &d), SK_OK);
-    const sk_fused_sk *sk = sk_fused_log_find(log, 4);
+    T_EQ_INT(rd_fused_log_parse(sk_mem_read, &mem, "f", NULL, &log, &d), SK_OK);
+    const rd_fused_sk *sk = rd_fused_log_find(log, 4);
     T_CHECK(sk && sk->n_nodes == 1);
-    T_CHECK(sk_fused_log_find(log, 5) == NULL);
-    sk_fused_log_free(log);
+    T_CHECK(rd_fused_log_find(log, 5) == NULL);
+    rd_fused_log_free(log);
 }
 
 static void fused_alloc_failures(void)
@@ -243,15 +243,15 @@ static void fused_alloc_failures(void)
     int ok = 0;
     for (unsigned long n = 1; n < 200 && !ok; n++) {
         sk_mem_reader mem = {real_log, sizeof real_log - 1, 0, 0};
-        sk_fused_log *log = NULL;
+        rd_fused_log *log = NULL;
         sk_diag d;
         sk_alloc_fail_at(n);
-        sk_err e = sk_fused_log_parse(sk_mem_read, &mem, "f", NULL, &log, &d);
+        sk_err e = rd_fused_log_parse(sk_mem_read, &mem, "f", NULL, &log, &d);
         sk_alloc_fail_at(0);
         T_CHECK(e == SK_OK || e == SK_E_NOMEM);
         T_CHECK((e == SK_OK) == (log != NULL));
         ok = e == SK_OK;
-        sk_fused_log_free(log);
+        rd_fused_log_free(log);
     }
     T_CHECK(ok);
 #endif

@@ -1,12 +1,12 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_json_file.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_file.h"
 #include <stdio.h>
 #include <unistd.h>
-#include "t.h"
+#include "tests/unit/t.h"
 
 /* Canonical text of a JSON document, or "ERR:<message>". Caller frees. */
 static char *canon_of(const char *text, sk_json_style style)

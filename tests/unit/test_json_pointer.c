@@ -1,9 +1,9 @@
 #include <stdlib.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_json_pointer.h"
-#include "t.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_pointer.h"
+#include "tests/unit/t.h"
 
 static cJSON *parse(const char *text)
 {

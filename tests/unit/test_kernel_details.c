@@ -1,8 +1,8 @@
-#include "../../analyzer/sk_kernel_details.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_io.h"
+#include "analyzer/readers/rd_kernel_details.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 #include <stdlib.h>
 
@@ -13,18 +13,18 @@
 static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out, sk_diag *d)
 {
     sk_mem_reader mem = {data, len, 0, chunk};
-    sk_kd_reader *r = NULL;
-    sk_err e = sk_kd_open(sk_mem_read, &mem, "kernel_details.csv", NULL, &r, d);
+    rd_kd_reader *r = NULL;
+    sk_err e = rd_kd_open(sk_mem_read, &mem, "kernel_details.csv", NULL, &r, d);
     while (e == SK_OK) {
-        sk_kd_row row;
+        rd_kd_row row;
         int have;
-        e = sk_kd_next(r, &row, &have, d);
+        e = rd_kd_next(r, &row, &have, d);
         if (e != SK_OK || !have)
             break;
         sk_buf_printf(out, "L%llu step=", (unsigned long long)row.line);
-        if (row.step_kind == SK_KD_STEP_ID)
+        if (row.step_kind == RD_KD_STEP_ID)
             sk_buf_printf(out, "%llu", (unsigned long long)row.step_id);
-        else if (row.step_kind == SK_KD_STEP_FALLBACK)
+        else if (row.step_kind == RD_KD_STEP_FALLBACK)
             sk_buf_printf(out, "%s:%s", row.step_column, row.step_text);
         else
             sk_buf_puts(out, "-");
@@ -46,7 +46,7 @@ static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out,
         if (row.rounded)
             sk_buf_puts(out, " rounded");
         if (row.reject)
-            sk_buf_printf(out, " REJECTED(%s)", sk_kd_reject_text(row.reject));
+            sk_buf_printf(out, " REJECTED(%s)", rd_kd_reject_text(row.reject));
         if (row.is_sk)
             sk_buf_printf(out, " SK%s", row.sk_name_ok ? "" : "(bad name)");
         if (row.sk_name_ok)
@@ -54,7 +54,7 @@ static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out,
                           (int)row.sk.scope_len, row.sk.scope);
         sk_buf_puts(out, "\n");
     }
-    sk_kd_free(r);
+    rd_kd_free(r);
     return e;
 }
 
@@ -129,20 +129,20 @@ static void kd_rejected_rows_are_returned_not_errors(void)
                 "L6 step=1 dev=0 model=48 name=k type=K core=AI_CORE task=1 stream=1 blocks=1 start=5000 dur=0 wait=0 REJECTED(duration <= 0)\n"
                 "L7 step=1 dev=0 model=48 name=k type=K core=AI_CORE task=1 stream=1 blocks=1 start=5000 dur=1 wait=0\n");
     sk_mem_reader mem = {t, strlen(t), 0, 0};
-    sk_kd_reader *r = NULL;
+    rd_kd_reader *r = NULL;
     sk_diag d;
-    T_EQ_INT(sk_kd_open(sk_mem_read, &mem, "x", NULL, &r, &d), SK_OK);
-    sk_kd_row row;
+    T_EQ_INT(rd_kd_open(sk_mem_read, &mem, "x", NULL, &r, &d), SK_OK);
+    rd_kd_row row;
     int have;
-    while (sk_kd_next(r, &row, &have, &d) == SK_OK && have) {
+    while (rd_kd_next(r, &row, &have, &d) == SK_OK && have) {
     }
-    const sk_kd_stats *st = sk_kd_get_stats(r);
+    const rd_kd_stats *st = rd_kd_get_stats(r);
     T_EQ_U64(st->rows, 6);
-    T_EQ_U64(st->rejected[SK_KD_REJECT_MISSING_START], 1);
-    T_EQ_U64(st->rejected[SK_KD_REJECT_MISSING_DURATION], 1);
-    T_EQ_U64(st->rejected[SK_KD_REJECT_NONPOSITIVE_DURATION], 3);
+    T_EQ_U64(st->rejected[RD_KD_REJECT_MISSING_START], 1);
+    T_EQ_U64(st->rejected[RD_KD_REJECT_MISSING_DURATION], 1);
+    T_EQ_U64(st->rejected[RD_KD_REJECT_NONPOSITIVE_DURATION], 3);
     T_EQ_U64(st->sk_rows, 0);
-    sk_kd_free(r);
+    rd_kd_free(r);
 }
 
 static void kd_occurrence_fallback(void)
@@ -178,7 +178,7 @@ static void expect_kd_error(const char *data, sk_err code, int sub, uint64_t lin
 static void kd_malformed_inputs(void)
 {
     expect_kd_error("Step Id,Device_id,Model ID,Name,Type,Accelerator Core,Start Time(us)\n1,0,1,k,K,C,1\n",
-                    SK_E_FORMAT, SK_CSV_E_COLUMN, 1, "",
+                    SK_E_FORMAT, RD_CSV_E_COLUMN, 1, "",
                     "required column 'Duration(us)' is missing");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,5,abc,0,1,0\n", SK_E_FORMAT, 1 /* syntax */, 2,
                     "Duration(us)", "not a decimal number: 'abc'");
@@ -194,10 +194,10 @@ static void kd_malformed_inputs(void)
                     "missing value");
     expect_kd_error(HEADER "1,0,48,1,-1,k,K,AI_CORE,1,2,0,1,0\n", SK_E_FORMAT, 1, 2, "Stream ID",
                     "not a decimal number: '-1'");
-    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,2,0,1\n", SK_E_FORMAT, SK_CSV_E_FIELD_COUNT,
+    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,2,0,1\n", SK_E_FORMAT, RD_CSV_E_FIELD_COUNT,
                     2, "", "expected 13 fields, found 12");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,2,1,000,0,1\n", SK_E_FORMAT,
-                    SK_CSV_E_FIELD_COUNT, 2, "", "expected 13 fields, found 14");
+                    RD_CSV_E_FIELD_COUNT, 2, "", "expected 13 fields, found 14");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,\"1,000\",0,1,0\n", SK_E_FORMAT,
                     5 /* separator */, 2, "Duration(us)", "digit separators are not allowed");
 }

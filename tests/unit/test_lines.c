@@ -1,8 +1,8 @@
-#include "../../analyzer/sk_lines.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_io.h"
+#include "analyzer/readers/rd_lines.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 #include <stdlib.h>
 
@@ -11,12 +11,12 @@ static sk_err collect(const char *data, size_t len, size_t chunk, size_t max, sk
                       sk_diag *d)
 {
     sk_mem_reader mem = {data, len, 0, chunk};
-    sk_lines *lr = NULL;
-    sk_err e = sk_lines_new(sk_mem_read, &mem, "log", max, &lr, d);
+    rd_lines *lr = NULL;
+    sk_err e = rd_lines_new(sk_mem_read, &mem, "log", max, &lr, d);
     while (e == SK_OK) {
-        sk_line line;
+        rd_line line;
         int have;
-        e = sk_lines_next(lr, &line, &have, d);
+        e = rd_lines_next(lr, &line, &have, d);
         if (e != SK_OK || !have)
             break;
         if (strlen(line.text) != line.len)
@@ -24,7 +24,7 @@ static sk_err collect(const char *data, size_t len, size_t chunk, size_t max, sk
                    (unsigned long long)line.number);
         sk_buf_printf(out, "%llu:%s|", (unsigned long long)line.number, line.text);
     }
-    sk_lines_free(lr);
+    rd_lines_free(lr);
     return e;
 }
 
@@ -80,16 +80,16 @@ static void expect_error(const char *data, size_t len, size_t max, sk_err code, 
 static void lines_overlong_is_an_error_not_truncation(void)
 {
     const char *t = "ok\n123456\nnext\n";
-    expect_error(t, strlen(t), 5, SK_E_LIMIT, SK_LINES_E_TOO_LONG, 2,
+    expect_error(t, strlen(t), 5, SK_E_LIMIT, RD_LINES_E_TOO_LONG, 2,
                  "line exceeds the maximum length of 5 bytes");
     t = "ok\nok\n1234567890123";  /* final line without newline */
-    expect_error(t, strlen(t), 5, SK_E_LIMIT, SK_LINES_E_TOO_LONG, 3, "maximum length of 5");
+    expect_error(t, strlen(t), 5, SK_E_LIMIT, RD_LINES_E_TOO_LONG, 3, "maximum length of 5");
     /* a long line in a big input: buffer growth up to the limit, then error */
     size_t n = 300000;
     char *big = malloc(n + 10);
     memset(big, 'x', n);
     memcpy(big + n, "\nshort\n", 8);
-    expect_error(big, n + 7, 200000, SK_E_LIMIT, SK_LINES_E_TOO_LONG, 1, "200000 bytes");
+    expect_error(big, n + 7, 200000, SK_E_LIMIT, RD_LINES_E_TOO_LONG, 1, "200000 bytes");
     /* ... and below the limit the same input reads fine */
     sk_buf out = SK_BUF_INIT;
     sk_diag d;
@@ -102,27 +102,27 @@ static void lines_overlong_is_an_error_not_truncation(void)
 static void lines_nul_byte_is_an_error(void)
 {
     static const char t[] = "first\nsec\0ond\nthird\n";
-    expect_error(t, sizeof t - 1, 0, SK_E_FORMAT, SK_LINES_E_NUL, 2, "NUL byte at column 4");
+    expect_error(t, sizeof t - 1, 0, SK_E_FORMAT, RD_LINES_E_NUL, 2, "NUL byte at column 4");
 }
 
 static void lines_reader_error_and_stickiness(void)
 {
     const char *text = "line one\nline two\n";
     t_failing_reader fr = {{text, strlen(text), 0, 2}, 12};
-    sk_lines *lr = NULL;
+    rd_lines *lr = NULL;
     sk_diag d;
-    T_EQ_INT(sk_lines_new(t_failing_read, &fr, "log", 0, &lr, &d), SK_OK);
-    sk_line line;
+    T_EQ_INT(rd_lines_new(t_failing_read, &fr, "log", 0, &lr, &d), SK_OK);
+    rd_line line;
     int have;
-    T_EQ_INT(sk_lines_next(lr, &line, &have, &d), SK_OK);
+    T_EQ_INT(rd_lines_next(lr, &line, &have, &d), SK_OK);
     T_EQ_STR(line.text, "line one");
-    T_EQ_INT(sk_lines_next(lr, &line, &have, &d), SK_E_IO);
+    T_EQ_INT(rd_lines_next(lr, &line, &have, &d), SK_E_IO);
     T_CONTAINS(d.msg, "simulated read error");
     T_EQ_INT(have, 0);
-    T_EQ_INT(sk_lines_next(lr, &line, &have, &d), SK_E_IO);
-    T_EQ_U64(sk_lines_count(lr), 1);
-    T_EQ_STR(sk_lines_label(lr), "log");
-    sk_lines_free(lr);
+    T_EQ_INT(rd_lines_next(lr, &line, &have, &d), SK_E_IO);
+    T_EQ_U64(rd_lines_count(lr), 1);
+    T_EQ_STR(rd_lines_label(lr), "log");
+    rd_lines_free(lr);
 }
 
 static void lines_alloc_failures(void)
@@ -131,10 +131,10 @@ static void lines_alloc_failures(void)
     const char *text = "a\nb\n";
     for (unsigned long n = 1; n <= 3; n++) {
         sk_mem_reader mem = {text, strlen(text), 0, 0};
-        sk_lines *lr = NULL;
+        rd_lines *lr = NULL;
         sk_diag d;
         sk_alloc_fail_at(n);
-        sk_err e = sk_lines_new(sk_mem_read, &mem, "log", 0, &lr, &d);
+        sk_err e = rd_lines_new(sk_mem_read, &mem, "log", 0, &lr, &d);
         sk_alloc_fail_at(0);
         T_EQ_INT(e, n <= 3 ? SK_E_NOMEM : SK_OK);
         T_CHECK(lr == NULL);

@@ -3,15 +3,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../analyzer/sk_pattern.h"
-#include "../../analyzer/sk_pcre.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
+#include "analyzer/dcci/dcci_pattern.h"
+#include "artifact_contract/base/sk_pcre.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
 
 static int rt(const char *pattern, const char *subject, size_t sn)
 {
     int m = -1;
-    if (sk_pattern_runtime_match(pattern, strlen(pattern), subject, sn, &m, NULL, NULL) != SK_OK)
+    if (dcci_pattern_runtime_match(pattern, strlen(pattern), subject, sn, &m, NULL, NULL) != SK_OK)
         return -1;
     return m;
 }
@@ -23,51 +23,51 @@ static int rts(const char *pattern, const char *subject)
 
 static void grammar_rules_in_runtime_order(void)
 {
-    sk_pattern_check c;
-    T_EQ_INT(sk_pattern_check_grammar("", 0, &c), SK_PATTERN_EMPTY);
-    T_EQ_INT(sk_pattern_check_grammar(" \t\r\n\v\f", 6, &c), SK_PATTERN_EMPTY);
-    T_EQ_INT(sk_pattern_check_grammar(" Foo_.*\t", 8, &c), SK_PATTERN_OK);
+    dcci_pattern_check c;
+    T_EQ_INT(dcci_pattern_check_grammar("", 0, &c), RD_PATTERN_EMPTY);
+    T_EQ_INT(dcci_pattern_check_grammar(" \t\r\n\v\f", 6, &c), RD_PATTERN_EMPTY);
+    T_EQ_INT(dcci_pattern_check_grammar(" Foo_.*\t", 8, &c), DCCI_PATTERN_OK);
     T_EQ_INT(c.trim_start, 1);
     T_EQ_INT(c.trim_len, 6);
-    T_EQ_INT(sk_pattern_check_grammar("a$b", 3, &c), SK_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_check_grammar("a$b", 3, &c), DCCI_PATTERN_BAD_CHAR);
     T_EQ_INT(c.offset, 1);
     T_EQ_INT(c.bad_char, '$');
-    T_EQ_INT(sk_pattern_check_grammar("  *a", 4, &c), SK_PATTERN_LEADING_STAR);
+    T_EQ_INT(dcci_pattern_check_grammar("  *a", 4, &c), DCCI_PATTERN_LEADING_STAR);
     T_EQ_INT(c.offset, 2);
     /* characters are checked before the leading '*' (runtime order) */
-    T_EQ_INT(sk_pattern_check_grammar("*a$", 3, &c), SK_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_check_grammar("*a$", 3, &c), DCCI_PATTERN_BAD_CHAR);
     T_EQ_INT(c.offset, 2);
     /* the reference's anchored example is inert at runtime */
-    T_EQ_INT(sk_pattern_check_grammar("^static_kernel_current_graph$", 29, &c), SK_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_check_grammar("^static_kernel_current_graph$", 29, &c), DCCI_PATTERN_BAD_CHAR);
     T_EQ_INT(c.offset, 0);
     /* inner whitespace is not trimmed */
-    T_EQ_INT(sk_pattern_check_grammar("a b", 3, &c), SK_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_check_grammar("a b", 3, &c), DCCI_PATTERN_BAD_CHAR);
     T_EQ_INT(c.bad_char, ' ');
-    T_EQ_INT(sk_pattern_check_grammar("a\\.b", 4, &c), SK_PATTERN_BAD_CHAR);
-    T_EQ_INT(sk_pattern_check_grammar("a+", 2, &c), SK_PATTERN_BAD_CHAR);
-    T_EQ_INT(sk_pattern_check_grammar("A-Za-z0-9_.*", 12, &c), SK_PATTERN_OK);
-    T_EQ_STR(sk_pattern_rule_name(SK_PATTERN_LEADING_STAR), "leading_star");
-    T_EQ_STR(sk_pattern_rule_name(SK_PATTERN_EMPTY), "empty_after_trim");
-    T_EQ_STR(sk_pattern_rule_name(SK_PATTERN_BAD_CHAR), "invalid_character");
+    T_EQ_INT(dcci_pattern_check_grammar("a\\.b", 4, &c), DCCI_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_check_grammar("a+", 2, &c), DCCI_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_check_grammar("A-Za-z0-9_.*", 12, &c), DCCI_PATTERN_OK);
+    T_EQ_STR(dcci_pattern_rule_name(DCCI_PATTERN_LEADING_STAR), "leading_star");
+    T_EQ_STR(dcci_pattern_rule_name(RD_PATTERN_EMPTY), "empty_after_trim");
+    T_EQ_STR(dcci_pattern_rule_name(DCCI_PATTERN_BAD_CHAR), "invalid_character");
 }
 
 static void grammar_diagnostics(void)
 {
     sk_diag d;
     sk_diag_clear(&d);
-    T_EQ_INT(sk_pattern_validate("Foo$", 4, NULL, &d), SK_E_REGEX);
+    T_EQ_INT(dcci_pattern_validate("Foo$", 4, NULL, &d), SK_E_REGEX);
     T_CONTAINS(d.msg, "character '$' at offset 3 is not allowed");
     T_EQ_INT(d.has_offset, 1);
     T_EQ_U64(d.offset, 3);
-    T_EQ_INT(sk_pattern_validate("\xff", 1, NULL, &d), SK_E_REGEX);
+    T_EQ_INT(dcci_pattern_validate("\xff", 1, NULL, &d), SK_E_REGEX);
     T_CONTAINS(d.msg, "byte 0xff at offset 0");
-    T_EQ_INT(sk_pattern_validate(" *x", 3, NULL, &d), SK_E_REGEX);
+    T_EQ_INT(dcci_pattern_validate(" *x", 3, NULL, &d), SK_E_REGEX);
     T_CONTAINS(d.msg, "starts with '*' at offset 1");
-    T_EQ_INT(sk_pattern_validate("  ", 2, NULL, &d), SK_E_REGEX);
+    T_EQ_INT(dcci_pattern_validate("  ", 2, NULL, &d), SK_E_REGEX);
     T_CONTAINS(d.msg, "empty after trimming");
-    T_EQ_INT(sk_pattern_validate(".*Foo.*", 7, NULL, &d), SK_OK);
-    sk_rtpat *rp = (sk_rtpat *)&d;
-    T_EQ_INT(sk_rtpat_new("a|b", 3, &rp, &d), SK_E_REGEX);
+    T_EQ_INT(dcci_pattern_validate(".*Foo.*", 7, NULL, &d), SK_OK);
+    dcci_rtpat *rp = (dcci_rtpat *)&d;
+    T_EQ_INT(dcci_rtpat_new("a|b", 3, &rp, &d), SK_E_REGEX);
     T_CHECK(rp == NULL);
 }
 
@@ -109,14 +109,14 @@ static void runtime_semantics(void)
     T_EQ_INT(rts(" Foo\t", "Foo"), 1);
     T_EQ_INT(rts("Foo", " Foo"), 0);
     /* invalid patterns never match, and say why */
-    sk_pattern_check c;
+    dcci_pattern_check c;
     int m = -1;
-    T_EQ_INT(sk_pattern_runtime_match("^Foo$", 5, "Foo", 3, &m, &c, NULL), SK_OK);
+    T_EQ_INT(dcci_pattern_runtime_match("^Foo$", 5, "Foo", 3, &m, &c, NULL), SK_OK);
     T_EQ_INT(m, 0);
-    T_EQ_INT(c.rule, SK_PATTERN_BAD_CHAR);
-    T_EQ_INT(sk_pattern_runtime_match("*Foo", 4, "*Foo", 4, &m, &c, NULL), SK_OK);
+    T_EQ_INT(c.rule, DCCI_PATTERN_BAD_CHAR);
+    T_EQ_INT(dcci_pattern_runtime_match("*Foo", 4, "*Foo", 4, &m, &c, NULL), SK_OK);
     T_EQ_INT(m, 0);
-    T_EQ_INT(c.rule, SK_PATTERN_LEADING_STAR);
+    T_EQ_INT(c.rule, DCCI_PATTERN_LEADING_STAR);
 }
 
 static void translation_to_pcre2(void)
@@ -135,38 +135,38 @@ static void translation_to_pcre2(void)
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         char *out = NULL;
-        T_EQ_INT(sk_pattern_to_pcre2(v[i].in, strlen(v[i].in), &out, NULL), SK_OK);
+        T_EQ_INT(dcci_pattern_to_pcre2(v[i].in, strlen(v[i].in), &out, NULL), SK_OK);
         T_EQ_STR(out, v[i].out);
         sk_free(out);
     }
     char *out = (char *)1;
     sk_diag d;
-    T_EQ_INT(sk_pattern_to_pcre2("a(b)", 4, &out, &d), SK_E_REGEX);
+    T_EQ_INT(dcci_pattern_to_pcre2("a(b)", 4, &out, &d), SK_E_REGEX);
     T_CHECK(out == NULL);
     T_CONTAINS(d.msg, "'(' at offset 1");
 }
 
 static void literal_views(void)
 {
-    sk_rtpat *rp = NULL;
-    T_EQ_INT(sk_rtpat_new("static_kernel_Foo_.*", 20, &rp, NULL), SK_OK);
-    T_EQ_INT(sk_rtpat_literal_chars(rp), 18);
-    T_EQ_INT(sk_rtpat_contains_literal(rp, "Foo", 3), 1);
-    T_EQ_INT(sk_rtpat_contains_literal(rp, "Foo_", 4), 1);
-    T_EQ_INT(sk_rtpat_contains_literal(rp, "Foo_.", 5), 0);
-    T_EQ_STR(sk_rtpat_text(rp), "static_kernel_Foo_.*");
-    sk_rtpat_free(rp);
-    T_EQ_INT(sk_rtpat_new(" Foo*", 5, &rp, NULL), SK_OK);
-    T_EQ_INT(sk_rtpat_contains_literal(rp, "Foo", 3), 0); /* the last 'o' is starred */
-    T_EQ_INT(sk_rtpat_contains_literal(rp, "Fo", 2), 1);
-    T_EQ_INT(sk_rtpat_literal_chars(rp), 2);
-    T_EQ_STR(sk_rtpat_text(rp), "Foo*");
-    sk_rtpat_free(rp);
-    T_EQ_INT(sk_rtpat_new(".*", 2, &rp, NULL), SK_OK);
-    T_EQ_INT(sk_rtpat_literal_chars(rp), 0);
-    T_EQ_INT(sk_rtpat_contains_literal(rp, "", 0), 0);
-    sk_rtpat_free(rp);
-    sk_rtpat_free(NULL);
+    dcci_rtpat *rp = NULL;
+    T_EQ_INT(dcci_rtpat_new("static_kernel_Foo_.*", 20, &rp, NULL), SK_OK);
+    T_EQ_INT(dcci_rtpat_literal_chars(rp), 18);
+    T_EQ_INT(dcci_rtpat_contains_literal(rp, "Foo", 3), 1);
+    T_EQ_INT(dcci_rtpat_contains_literal(rp, "Foo_", 4), 1);
+    T_EQ_INT(dcci_rtpat_contains_literal(rp, "Foo_.", 5), 0);
+    T_EQ_STR(dcci_rtpat_text(rp), "static_kernel_Foo_.*");
+    dcci_rtpat_free(rp);
+    T_EQ_INT(dcci_rtpat_new(" Foo*", 5, &rp, NULL), SK_OK);
+    T_EQ_INT(dcci_rtpat_contains_literal(rp, "Foo", 3), 0); /* the last 'o' is starred */
+    T_EQ_INT(dcci_rtpat_contains_literal(rp, "Fo", 2), 1);
+    T_EQ_INT(dcci_rtpat_literal_chars(rp), 2);
+    T_EQ_STR(dcci_rtpat_text(rp), "Foo*");
+    dcci_rtpat_free(rp);
+    T_EQ_INT(dcci_rtpat_new(".*", 2, &rp, NULL), SK_OK);
+    T_EQ_INT(dcci_rtpat_literal_chars(rp), 0);
+    T_EQ_INT(dcci_rtpat_contains_literal(rp, "", 0), 0);
+    dcci_rtpat_free(rp);
+    dcci_rtpat_free(NULL);
 }
 
 /* ---- differential test: runtime recurrence versus PCRE2 (JIT and interpreter) ---- */
@@ -190,12 +190,12 @@ typedef struct engines {
 static void compare(engines *en, const char *pattern, const char *const *subjects,
                     const size_t *lens, size_t count)
 {
-    sk_rtpat *rp = NULL;
+    dcci_rtpat *rp = NULL;
     char *translated = NULL;
     sk_pcre *jit = NULL, *interp = NULL;
     sk_diag d;
-    if (sk_rtpat_new(pattern, strlen(pattern), &rp, &d) != SK_OK ||
-        sk_rtpat_to_pcre2(rp, &translated, &d) != SK_OK ||
+    if (dcci_rtpat_new(pattern, strlen(pattern), &rp, &d) != SK_OK ||
+        dcci_rtpat_to_pcre2(rp, &translated, &d) != SK_OK ||
         sk_pcre_compile(en->e, translated, strlen(translated), 0, &jit, &d) != SK_OK ||
         sk_pcre_compile(en->e, translated, strlen(translated), SK_PCRE_NO_JIT, &interp, &d) !=
             SK_OK) {
@@ -203,7 +203,7 @@ static void compare(engines *en, const char *pattern, const char *const *subject
         goto out;
     }
     for (size_t i = 0; i < count; i++) {
-        int a = sk_rtpat_match(rp, subjects[i], lens[i]), b = -1, c = -1;
+        int a = dcci_rtpat_match(rp, subjects[i], lens[i]), b = -1, c = -1;
         if (sk_pcre_match(en->e, jit, subjects[i], lens[i], 0, &b, &d) != SK_OK ||
             sk_pcre_match(en->e, interp, subjects[i], lens[i], 0, &c, &d) != SK_OK) {
             t_fail(__FILE__, __LINE__, "pattern \"%s\": PCRE2 error %s", pattern, d.msg);
@@ -216,7 +216,7 @@ static void compare(engines *en, const char *pattern, const char *const *subject
                    pattern, (int)lens[i], subjects[i], a, b, c);
     }
 out:
-    sk_rtpat_free(rp);
+    dcci_rtpat_free(rp);
     sk_free(translated);
     sk_pcre_free(jit);
     sk_pcre_free(interp);
@@ -397,14 +397,14 @@ static void allocation_failures(void)
     for (unsigned long n = 1; n < 200 && !completed; n++) {
         sk_pcre_engine *e = NULL;
         sk_pcre *re = NULL;
-        sk_rtpat *rp = NULL;
+        dcci_rtpat *rp = NULL;
         char *translated = NULL;
         int m = 0;
         sk_diag d;
         sk_alloc_fail_at(n);
-        sk_err rc = sk_rtpat_new("static_kernel_Foo_.*", 20, &rp, &d);
+        sk_err rc = dcci_rtpat_new("static_kernel_Foo_.*", 20, &rp, &d);
         if (rc == SK_OK)
-            rc = sk_rtpat_to_pcre2(rp, &translated, &d);
+            rc = dcci_rtpat_to_pcre2(rp, &translated, &d);
         if (rc == SK_OK)
             rc = sk_pcre_engine_new(&e, &d);
         if (rc == SK_OK)
@@ -419,7 +419,7 @@ static void allocation_failures(void)
         if (rc == SK_OK)
             rc = sk_pcre_match(e, re, "static_kernel_Foo_x", 19, 0, &m, &d);
         if (rc == SK_OK)
-            rc = sk_pattern_runtime_match("a.*", 3, "abc", 3, &m, NULL, &d);
+            rc = dcci_pattern_runtime_match("a.*", 3, "abc", 3, &m, NULL, &d);
         sk_alloc_fail_at(0);
         if (rc == SK_OK)
             completed = 1;
@@ -428,7 +428,7 @@ static void allocation_failures(void)
         sk_pcre_free(re);
         sk_pcre_engine_free(e);
         sk_free(translated);
-        sk_rtpat_free(rp);
+        dcci_rtpat_free(rp);
     }
     T_CHECK(completed);
 }

@@ -3,8 +3,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/ac_proc.h"
-#include "t.h"
+#include "artifact_contract/ac_proc.h"
+#include "tests/unit/t.h"
 
 /* A real line from Linux 6.x with the fields after 22 cut short. */
 #define TAIL_AFTER_STATE "1 4321 4321 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 184848 4096 200"

@@ -3,13 +3,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/ac_command.h"
-#include "../../artifact_contract/ac_producer_record.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "../../artifact_contract/sk_json.h"
-#include "../../artifact_contract/sk_sha256.h"
-#include "t.h"
+#include "artifact_contract/ac_command.h"
+#include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "tests/unit/t.h"
 
 #define SESSION_FP "8434b4ac3e5d66495c3a976d484b3f456aeafe08c628c6feba33761643dcbeac"
 #define STARTED_SHA "31c23f35a5ffff8c0d3b6eac3346dbc425edae60be709ac59e6559ac4117ebd2"

@@ -5,12 +5,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/ac_command.h"
-#include "../../artifact_contract/ac_producer_record.h"
-#include "../../artifact_contract/ac_run.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "artifact_contract/ac_command.h"
+#include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/ac_run.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static char tmpdir[64];
 static char root[128];

@@ -1,9 +1,9 @@
-#include "../../analyzer/sk_runtime_log.h"
-#include "../../analyzer/sk_lines.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
-#include "t_io.h"
+#include "analyzer/readers/rd_runtime_log.h"
+#include "analyzer/readers/rd_lines.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 #include <stdlib.h>
 
@@ -59,13 +59,13 @@ static const char good_log[] =
 static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out, sk_diag *d)
 {
     sk_mem_reader mem = {data, len, 0, chunk};
-    sk_runtime_log *log = NULL;
-    sk_err e = sk_runtime_log_parse(sk_mem_read, &mem, "super_kernel.log", 0, &log, d);
+    rd_runtime_log *log = NULL;
+    sk_err e = rd_runtime_log_parse(sk_mem_read, &mem, "super_kernel.log", 0, &log, d);
     if (e != SK_OK)
         return e;
-    const sk_rtlog_prof *pr = &log->prof;
-    sk_buf_printf(out, "prof %s line=%llu", sk_prof_state_name(pr->state), (unsigned long long)pr->line);
-    if (pr->state == SK_PROF_ON)
+    const rd_rtlog_prof *pr = &log->prof;
+    sk_buf_printf(out, "prof %s line=%llu", rd_prof_state_name(pr->state), (unsigned long long)pr->line);
+    if (pr->state == RD_PROF_ON)
         sk_buf_printf(out, " raw='%s' kb=%llu core=%llu total=%llu records=%u", pr->raw_value,
                       (unsigned long long)pr->value_kb, (unsigned long long)pr->core_size_kb,
                       (unsigned long long)pr->total_size_mb, pr->records_per_core);
@@ -77,7 +77,7 @@ static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out,
                       (unsigned long long)log->buffer_full[i].first_line,
                       (unsigned long long)log->buffer_full[i].count);
     for (size_t i = 0; i < log->n_options; i++) {
-        const sk_rtlog_option *o = &log->options[i];
+        const rd_rtlog_option *o = &log->options[i];
         if (o->is_list)
             sk_buf_printf(out, "opt %s[%llu]='%s' line=%llu\n", o->name, (unsigned long long)o->index,
                           o->value, (unsigned long long)o->line);
@@ -86,11 +86,11 @@ static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out,
     }
     for (size_t i = 0; i < log->n_bad_patterns; i++)
         sk_buf_printf(out, "bad %s '%s' first=%llu count=%llu\n",
-                      sk_pattern_issue_name(log->bad_patterns[i].issue), log->bad_patterns[i].pattern,
+                      rd_pattern_issue_name(log->bad_patterns[i].issue), log->bad_patterns[i].pattern,
                       (unsigned long long)log->bad_patterns[i].first_line,
                       (unsigned long long)log->bad_patterns[i].count);
     for (size_t i = 0; i < log->n_sks; i++) {
-        const sk_rtlog_sk *sk = &log->sks[i];
+        const rd_rtlog_sk *sk = &log->sks[i];
         sk_buf_printf(out, "sk %llu %s line=%llu nodes=", (unsigned long long)sk->scope_id, sk->name,
                       (unsigned long long)sk->line);
         for (size_t j = 0; j < sk->n_nodes; j++)
@@ -102,13 +102,13 @@ static sk_err summarise(const char *data, size_t len, size_t chunk, sk_buf *out,
             sk_buf_printf(out, " reordered@%llu=", (unsigned long long)sk->reordered_line);
             for (size_t j = 0; j < sk->n_reordered; j++)
                 sk_buf_printf(out, "%s%llu:%s", j ? "," : "", (unsigned long long)sk->reordered[j].node_id,
-                              sk->reordered[j].kind == SK_NODE_KERNEL ? sk->reordered[j].func_name
-                                                                      : sk_node_kind_name(sk->reordered[j].kind));
+                              sk->reordered[j].kind == RD_NODE_KERNEL ? sk->reordered[j].func_name
+                                                                      : rd_node_kind_name(sk->reordered[j].kind));
         }
         sk_buf_puts(out, "\n");
     }
     sk_buf_printf(out, "lines=%llu\n", (unsigned long long)log->lines);
-    sk_runtime_log_free(log);
+    rd_runtime_log_free(log);
     return SK_OK;
 }
 
@@ -181,61 +181,61 @@ static void expect_rt_error(const char *data, sk_err code, int sub, uint64_t lin
 static void rtlog_malformed(void)
 {
     expect_rt_error("x\n" FULL "3 buffer is full, stop dump the time of nodes on device 0 core 4\n",
-                    SK_E_FORMAT, SK_RTLOG_E_BUFFER_FULL, 2, "names device 0 core 3, then device 0 core 4");
+                    SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, 2, "names device 0 core 3, then device 0 core 4");
     expect_rt_error(FULL "x buffer is full, stop dump the time of nodes on device 0 core 3\n",
-                    SK_E_FORMAT, SK_RTLOG_E_BUFFER_FULL, 1, "malformed buffer-full line");
+                    SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, 1, "malformed buffer-full line");
     expect_rt_error("[sk time profiling]  device 0 core 3 buffer is full, stop dump the time of nodes on device 0\n",
-                    SK_E_FORMAT, SK_RTLOG_E_BUFFER_FULL, 1, "malformed buffer-full line");
-    expect_rt_error(ON("64", "128"), SK_E_FORMAT, SK_RTLOG_E_PROF, 1,
+                    SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, 1, "malformed buffer-full line");
+    expect_rt_error(ON("64", "128"), SK_E_FORMAT, RD_RTLOG_E_PROF, 1,
                     "coreSize=128 KB does not match ASCEND_PROF_SK_ON=64 rounded up to a multiple of 64 KB (64 KB)");
-    expect_rt_error(ON("abc", "64"), SK_E_FORMAT, SK_RTLOG_E_PROF, 1,
+    expect_rt_error(ON("abc", "64"), SK_E_FORMAT, RD_RTLOG_E_PROF, 1,
                     "ASCEND_PROF_SK_ON value 'abc' is not an integer in 1..5120");
-    expect_rt_error(ON("6000", "6016"), SK_E_FORMAT, SK_RTLOG_E_PROF, 1, "not an integer in 1..5120");
+    expect_rt_error(ON("6000", "6016"), SK_E_FORMAT, RD_RTLOG_E_PROF, 1, "not an integer in 1..5120");
     expect_rt_error("[sk time profiling] ASCEND_PROF_SK_ON=64, coreSize=64 KB\n", SK_E_FORMAT,
-                    SK_RTLOG_E_PROF, 1, "malformed ASCEND_PROF_SK_ON line");
-    expect_rt_error(ON("64", "64") "\n" ON("128", "128"), SK_E_FORMAT, SK_RTLOG_E_CONFLICT, 3,
+                    RD_RTLOG_E_PROF, 1, "malformed ASCEND_PROF_SK_ON line");
+    expect_rt_error(ON("64", "64") "\n" ON("128", "128"), SK_E_FORMAT, RD_RTLOG_E_CONFLICT, 3,
                     "conflicting ASCEND_PROF_SK_ON messages: on (128 KB) here, on (64 KB) at line 1");
     expect_rt_error(ON("64", "64") "[sk time profiling] ASCEND_PROF_SK_ON is not set or is 0, profiling disabled\n",
-                    SK_E_FORMAT, SK_RTLOG_E_CONFLICT, 2, "off (0 KB) here, on (64 KB) at line 1");
-    expect_rt_error("OptionName:dcci_disable_on_kernel, value[x]: .*\n", SK_E_FORMAT, SK_RTLOG_E_OPTION, 1,
+                    SK_E_FORMAT, RD_RTLOG_E_CONFLICT, 2, "off (0 KB) here, on (64 KB) at line 1");
+    expect_rt_error("OptionName:dcci_disable_on_kernel, value[x]: .*\n", SK_E_FORMAT, RD_RTLOG_E_OPTION, 1,
                     "malformed option value line");
-    expect_rt_error("OptionName: early_start, set value: yes\n", SK_E_FORMAT, SK_RTLOG_E_OPTION, 1,
+    expect_rt_error("OptionName: early_start, set value: yes\n", SK_E_FORMAT, RD_RTLOG_E_OPTION, 1,
                     "malformed option line");
-    expect_rt_error("invalid pattern starts with '*': Foo\n", SK_E_FORMAT, SK_RTLOG_E_PATTERN, 1,
+    expect_rt_error("invalid pattern starts with '*': Foo\n", SK_E_FORMAT, RD_RTLOG_E_PATTERN, 1,
                     "the quoted pattern does not start with '*'");
     expect_rt_error("pattern contains invalid characters, only alphanumeric, '_', '-', '.', '*' are allowed: \n",
-                    SK_E_FORMAT, SK_RTLOG_E_PATTERN, 1, "no pattern after the message");
+                    SK_E_FORMAT, RD_RTLOG_E_PATTERN, 1, "no pattern after the message");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 2\n[0] " KN(1, "a") "\nnoise\n",
-                    SK_E_FORMAT, SK_RTLOG_E_LISTING, 3, "SK Function listing at line 1 ended after 1 of 2 node lines");
+                    SK_E_FORMAT, RD_RTLOG_E_LISTING, 3, "SK Function listing at line 1 ended after 1 of 2 node lines");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 2\n[0] " KN(1, "a") "\n"
                     "SK Function: sk_2_s_start_a_end_a, scope id: 2, Node Count: 1\n",
-                    SK_E_FORMAT, SK_RTLOG_E_LISTING, 3, "ended after 1 of 2");
+                    SK_E_FORMAT, RD_RTLOG_E_LISTING, 3, "ended after 1 of 2");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n[1] " KN(1, "a") "\n",
-                    SK_E_FORMAT, SK_RTLOG_E_LISTING, 2, "expected node line [0] of the listing at line 1");
+                    SK_E_FORMAT, RD_RTLOG_E_LISTING, 2, "expected node line [0] of the listing at line 1");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n[0] " KN(1, "a") "\n"
                     "reordered task nodes: node count=2\n",
-                    SK_E_FORMAT, SK_RTLOG_E_LISTING, 3, "reordered task nodes count 2 differs from Node Count 1");
+                    SK_E_FORMAT, RD_RTLOG_E_LISTING, 3, "reordered task nodes count 2 differs from Node Count 1");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n[0] " KN(1, "a") "\n"
                     "reordered task nodes: node count=1\n  [0] " KN(2, "a") "\n",
-                    SK_E_FORMAT, SK_RTLOG_E_LISTING, 3, "not a permutation of the nodes of SK 'sk_1_s_start_a_end_a'");
+                    SK_E_FORMAT, RD_RTLOG_E_LISTING, 3, "not a permutation of the nodes of SK 'sk_1_s_start_a_end_a'");
     expect_rt_error("reordered task nodes: node count=1\n  [0] " KN(2, "a") "\n", SK_E_FORMAT,
-                    SK_RTLOG_E_ORPHAN, 1, "without a preceding SK Function block");
+                    RD_RTLOG_E_ORPHAN, 1, "without a preceding SK Function block");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n[0] " KN(1, "a") "\n"
                     "reordered task nodes: node count=1\n  [0] " KN(1, "a") "\n"
                     "reordered task nodes: node count=1\n",
-                    SK_E_FORMAT, SK_RTLOG_E_ORPHAN, 5, "the last block already has one");
+                    SK_E_FORMAT, RD_RTLOG_E_ORPHAN, 5, "the last block already has one");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n[0] " KN(1, "a") "\n"
                     "SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n[0] " KN(1, "a") "\n",
-                    SK_E_FORMAT, SK_RTLOG_E_DUPLICATE, 3, "duplicate SK Function block for scope id 1 (first at line 1)");
-    expect_rt_error("task reorder finished: originalCount=3\n", SK_E_FORMAT, SK_RTLOG_E_REORDER, 1,
+                    SK_E_FORMAT, RD_RTLOG_E_DUPLICATE, 3, "duplicate SK Function block for scope id 1 (first at line 1)");
+    expect_rt_error("task reorder finished: originalCount=3\n", SK_E_FORMAT, RD_RTLOG_E_REORDER, 1,
                     "malformed 'task reorder finished");
-    expect_rt_error("reordered task nodes: node count=x\n", SK_E_FORMAT, SK_RTLOG_E_LISTING, 1,
+    expect_rt_error("reordered task nodes: node count=x\n", SK_E_FORMAT, RD_RTLOG_E_LISTING, 1,
                     "malformed 'reordered task nodes");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 1\n"
                     "[0] [nodeId:1] - KernelInfos{funcName:a, kernelType:AIC_ONLY, numBlocks:2, cubeNum:1, vecNum:0}\n",
-                    SK_E_FORMAT, SK_NODE_E_GEOMETRY, 2, "kernel geometry violates AIC_ONLY");
+                    SK_E_FORMAT, RD_NODE_E_GEOMETRY, 2, "kernel geometry violates AIC_ONLY");
     expect_rt_error("SK Function: sk_1_s_start_a_end_a, scope id: 1, Node Count: 2\n[0] " KN(1, "a") "\n",
-                    SK_E_FORMAT, SK_RTLOG_E_LISTING, 2, "ended after 1 of 2 node lines");
+                    SK_E_FORMAT, RD_RTLOG_E_LISTING, 2, "ended after 1 of 2 node lines");
 }
 
 static void rtlog_alloc_failures(void)
@@ -244,14 +244,14 @@ static void rtlog_alloc_failures(void)
     int ok = 0;
     for (unsigned long n = 1; n < 200 && !ok; n++) {
         sk_mem_reader mem = {good_log, sizeof good_log - 1, 0, 0};
-        sk_runtime_log *log = NULL;
+        rd_runtime_log *log = NULL;
         sk_diag d;
         sk_alloc_fail_at(n);
-        sk_err e = sk_runtime_log_parse(sk_mem_read, &mem, "x", 0, &log, &d);
+        sk_err e = rd_runtime_log_parse(sk_mem_read, &mem, "x", 0, &log, &d);
         sk_alloc_fail_at(0);
         T_CHECK(e == SK_OK || e == SK_E_NOMEM);
         ok = e == SK_OK;
-        sk_runtime_log_free(log);
+        rd_runtime_log_free(log);
     }
     T_CHECK(ok);
 #endif
@@ -260,16 +260,16 @@ static void rtlog_alloc_failures(void)
 static void rtlog_find_and_limits(void)
 {
     sk_mem_reader mem = {good_log, sizeof good_log - 1, 0, 0};
-    sk_runtime_log *log = NULL;
+    rd_runtime_log *log = NULL;
     sk_diag d;
-    T_EQ_INT(sk_runtime_log_parse(sk_mem_read, &mem, "x", 0, &log, &d), SK_OK);
-    const sk_rtlog_sk *sk = sk_runtime_log_find_sk(log, 3);
-    T_CHECK(sk && sk->n_reordered == 3 && sk->reordered[2].kind == SK_NODE_EVENT_WAIT);
-    T_CHECK(sk_runtime_log_find_sk(log, 9) == NULL);
-    sk_runtime_log_free(log);
+    T_EQ_INT(rd_runtime_log_parse(sk_mem_read, &mem, "x", 0, &log, &d), SK_OK);
+    const rd_rtlog_sk *sk = rd_runtime_log_find_sk(log, 3);
+    T_CHECK(sk && sk->n_reordered == 3 && sk->reordered[2].kind == RD_NODE_EVENT_WAIT);
+    T_CHECK(rd_runtime_log_find_sk(log, 9) == NULL);
+    rd_runtime_log_free(log);
     mem.pos = 0;
-    T_EQ_INT(sk_runtime_log_parse(sk_mem_read, &mem, "x", 100, &log, &d), SK_E_LIMIT);
-    T_EQ_INT(d.sub, SK_LINES_E_TOO_LONG);
+    T_EQ_INT(rd_runtime_log_parse(sk_mem_read, &mem, "x", 100, &log, &d), SK_E_LIMIT);
+    T_EQ_INT(d.sub, RD_LINES_E_TOO_LONG);
     T_EQ_U64(d.line, 1);
 }
 
@@ -283,16 +283,16 @@ static void rtlog_many_distinct_cores(void)
                 sk_buf_printf(&b, "[sk time profiling]  device %d core %d buffer is full, stop dump the "
                                   "time of nodes on device %d core %d\n", dev, core, dev, core);
     sk_mem_reader mem = {b.data, b.len, 0, 0};
-    sk_runtime_log *log = NULL;
+    rd_runtime_log *log = NULL;
     sk_diag d;
-    T_EQ_INT(sk_runtime_log_parse(sk_mem_read, &mem, "x", 0, &log, &d), SK_OK);
+    T_EQ_INT(rd_runtime_log_parse(sk_mem_read, &mem, "x", 0, &log, &d), SK_OK);
     T_EQ_INT(log->n_buffer_full, 600);
     int good = 1;
     for (size_t i = 0; i < log->n_buffer_full; i++)
         good &= log->buffer_full[i].device == i / 75 && log->buffer_full[i].core == i % 75 &&
                 log->buffer_full[i].count == 2 && log->buffer_full[i].first_line == 2 * i + 1;
     T_CHECK(good);
-    sk_runtime_log_free(log);
+    rd_runtime_log_free(log);
     sk_buf_free(&b);
 }
 

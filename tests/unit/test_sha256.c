@@ -1,5 +1,5 @@
-#include "../../artifact_contract/sk_sha256.h"
-#include "t.h"
+#include "artifact_contract/base/sk_sha256.h"
+#include "tests/unit/t.h"
 
 static void sha256_known_vectors(void)
 {

@@ -1,16 +1,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../analyzer/sk_prof.h"
-#include "../../artifact_contract/sk_buf.h"
-#include "t.h"
+#include "analyzer/readers/rd_prof.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "tests/unit/t.h"
 
 typedef struct collect {
     sk_buf out;
     int stop_after;
 } collect;
 
-static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
+static sk_err on_event(void *ctx, const rd_prof_event *ev, sk_diag *d)
 {
     collect *c = ctx;
     (void)sk_buf_printf(&c->out,
@@ -29,16 +29,16 @@ static sk_err on_event(void *ctx, const sk_prof_event *ev, sk_diag *d)
 }
 
 static sk_err run_with(const char *doc, size_t chunk, unsigned flags, sk_buf *out,
-                       sk_prof_summary *sum, sk_diag *d)
+                       rd_prof_summary *sum, sk_diag *d)
 {
     collect c = {SK_BUF_INIT, 0};
     sk_mem_reader r = {doc, strlen(doc), 0, chunk};
-    sk_err e = sk_prof_read_with(sk_mem_read, &r, "trace.json", flags, on_event, &c, sum, d);
+    sk_err e = rd_prof_read_with(sk_mem_read, &r, "trace.json", flags, on_event, &c, sum, d);
     *out = c.out;
     return e;
 }
 
-static sk_err run(const char *doc, size_t chunk, sk_buf *out, sk_prof_summary *sum, sk_diag *d)
+static sk_err run(const char *doc, size_t chunk, sk_buf *out, rd_prof_summary *sum, sk_diag *d)
 {
     return run_with(doc, chunk, 0, out, sum, d);
 }
@@ -58,7 +58,7 @@ static const char *RUNTIME_DOC =
 static void runtime_shape(void)
 {
     sk_buf out;
-    sk_prof_summary sum;
+    rd_prof_summary sum;
     sk_diag d;
     T_EQ_INT(run(RUNTIME_DOC, 0, &out, &sum, &d), SK_OK);
     T_EQ_STR(sk_buf_cstr(&out),
@@ -68,7 +68,7 @@ static void runtime_shape(void)
              "dur=30000|r=0|m=48_1|sk=7|node=-1|kt=|line=2\n"
              "2|x|blk=1:1/2|par=0|lane=2|pid=AIV|core=26|ts=1000020|dur=1|r=1|m=48_1|sk=7|node=5|"
              "kt=|line=3\n");
-    T_EQ_INT(sum.shape, SK_PROF_SHAPE_ARRAY);
+    T_EQ_INT(sum.shape, RD_PROF_SHAPE_ARRAY);
     T_EQ_U64(sum.elements, 6);
     T_EQ_U64(sum.events, 3);
     T_EQ_U64(sum.parents, 1);
@@ -91,7 +91,7 @@ static void runtime_shape(void)
 static void empty_runtime_trace(void)
 {
     sk_buf out;
-    sk_prof_summary sum;
+    rd_prof_summary sum;
     T_EQ_INT(run("[{}]", 0, &out, &sum, NULL), SK_OK);
     T_EQ_U64(sum.events, 0);
     T_EQ_U64(sum.skipped_no_ts, 1);
@@ -116,10 +116,10 @@ static void fixture_shape(void)
     buf[n] = '\0';
     fclose(f);
     sk_buf out;
-    sk_prof_summary sum;
+    rd_prof_summary sum;
     sk_diag d;
     T_EQ_INT(run(buf, 0, &out, &sum, &d), SK_OK);
-    T_EQ_INT(sum.shape, SK_PROF_SHAPE_TRACE_EVENTS);
+    T_EQ_INT(sum.shape, RD_PROF_SHAPE_TRACE_EVENTS);
     T_EQ_STR(sk_buf_cstr(&out),
              "0|static_kernel_GroupedMatmul_hash|blk=0:0/0|par=0|lane=1|pid=|core=1|ts=0|dur=6000|"
              "r=0|m=|sk=-1|node=10|kt=AIC_ONLY|line=3\n"
@@ -131,7 +131,7 @@ static void fixture_shape(void)
 static void check_bad(const char *file, int line, const char *doc, const char *want, sk_err code)
 {
     sk_buf out;
-    sk_prof_summary sum;
+    rd_prof_summary sum;
     sk_diag d;
     sk_diag_clear(&d);
     sk_err e = run(doc, 3, &out, &sum, &d);
@@ -179,7 +179,7 @@ static void malformed_traces(void)
     collect c = {SK_BUF_INIT, 1};
     sk_mem_reader r = {RUNTIME_DOC, strlen(RUNTIME_DOC), 0, 0};
     sk_diag d;
-    T_EQ_INT(sk_prof_read(sk_mem_read, &r, "t", on_event, &c, NULL, &d), SK_E_FORMAT);
+    T_EQ_INT(rd_prof_read(sk_mem_read, &r, "t", on_event, &c, NULL, &d), SK_E_FORMAT);
     T_EQ_STR(d.msg, "stopped by callback");
     sk_buf_free(&c.out);
 }
@@ -247,10 +247,10 @@ static void fast_path_matches_general_path(void)
     };
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
         sk_buf want, got;
-        sk_prof_summary wsum, gsum;
+        rd_prof_summary wsum, gsum;
         sk_diag wd, gd;
         sk_diag_clear(&wd);
-        sk_err we = run_with(docs[i].doc, 0, SK_PROF_GENERAL_ONLY, &want, &wsum, &wd);
+        sk_err we = run_with(docs[i].doc, 0, RD_PROF_GENERAL_ONLY, &want, &wsum, &wd);
         T_EQ_U64(wsum.fast_events, 0);
         const size_t chunks[] = {0, 1, 2, 5, 64};
         uint64_t fast0 = 0;
@@ -293,10 +293,10 @@ static void fast_path_window(void)
                         "{\"name\":\"[0/1]b\",\"ts\":2,\"dur\":1}]",
                         sk_buf_cstr(&name));
     sk_buf a, b;
-    sk_prof_summary sa, sb;
+    rd_prof_summary sa, sb;
     sk_diag d;
     T_EQ_INT(run_with(doc.data, 0, 0, &a, &sa, &d), SK_OK);
-    T_EQ_INT(run_with(doc.data, 0, SK_PROF_GENERAL_ONLY, &b, &sb, &d), SK_OK);
+    T_EQ_INT(run_with(doc.data, 0, RD_PROF_GENERAL_ONLY, &b, &sb, &d), SK_OK);
     T_EQ_STR(sk_buf_cstr(&a), sk_buf_cstr(&b));
     T_EQ_U64(sa.events, 2);
     T_EQ_U64(sa.fast_events, 1);
@@ -309,14 +309,14 @@ static void fast_path_window(void)
 static void block_prefix_parser(void)
 {
     unsigned i = 9, n = 9;
-    T_EQ_INT(sk_prof_parse_block_prefix("[0/1]a", 6, &i, &n), 5);
+    T_EQ_INT(rd_prof_parse_block_prefix("[0/1]a", 6, &i, &n), 5);
     T_EQ_INT(i, 0);
     T_EQ_INT(n, 1);
-    T_EQ_INT(sk_prof_parse_block_prefix("[254/255] s", 11, &i, &n), 9);
-    T_EQ_INT(sk_prof_parse_block_prefix("abc", 3, &i, &n), 0);
-    T_EQ_INT(sk_prof_parse_block_prefix("[1/1]a", 6, &i, &n), -1);
-    T_EQ_INT(sk_prof_parse_block_prefix("[1/2", 4, &i, &n), -1);
-    T_EQ_INT(sk_prof_parse_block_prefix("[12345/2]", 9, &i, &n), -1);
+    T_EQ_INT(rd_prof_parse_block_prefix("[254/255] s", 11, &i, &n), 9);
+    T_EQ_INT(rd_prof_parse_block_prefix("abc", 3, &i, &n), 0);
+    T_EQ_INT(rd_prof_parse_block_prefix("[1/1]a", 6, &i, &n), -1);
+    T_EQ_INT(rd_prof_parse_block_prefix("[1/2", 4, &i, &n), -1);
+    T_EQ_INT(rd_prof_parse_block_prefix("[12345/2]", 9, &i, &n), -1);
 }
 
 static const t_case cases[] = {

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/sk_spill.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "t.h"
-#include "t_fs.h"
+#include "artifact_contract/base/sk_spill.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 
 /* A value that depends on the series and the index (negative ones too). */
 static int64_t value_of(size_t series, uint64_t i)

@@ -1,11 +1,11 @@
-#include "../../analyzer/sk_skname.h"
-#include "t.h"
+#include "analyzer/readers/rd_skname.h"
+#include "tests/unit/t.h"
 
 static void check(const char *name, int ok, uint64_t id, int no_kernel, const char *scope,
                   const char *first, const char *last, int line)
 {
-    sk_skname s;
-    int got = sk_skname_parse(name, strlen(name), &s);
+    rd_skname s;
+    int got = rd_skname_parse(name, strlen(name), &s);
     if (got != ok) {
         t_fail(__FILE__, line, "'%s': parse returned %d, want %d", name, got, ok);
         return;
@@ -56,17 +56,17 @@ static void skname_exact_match(void)
     const char *scope;
     size_t len;
     /* with the kernel list known the split is exact */
-    T_CHECK(sk_skname_matches(n, strlen(n), 3, "c_end_d", "e", &scope, &len));
+    T_CHECK(rd_skname_matches(n, strlen(n), 3, "c_end_d", "e", &scope, &len));
     T_EQ_INT(len, strlen("a_start_b"));
     T_CHECK(strncmp(scope, "a_start_b", len) == 0);
-    T_CHECK(sk_skname_matches(n, strlen(n), 3, "b_start_c", "d_end_e", &scope, &len));
+    T_CHECK(rd_skname_matches(n, strlen(n), 3, "b_start_c", "d_end_e", &scope, &len));
     T_EQ_INT(len, 1);
-    T_CHECK(!sk_skname_matches(n, strlen(n), 4, "c_end_d", "e", NULL, NULL));
-    T_CHECK(!sk_skname_matches(n, strlen(n), 3, "x", "e", NULL, NULL));
+    T_CHECK(!rd_skname_matches(n, strlen(n), 4, "c_end_d", "e", NULL, NULL));
+    T_CHECK(!rd_skname_matches(n, strlen(n), 3, "x", "e", NULL, NULL));
     const char *e = "sk_7__start_a_end_b";
-    T_CHECK(sk_skname_matches(e, strlen(e), 7, "a", "b", &scope, &len));
+    T_CHECK(rd_skname_matches(e, strlen(e), 7, "a", "b", &scope, &len));
     T_EQ_INT(len, 0);
-    T_CHECK(!sk_skname_matches("sk_7_start_a_end_b", 18, 7, "a", "b", NULL, NULL));
+    T_CHECK(!rd_skname_matches("sk_7_start_a_end_b", 18, 7, "a", "b", NULL, NULL));
 }
 
 static const t_case cases[] = {

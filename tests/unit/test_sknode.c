@@ -1,6 +1,6 @@
-#include "../../analyzer/sk_logline.h"
-#include "../../analyzer/sk_sknode.h"
-#include "t.h"
+#include "analyzer/readers/rd_logline.h"
+#include "analyzer/readers/rd_sknode.h"
+#include "tests/unit/t.h"
 
 #include <stdlib.h>
 
@@ -12,80 +12,80 @@
 
 static void node_kernel_current_revision(void)
 {
-    sk_sknode n;
+    rd_sknode n;
     sk_diag d;
-    T_EQ_INT(sk_sknode_parse(K_NEW, strlen(K_NEW), &n, &d), SK_OK);
+    T_EQ_INT(rd_sknode_parse(K_NEW, strlen(K_NEW), &n, &d), SK_OK);
     T_EQ_INT(n.has_index, 1);
     T_EQ_U64(n.index, 3);
-    T_EQ_INT(n.kind, SK_NODE_KERNEL);
+    T_EQ_INT(n.kind, RD_NODE_KERNEL);
     T_EQ_U64(n.node_id, 10);
     T_EQ_U64(n.stream_id, 94);
     T_EQ_U64(n.stream_idx_in_graph, 2);
     T_EQ_U64(n.node_idx_in_stream, 5);
     T_EQ_STR(n.func_name, "static_kernel_GroupedMatmul_9f8e_1_d0");
-    T_EQ_INT(n.kernel_type, SK_KT_MIX_1_2);
+    T_EQ_INT(n.kernel_type, RD_KT_MIX_1_2);
     T_EQ_INT(n.num_blocks, 24);
     T_EQ_INT(n.cube_num, 24);
     T_EQ_INT(n.vec_num, 48);
     T_EQ_INT(n.has_task_ratio, 1);
     T_EQ_INT(n.task_ratio[0], 1);
     T_EQ_INT(n.task_ratio[1], 2);
-    T_EQ_INT(sk_sknode_check_geometry(&n, &d), SK_OK);
-    sk_sknode_clear(&n);
+    T_EQ_INT(rd_sknode_check_geometry(&n, &d), SK_OK);
+    rd_sknode_clear(&n);
 }
 
 static void node_kernel_old_and_fixture_forms(void)
 {
     const char *old = "[nodeId:10, streamId:1] - KernelInfos{funcName:static_kernel_A_hash, "
                       "kernelType:AIV_ONLY, numBlocks:1, cubeNum:0, vecNum:1, isScheModeOn:0}";
-    sk_sknode n;
+    rd_sknode n;
     sk_diag d;
-    T_EQ_INT(sk_sknode_parse(old, strlen(old), &n, &d), SK_OK);
+    T_EQ_INT(rd_sknode_parse(old, strlen(old), &n, &d), SK_OK);
     T_EQ_INT(n.has_index, 0);
     T_EQ_INT(n.has_stream_idx_in_graph, 0);
     T_EQ_INT(n.has_task_ratio, 0);
     T_EQ_STR(n.func_name, "static_kernel_A_hash");
-    sk_sknode_clear(&n);
+    rd_sknode_clear(&n);
     /* a symbol with ", " in it survives because funcName runs to ", kernelType:" */
     const char *odd = "[0]   [nodeId:7, streamId:1] - KernelInfos{funcName:add<int, 2>, "
                       "kernelType:AIC_ONLY, numBlocks:8, cubeNum:8, vecNum:0}";
-    T_EQ_INT(sk_sknode_parse(odd, strlen(odd), &n, &d), SK_OK);
+    T_EQ_INT(rd_sknode_parse(odd, strlen(odd), &n, &d), SK_OK);
     T_EQ_STR(n.func_name, "add<int, 2>");
     T_EQ_U64(n.index, 0);
-    sk_sknode_clear(&n);
+    rd_sknode_clear(&n);
 }
 
 static void node_control_forms(void)
 {
     static const struct {
         const char *text;
-        sk_node_kind kind;
+        rd_node_kind kind;
     } v[] = {
         {"[4] [nodeId:14, streamId:94, streamIdxInGraph:1, nodeIdxInStream:3, "
-         "EventWait(eventId:0x12c0a000, eventFlag:0x0, eventTaskFlag:0x0)]", SK_NODE_EVENT_WAIT},
+         "EventWait(eventId:0x12c0a000, eventFlag:0x0, eventTaskFlag:0x0)]", RD_NODE_EVENT_WAIT},
         {"[nodeId:15, streamId:94, streamIdxInGraph:1, nodeIdxInStream:4, "
-         "EventNotify(eventId:0x12c0a000, eventFlag:0x8)]", SK_NODE_EVENT_NOTIFY},
+         "EventNotify(eventId:0x12c0a000, eventFlag:0x8)]", RD_NODE_EVENT_NOTIFY},
         {"[nodeId:16, streamId:9, streamIdxInGraph:0, nodeIdxInStream:0, EventReset(eventId:0x1, "
-         "eventFlag:0x0)]", SK_NODE_EVENT_RESET},
+         "eventFlag:0x0)]", RD_NODE_EVENT_RESET},
         {"[nodeId:17, streamId:9, streamIdxInGraph:0, nodeIdxInStream:1, MemoryWrite(value:0x1, "
-         "eventId:0xab)]", SK_NODE_MEMORY_WRITE},
+         "eventId:0xab)]", RD_NODE_MEMORY_WRITE},
         {"[nodeId:18, streamId:9, streamIdxInGraph:0, nodeIdxInStream:2, MemoryWait(flag:0x0, "
-         "value:0x1, eventId:0xab)]", SK_NODE_MEMORY_WAIT},
+         "value:0x1, eventId:0xab)]", RD_NODE_MEMORY_WAIT},
         {"[nodeId:19, streamId:9, streamIdxInGraph:0, nodeIdxInStream:3, type: Default]",
-         SK_NODE_DEFAULT},
+         RD_NODE_DEFAULT},
         {"[nodeId:20, streamId:9, streamIdxInGraph:0, nodeIdxInStream:4, Unknown(eventId:0x0, "
-         "eventFlag:0x0)]", SK_NODE_UNKNOWN_EVENT},
-        {"[0] [nodeId:14, streamId:94] - EventNotify(eventId:1)", SK_NODE_EVENT_NOTIFY},
-        {"[5] nullptr", SK_NODE_NULL},
+         "eventFlag:0x0)]", RD_NODE_UNKNOWN_EVENT},
+        {"[0] [nodeId:14, streamId:94] - EventNotify(eventId:1)", RD_NODE_EVENT_NOTIFY},
+        {"[5] nullptr", RD_NODE_NULL},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        sk_sknode n;
+        rd_sknode n;
         sk_diag d;
         sk_diag_clear(&d);
-        T_EQ_INT(sk_sknode_parse(v[i].text, strlen(v[i].text), &n, &d), SK_OK);
+        T_EQ_INT(rd_sknode_parse(v[i].text, strlen(v[i].text), &n, &d), SK_OK);
         T_EQ_INT(n.kind, v[i].kind);
         T_CHECK(n.func_name == NULL);
-        T_EQ_INT(sk_sknode_check_geometry(&n, &d), SK_OK);
+        T_EQ_INT(rd_sknode_check_geometry(&n, &d), SK_OK);
         if (d.msg[0])
             t_fail(__FILE__, __LINE__, "%s", d.msg);
     }
@@ -98,38 +98,38 @@ static void node_malformed(void)
         int sub;
         const char *msg;
     } v[] = {
-        {"nodeId:10 streamId:1", SK_NODE_E_SYNTAX, "does not start with [nodeId:"},
-        {"[nodeId:10, streamId:1 - KernelInfos{funcName:a, kernelType:AIC_ONLY}", SK_NODE_E_SYNTAX,
+        {"nodeId:10 streamId:1", RD_NODE_E_SYNTAX, "does not start with [nodeId:"},
+        {"[nodeId:10, streamId:1 - KernelInfos{funcName:a, kernelType:AIC_ONLY}", RD_NODE_E_SYNTAX,
          "unbalanced brackets"},
         {"[nodeId:10] - KernelInfos{funcName:a, kernelType:AIC_ONLY, numBlocks:1, cubeNum:1",
-         SK_NODE_E_SYNTAX, "truncated or unbalanced KernelInfos"},
+         RD_NODE_E_SYNTAX, "truncated or unbalanced KernelInfos"},
         {"[nodeId:10] - KernelInfos{funcName:a, kernelType:AIC_ONL, numBlocks:1, cubeNum:1, vecNum:0}",
-         SK_NODE_E_KERNEL_TYPE, "unknown kernelType (expected AIC_ONLY, AIV_ONLY, MIX_1_1, MIX_1_2, "
+         RD_NODE_E_KERNEL_TYPE, "unknown kernelType (expected AIC_ONLY, AIV_ONLY, MIX_1_1, MIX_1_2, "
          "MIX_AIC_1_0 or MIX_AIV_1_0): 'AIC_ONL'"},
         {"[nodeId:10] - KernelInfos{funcName:a, kernelType:AIC_ONLY, numBlocks:1, cubeNum:1}",
-         SK_NODE_E_FIELD, "KernelInfos has no vecNum field"},
+         RD_NODE_E_FIELD, "KernelInfos has no vecNum field"},
         {"[nodeId:10] - KernelInfos{funcName:a, kernelType:AIC_ONLY, numBlocks:x, cubeNum:1, vecNum:0}",
-         SK_NODE_E_FIELD, "field numBlocks: expected an unsigned integer: not a decimal number: 'x'"},
+         RD_NODE_E_FIELD, "field numBlocks: expected an unsigned integer: not a decimal number: 'x'"},
         {"[nodeId:10] - KernelInfos{funcName:a, kernelType:AIC_ONLY, numBlocks:1, numBlocks:1, "
-         "cubeNum:1, vecNum:0}", SK_NODE_E_FIELD, "duplicate KernelInfos field: 'numBlocks'"},
+         "cubeNum:1, vecNum:0}", RD_NODE_E_FIELD, "duplicate KernelInfos field: 'numBlocks'"},
         {"[nodeId:10, nodeId:11] - KernelInfos{funcName:a, kernelType:AIC_ONLY, numBlocks:1, "
-         "cubeNum:1, vecNum:0}", SK_NODE_E_FIELD, "duplicate node field: 'nodeId'"},
-        {"[streamId:1] - KernelInfos{funcName:a, kernelType:AIC_ONLY}", SK_NODE_E_SYNTAX,
+         "cubeNum:1, vecNum:0}", RD_NODE_E_FIELD, "duplicate node field: 'nodeId'"},
+        {"[streamId:1] - KernelInfos{funcName:a, kernelType:AIC_ONLY}", RD_NODE_E_SYNTAX,
          "does not start with [nodeId:"},
         {"[nodeId:10] - KernelInfos{kernelType:AIC_ONLY, numBlocks:1, cubeNum:1, vecNum:0}",
-         SK_NODE_E_FIELD, "KernelInfos must start with funcName"},
+         RD_NODE_E_FIELD, "KernelInfos must start with funcName"},
         {"[nodeId:10] - KernelInfos{funcName:a, kernelType:AIC_ONLY, taskRatio:[1], numBlocks:1, "
-         "cubeNum:1, vecNum:0}", SK_NODE_E_FIELD, "taskRatio must be [cube,vector]"},
-        {"[nodeId:10, streamId:1]", SK_NODE_E_SYNTAX, "neither KernelInfos nor an event"},
-        {"[nodeId:10, streamId:1] trailing", SK_NODE_E_SYNTAX, "unexpected text after"},
-        {"[nodeId:-1] - EventWait(eventId:1)", SK_NODE_E_FIELD, "field nodeId"},
-        {"[0] nullptr extra", SK_NODE_E_SYNTAX, "does not start with [nodeId:"},
+         "cubeNum:1, vecNum:0}", RD_NODE_E_FIELD, "taskRatio must be [cube,vector]"},
+        {"[nodeId:10, streamId:1]", RD_NODE_E_SYNTAX, "neither KernelInfos nor an event"},
+        {"[nodeId:10, streamId:1] trailing", RD_NODE_E_SYNTAX, "unexpected text after"},
+        {"[nodeId:-1] - EventWait(eventId:1)", RD_NODE_E_FIELD, "field nodeId"},
+        {"[0] nullptr extra", RD_NODE_E_SYNTAX, "does not start with [nodeId:"},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        sk_sknode n;
+        rd_sknode n;
         sk_diag d;
         sk_diag_clear(&d);
-        T_EQ_INT(sk_sknode_parse(v[i].text, strlen(v[i].text), &n, &d), SK_E_FORMAT);
+        T_EQ_INT(rd_sknode_parse(v[i].text, strlen(v[i].text), &n, &d), SK_E_FORMAT);
         T_EQ_INT(d.sub, v[i].sub);
         T_CONTAINS(d.msg, v[i].msg);
         T_CHECK(n.func_name == NULL);
@@ -139,42 +139,42 @@ static void node_malformed(void)
 static void node_geometry_rules(void)
 {
     static const struct {
-        sk_kernel_type t;
+        rd_kernel_type t;
         uint32_t b, c, v;
         int ok;
     } g[] = {
-        {SK_KT_AIC_ONLY, 4, 4, 0, 1},     {SK_KT_AIC_ONLY, 4, 4, 4, 0},
-        {SK_KT_AIV_ONLY, 4, 0, 4, 1},     {SK_KT_AIV_ONLY, 4, 4, 0, 0},
-        {SK_KT_MIX_1_1, 4, 4, 4, 1},      {SK_KT_MIX_1_1, 4, 4, 8, 0},
-        {SK_KT_MIX_1_2, 4, 4, 8, 1},      {SK_KT_MIX_1_2, 4, 8, 4, 0},
-        {SK_KT_MIX_AIC_1_0, 2, 2, 0, 1},  {SK_KT_MIX_AIV_1_0, 2, 0, 2, 1},
-        {SK_KT_AIC_ONLY, 0, 0, 0, 0},
+        {RD_KT_AIC_ONLY, 4, 4, 0, 1},     {RD_KT_AIC_ONLY, 4, 4, 4, 0},
+        {RD_KT_AIV_ONLY, 4, 0, 4, 1},     {RD_KT_AIV_ONLY, 4, 4, 0, 0},
+        {RD_KT_MIX_1_1, 4, 4, 4, 1},      {RD_KT_MIX_1_1, 4, 4, 8, 0},
+        {RD_KT_MIX_1_2, 4, 4, 8, 1},      {RD_KT_MIX_1_2, 4, 8, 4, 0},
+        {RD_KT_MIX_AIC_1_0, 2, 2, 0, 1},  {RD_KT_MIX_AIV_1_0, 2, 0, 2, 1},
+        {RD_KT_AIC_ONLY, 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
-        sk_sknode n;
+        rd_sknode n;
         memset(&n, 0, sizeof n);
-        n.kind = SK_NODE_KERNEL;
+        n.kind = RD_NODE_KERNEL;
         n.kernel_type = g[i].t;
         n.num_blocks = g[i].b;
         n.cube_num = g[i].c;
         n.vec_num = g[i].v;
         sk_diag d;
-        sk_err e = sk_sknode_check_geometry(&n, &d);
+        sk_err e = rd_sknode_check_geometry(&n, &d);
         T_EQ_INT(e, g[i].ok ? SK_OK : SK_E_FORMAT);
         if (!g[i].ok) {
-            T_EQ_INT(d.sub, SK_NODE_E_GEOMETRY);
+            T_EQ_INT(d.sub, RD_NODE_E_GEOMETRY);
             T_CONTAINS(d.msg, "kernel geometry violates");
         }
     }
-    sk_sknode n;
+    rd_sknode n;
     memset(&n, 0, sizeof n);
-    n.kind = SK_NODE_KERNEL;
-    n.kernel_type = SK_KT_MIX_1_2;
+    n.kind = RD_NODE_KERNEL;
+    n.kernel_type = RD_KT_MIX_1_2;
     n.num_blocks = 4;
     n.cube_num = 8;
     n.vec_num = 4;
     sk_diag d;
-    sk_sknode_check_geometry(&n, &d);
+    rd_sknode_check_geometry(&n, &d);
     T_EQ_STR(d.msg, "kernel geometry violates MIX_1_2: numBlocks 4, cubeNum 8, vecNum 4 "
                     "(expected numBlocks > 0, cubeNum 4, vecNum 8)");
 }
@@ -184,30 +184,30 @@ static void logline_prefix_and_payload(void)
     char a[] = "2025-06-01 10:20:30.123 [4242:140234567890] [INFO] [sk_optimizer.cpp:38] "
                "[PrintSKNodesDetail]   SK Function: sk_1_s_start_a_end_b, scope id: 1, Node Count: 2";
     size_t n = strlen(a);
-    sk_logline l;
-    sk_logline_split(a, &n, &l);
+    rd_logline l;
+    rd_logline_split(a, &n, &l);
     T_EQ_INT(l.has_prefix, 1);
     T_CHECK(l.level_len == 4 && memcmp(l.level, "INFO", 4) == 0);
     T_CHECK(l.func_len == 18 && memcmp(l.func, "PrintSKNodesDetail", 18) == 0);
     T_EQ_STR(l.payload, "SK Function: sk_1_s_start_a_end_b, scope id: 1, Node Count: 2");
     char b[] = "    [0] [nodeId:1] - EventNotify(eventId:1)  ";
     n = strlen(b);
-    sk_logline_split(b, &n, &l);
+    rd_logline_split(b, &n, &l);
     T_EQ_INT(l.has_prefix, 0);
     T_EQ_STR(l.payload, "[0] [nodeId:1] - EventNotify(eventId:1)");
     char c[] = "[WARN] [sk_event_recorder.cpp:500] [DumpDeviceData] [sk time profiling]  device 0 core 3";
     n = strlen(c);
-    sk_logline_split(c, &n, &l);
+    rd_logline_split(c, &n, &l);
     T_EQ_INT(l.has_prefix, 1);
     T_EQ_STR(l.payload, "[sk time profiling]  device 0 core 3");
     char e[] = "2025-06-01 10:20:30.123 [1:2] [ERROR] [f.cpp:1] [F] [FORMAT_ERROR] Failed to format log message";
     n = strlen(e);
-    sk_logline_split(e, &n, &l);
-    T_CHECK(sk_logline_is_format_error(&l));
+    rd_logline_split(e, &n, &l);
+    T_CHECK(rd_logline_is_format_error(&l));
     /* "[INFO]" must be followed by a space to be a level */
     char f[] = "[INFO]x";
     n = strlen(f);
-    sk_logline_split(f, &n, &l);
+    rd_logline_split(f, &n, &l);
     T_EQ_INT(l.has_prefix, 0);
     T_EQ_STR(l.payload, "[INFO]x");
 }
@@ -231,8 +231,8 @@ static void logline_cont_markers_are_removed(void)
     }
     phys[p] = '\0';
     T_EQ_U64(p, msg_len + 18);
-    sk_logline l;
-    sk_logline_split(phys, &p, &l);
+    rd_logline l;
+    rd_logline_split(phys, &p, &l);
     T_EQ_U64(p, msg_len);
     T_EQ_STR(l.payload, msg);
     free(msg);

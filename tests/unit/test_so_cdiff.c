@@ -2,12 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../analyzer/so_cdiff.h"
-#include "../../analyzer/so_config.h"
-#include "../../analyzer/so_repair.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "analyzer/stage_o/so_cdiff.h"
+#include "analyzer/stage_o/so_config.h"
+#include "analyzer/stage_o/so_repair.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static cJSON *json(const char *text)
 {

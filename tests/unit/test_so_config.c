@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../analyzer/so_config.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "analyzer/stage_o/so_config.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 /* Parses text and returns its canonical JSON (caller frees) or NULL with d set. */
 static char *canon(const char *text, const char *path, int allow_ambiguity, sk_diag *d)

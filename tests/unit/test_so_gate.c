@@ -3,37 +3,37 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../analyzer/so_clean.h"
-#include "../../analyzer/so_decimal.h"
-#include "../../analyzer/so_gate.h"
-#include "../../analyzer/so_ranklog.h"
-#include "../../analyzer/so_robust.h"
-#include "../../analyzer/so_stats.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "analyzer/stage_o/so_clean.h"
+#include "analyzer/numeric/num_decimal.h"
+#include "analyzer/stage_o/so_gate.h"
+#include "analyzer/stage_o/so_ranklog.h"
+#include "analyzer/stage_o/so_robust.h"
+#include "analyzer/numeric/num_pystats.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
-static so_dec D(const char *s)
+static num_dec D(const char *s)
 {
-    so_dec d;
-    if (so_dec_parse(s, strlen(s), &d) != SO_DEC_OK)
+    num_dec d;
+    if (num_dec_parse(s, strlen(s), &d) != NUM_DEC_OK)
         t_fail(__FILE__, __LINE__, "cannot parse %s", s);
     return d;
 }
 
-static const char *S(const so_dec *d)
+static const char *S(const num_dec *d)
 {
-    static char buf[4][SO_DEC_STR_MAX];
+    static char buf[4][NUM_DEC_STR_MAX];
     static int k;
     k = (k + 1) % 4;
-    so_dec_to_str(d, buf[k], sizeof buf[k]);
+    num_dec_to_str(d, buf[k], sizeof buf[k]);
     return buf[k];
 }
 
 static void decimal_parse_and_print(void)
 {
-    so_dec d;
-    T_EQ_STR(S(&(so_dec){0}), "0");
+    num_dec d;
+    T_EQ_STR(S(&(num_dec){0}), "0");
     d = D("007.50");
     T_EQ_STR(S(&d), "7.50");
     d = D("12.");
@@ -46,62 +46,62 @@ static void decimal_parse_and_print(void)
     T_EQ_STR(S(&d), "0.000001");
     d = D("0.000");
     T_EQ_STR(S(&d), "0.000");
-    T_EQ_INT(so_dec_parse("1.2.3", 5, &d), SO_DEC_SYNTAX);
-    T_EQ_INT(so_dec_parse(".", 1, &d), SO_DEC_SYNTAX);
-    T_EQ_INT(so_dec_parse("", 0, &d), SO_DEC_SYNTAX);
-    T_EQ_INT(so_dec_parse("1e3", 3, &d), SO_DEC_SYNTAX);
+    T_EQ_INT(num_dec_parse("1.2.3", 5, &d), NUM_DEC_SYNTAX);
+    T_EQ_INT(num_dec_parse(".", 1, &d), NUM_DEC_SYNTAX);
+    T_EQ_INT(num_dec_parse("", 0, &d), NUM_DEC_SYNTAX);
+    T_EQ_INT(num_dec_parse("1e3", 3, &d), NUM_DEC_SYNTAX);
     char long_lit[70];
     memset(long_lit, '1', 65);
-    T_EQ_INT(so_dec_parse(long_lit, 65, &d), SO_DEC_TOO_LONG);
-    T_EQ_INT(so_dec_parse(long_lit, 64, &d), SO_DEC_OK);
+    T_EQ_INT(num_dec_parse(long_lit, 65, &d), NUM_DEC_TOO_LONG);
+    T_EQ_INT(num_dec_parse(long_lit, 64, &d), NUM_DEC_OK);
 }
 
 static void decimal_context_arithmetic(void)
 {
-    so_dec a = D("20.60"), b, r;
-    so_dec_from_u64(2, &b);
-    T_EQ_INT(so_dec_div(&a, &b, &r), SO_DEC_OK);
+    num_dec a = D("20.60"), b, r;
+    num_dec_from_u64(2, &b);
+    T_EQ_INT(num_dec_div(&a, &b, &r), NUM_DEC_OK);
     T_EQ_STR(S(&r), "10.30"); /* exact quotient keeps the ideal exponent */
     a = D("100.00");
-    so_dec_from_u64(10, &b);
-    so_dec_div(&a, &b, &r);
+    num_dec_from_u64(10, &b);
+    num_dec_div(&a, &b, &r);
     T_EQ_STR(S(&r), "10.00"); /* ideal exponent -2 */
     a = D("10.0");
-    so_dec_from_u64(3, &b);
-    so_dec_div(&a, &b, &r);
+    num_dec_from_u64(3, &b);
+    num_dec_div(&a, &b, &r);
     T_EQ_STR(S(&r), "3.333333333333333333333333333");
     a = D("2");
-    so_dec_from_u64(3, &b);
-    so_dec_div(&a, &b, &r);
+    num_dec_from_u64(3, &b);
+    num_dec_div(&a, &b, &r);
     T_EQ_STR(S(&r), "0.6666666666666666666666666667"); /* half even at digit 28 */
     a = D("0.50");
     b = D("10.00");
-    so_dec_div(&a, &b, &r);
+    num_dec_div(&a, &b, &r);
     T_EQ_STR(S(&r), "0.05");
-    so_dec h;
-    so_dec_from_u64(100, &h);
-    so_dec_mul(&r, &h, &r);
+    num_dec h;
+    num_dec_from_u64(100, &h);
+    num_dec_mul(&r, &h, &r);
     T_EQ_STR(S(&r), "5.00");
     a = D("0.00");
     b = D("7");
-    so_dec_add(&a, &b, &r);
+    num_dec_add(&a, &b, &r);
     T_EQ_STR(S(&r), "7.00");
     a = D("9999999999999999999999999999");
     b = D("1");
-    so_dec_add(&a, &b, &r);
+    num_dec_add(&a, &b, &r);
     T_EQ_STR(S(&r), "1.000000000000000000000000000E+28");
     a = D("10.5");
     b = D("10.50");
-    so_dec_sub(&a, &b, &r);
+    num_dec_sub(&a, &b, &r);
     T_EQ_STR(S(&r), "0.00");
-    T_EQ_INT(so_dec_cmp(&a, &b), 0);
-    so_dec eleven = D("11");
-    T_EQ_INT(so_dec_sub(&b, &eleven, &r), SO_DEC_NEGATIVE);
-    so_dec_zero(&b);
-    T_EQ_INT(so_dec_div(&a, &b, &r), SO_DEC_DIV_ZERO);
+    T_EQ_INT(num_dec_cmp(&a, &b), 0);
+    num_dec eleven = D("11");
+    T_EQ_INT(num_dec_sub(&b, &eleven, &r), NUM_DEC_NEGATIVE);
+    num_dec_zero(&b);
+    T_EQ_INT(num_dec_div(&a, &b, &r), NUM_DEC_DIV_ZERO);
     double v;
     a = D("0.1");
-    so_dec_to_double(&a, &v);
+    num_dec_to_double(&a, &v);
     T_CHECK(v == 0.1);
 }
 
@@ -110,17 +110,17 @@ static void exact_statistics_vectors(void)
     /* statistics.mean([0.1, 0.2, 0.3]) == 0.2 (the naive sum gives 0.20000000000000004) */
     double v[] = {0.1, 0.2, 0.3};
     double m;
-    T_EQ_INT(so_exact_mean(v, 3, &m), SK_OK);
+    T_EQ_INT(num_exact_mean(v, 3, &m), SK_OK);
     T_CHECK(m == 0.2);
     /* statistics.pstdev([1.5, 2.5, 2.5, 2.75, 3.25, 4.75]) == 0.986893273527251 */
     double w[] = {1.5, 2.5, 2.5, 2.75, 3.25, 4.75};
     double sd;
-    T_EQ_INT(so_exact_pstdev(w, 6, &sd), SK_OK);
+    T_EQ_INT(num_exact_pstdev(w, 6, &sd), SK_OK);
     T_CHECK(sd == 0.986893273527251);
-    so_stats st;
+    num_pystats st;
     sk_diag d;
     double x[] = {10.0, 10.1, 10.2, 10.3, 10.4};
-    T_EQ_INT(so_stats_compute(x, 5, &st, &d), SK_OK);
+    T_EQ_INT(num_pystats_compute(x, 5, &st, &d), SK_OK);
     T_CHECK(st.mean_ms == 10.2);
     T_CHECK(st.p50_ms == 10.2);
     T_CHECK(st.min_ms == 10.0 && st.max_ms == 10.4);
@@ -130,23 +130,23 @@ static void exact_statistics_vectors(void)
     sk_json_format_double(st.stddev_ms, buf, sizeof buf);
     T_EQ_STR(buf, "0.14142135623730975"); /* statistics.pstdev */
     double one = 7.0;
-    T_EQ_INT(so_stats_compute(&one, 1, &st, &d), SK_OK);
+    T_EQ_INT(num_pystats_compute(&one, 1, &st, &d), SK_OK);
     T_CHECK(st.p90_ms == 7.0 && st.stddev_ms == 0.0 && st.p50_ms == 7.0);
     double even[] = {4.0, 1.0, 3.0, 2.0};
-    T_EQ_INT(so_stats_compute(even, 4, &st, &d), SK_OK);
+    T_EQ_INT(num_pystats_compute(even, 4, &st, &d), SK_OK);
     T_CHECK(st.p50_ms == 2.5);
-    T_EQ_INT(so_stats_compute(even, 0, &st, &d), SK_E_ARG);
+    T_EQ_INT(num_pystats_compute(even, 0, &st, &d), SK_E_ARG);
     T_CONTAINS(d.msg, "cannot summarize an empty sample set");
     double neg[] = {1.0, -1.0};
-    T_EQ_INT(so_stats_compute(neg, 2, &st, &d), SK_E_ARG);
+    T_EQ_INT(num_pystats_compute(neg, 2, &st, &d), SK_E_ARG);
     double inf[] = {1.0, INFINITY};
-    T_EQ_INT(so_stats_compute(inf, 2, &st, &d), SK_E_ARG);
+    T_EQ_INT(num_pystats_compute(inf, 2, &st, &d), SK_E_ARG);
     double zeros[] = {0.0, 0.0};
-    T_EQ_INT(so_stats_compute(zeros, 2, &st, &d), SK_OK);
+    T_EQ_INT(num_pystats_compute(zeros, 2, &st, &d), SK_OK);
     T_CHECK(st.mean_ms == 0.0 && st.stddev_ms == 0.0);
     /* extreme range: exact mean of 1e300 and 1e-300 */
     double far[] = {1e300, 1e-300};
-    T_EQ_INT(so_exact_mean(far, 2, &m), SK_OK);
+    T_EQ_INT(num_exact_mean(far, 2, &m), SK_OK);
     T_CHECK(m == 5e299);
 }
 
@@ -173,8 +173,8 @@ static void radix_sort_matches_qsort(void)
                 v = ldexp(v, (int)(r % 2000) - 1000); /* wide exponents, subnormals */
             a[i] = b[i] = v;
         }
-        T_EQ_INT(so_sort_doubles(a, n), SK_OK);
-        qsort(b, n, sizeof *b, so_double_cmp);
+        T_EQ_INT(num_sort_doubles(a, n), SK_OK);
+        qsort(b, n, sizeof *b, num_double_cmp);
         T_CHECK(memcmp(a, b, n * sizeof *a) == 0);
     }
     sk_free(a);
@@ -184,7 +184,7 @@ static void radix_sort_matches_qsort(void)
 static void fixed_p90_value(void)
 {
     double x[] = {10.0, 10.1, 10.2, 10.3, 10.4};
-    double q = so_sorted_quantile(x, 5, 0.9);
+    double q = num_sorted_quantile(x, 5, 0.9);
     /* the reference computes 10.3 + (10.4 - 10.3) * 0.6000000000000001 */
     double want = 10.3 + (10.4 - 10.3) * ((5 - 1) * 0.9 - 3);
     T_CHECK(q == want);
@@ -302,7 +302,7 @@ static void ranklog_invalid_utf8_is_not_an_error(void)
 
 static void stability_rule(void)
 {
-    so_dec v[6];
+    num_dec v[6];
     so_stability st;
     sk_diag d;
     /* reference test_decimal_five_percent_baseline_spread_is_stable */

@@ -2,11 +2,11 @@
  * fingerprint, allocation failures. */
 #include <stdlib.h>
 
-#include "../../analyzer/so_matrix.h"
-#include "../../analyzer/so_reason.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_json.h"
-#include "t.h"
+#include "analyzer/stage_o/so_matrix.h"
+#include "analyzer/stage_o/so_reason.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/unit/t.h"
 
 static void cjk_detection(void)
 {

@@ -1,7 +1,7 @@
-#include "../../analyzer/sk_source.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
-#include "t_io.h"
+#include "analyzer/readers/rd_source.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -33,7 +33,7 @@ static unsigned char *compress(const char *src, size_t n, int checksum, size_t *
 }
 
 /* Reads everything through the source with the given caller capacity. */
-static sk_err drain(sk_source *s, size_t cap, char **out, size_t *len, sk_diag *d)
+static sk_err drain(rd_source *s, size_t cap, char **out, size_t *len, sk_diag *d)
 {
     size_t n = 0, room = 1 << 16;
     char *buf = malloc(room);
@@ -41,7 +41,7 @@ static sk_err drain(sk_source *s, size_t cap, char **out, size_t *len, sk_diag *
     sk_err e;
     for (;;) {
         size_t got = 0;
-        e = sk_source_read(s, chunk, cap, &got, d);
+        e = rd_source_read(s, chunk, cap, &got, d);
         if (e != SK_OK || got == 0)
             break;
         if (n + got > room) {
@@ -65,23 +65,23 @@ static void check_roundtrip(const unsigned char *raw, size_t raw_len, const char
         const size_t caps[] = {1, 5, 4096};
         for (size_t k = 0; k < 3; k++) {
             sk_mem_reader mem = {(const char *)raw, raw_len, 0, t_chunks[c]};
-            sk_source *s = NULL;
+            rd_source *s = NULL;
             sk_diag d;
-            T_EQ_INT(sk_source_new(sk_mem_read, &mem, "in", &s, &d), SK_OK);
+            T_EQ_INT(rd_source_new(sk_mem_read, &mem, "in", &s, &d), SK_OK);
             char *got = NULL;
             size_t got_len = 0;
             T_EQ_INT(drain(s, caps[k], &got, &got_len, &d), SK_OK);
             T_EQ_U64(got_len, want_len);
             T_CHECK(got_len == want_len && memcmp(got, want, want_len) == 0);
             char hex[65] = "";
-            T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
+            T_EQ_INT(rd_source_finish(s, hex, &d), SK_OK);
             T_EQ_STR(hex, want_hex);
-            T_EQ_INT(sk_source_is_zstd(s), want_zstd);
-            T_EQ_U64(sk_source_raw_bytes(s), raw_len);
-            T_EQ_U64(sk_source_decoded_bytes(s), want_len);
-            T_EQ_U64(sk_source_frames(s), want_frames);
+            T_EQ_INT(rd_source_is_zstd(s), want_zstd);
+            T_EQ_U64(rd_source_raw_bytes(s), raw_len);
+            T_EQ_U64(rd_source_decoded_bytes(s), want_len);
+            T_EQ_U64(rd_source_frames(s), want_frames);
             free(got);
-            sk_source_free(s);
+            rd_source_free(s);
         }
     }
 }
@@ -141,23 +141,23 @@ static sk_err read_all_error(const unsigned char *raw, size_t len, size_t chunk,
                              char *hex_out)
 {
     sk_mem_reader mem = {(const char *)raw, len, 0, chunk};
-    sk_source *s = NULL;
-    T_EQ_INT(sk_source_new(sk_mem_read, &mem, "trace.json.zst", &s, d), SK_OK);
+    rd_source *s = NULL;
+    T_EQ_INT(rd_source_new(sk_mem_read, &mem, "trace.json.zst", &s, d), SK_OK);
     char *got = NULL;
     size_t got_len;
     sk_err e = drain(s, 4096, &got, &got_len, d);
     free(got);
     if (e == SK_OK)
-        e = sk_source_finish(s, hex_out, d);
+        e = rd_source_finish(s, hex_out, d);
     else {
         /* sticky: a later call repeats the error */
         char c;
         size_t g;
         sk_diag d2;
-        T_EQ_INT(sk_source_read(s, &c, 1, &g, &d2), e);
+        T_EQ_INT(rd_source_read(s, &c, 1, &g, &d2), e);
         T_EQ_STR(d2.msg, d->msg);
     }
-    sk_source_free(s);
+    rd_source_free(s);
     return e;
 }
 
@@ -172,7 +172,7 @@ static void zstd_truncated_frame_is_an_error(void)
             sk_diag d;
             char hex[65];
             T_EQ_INT(read_all_error(f, cuts[i], t_chunks[k], &d, hex), SK_E_COMPRESS);
-            T_EQ_INT(d.sub, SK_SOURCE_E_TRUNCATED);
+            T_EQ_INT(d.sub, RD_SOURCE_E_TRUNCATED);
             T_CONTAINS(d.msg, "truncated zstd frame");
             T_EQ_STR(d.file, "trace.json.zst");
             T_EQ_INT(d.has_offset, 1);
@@ -204,7 +204,7 @@ static void zstd_corrupt_data_is_an_error(void)
     sk_diag d;
     char hex[65];
     T_EQ_INT(read_all_error(bad, c, 0, &d, hex), SK_E_COMPRESS);
-    T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+    T_EQ_INT(d.sub, RD_SOURCE_E_CORRUPT);
     T_CONTAINS(d.msg, "corrupt zstd data in the frame starting here: ");
     /* Found by fuzz_zstd_source: the offset used to be where the last raw
      * read began, so it changed with the read sizes; it is the frame start. */
@@ -220,7 +220,7 @@ static void zstd_corrupt_data_is_an_error(void)
     memcpy(tail + c, "garbage!", 8);
     for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
         T_EQ_INT(read_all_error(tail, c + 8, chunks[i], &d, hex), SK_E_COMPRESS);
-        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_EQ_INT(d.sub, RD_SOURCE_E_CORRUPT);
         T_EQ_STR(d.msg, "corrupt zstd data in the frame starting here: unknown frame magic "
                         "67 61 72 62");
         T_EQ_U64(d.offset, c);
@@ -239,7 +239,7 @@ static void zstd_corrupt_data_is_an_error(void)
 /* Found by fuzz_zstd_source: a frame declaring 17 content bytes whose only
  * block is an empty last block is "Data corruption detected" for libzstd
  * when the frame arrives whole, but accepted as empty when it arrives in
- * small pieces (libzstd 1.5.4).  sk_source checks the declared size itself. */
+ * small pieces (libzstd 1.5.4).  rd_source checks the declared size itself. */
 static void zstd_declared_content_size_is_checked(void)
 {
     static const unsigned char bad[] = {0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x11, 0x01, 0x00, 0x00};
@@ -254,11 +254,11 @@ static void zstd_declared_content_size_is_checked(void)
         sk_diag d;
         char hex[65];
         T_EQ_INT(read_all_error(bad, sizeof bad, chunks[i], &d, hex), SK_E_COMPRESS);
-        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_EQ_INT(d.sub, RD_SOURCE_E_CORRUPT);
         T_EQ_U64(d.offset, 0);
         T_CONTAINS(d.msg, "corrupt zstd data in the frame starting here");
         T_EQ_INT(read_all_error(two, c + sizeof bad, chunks[i], &d, hex), SK_E_COMPRESS);
-        T_EQ_INT(d.sub, SK_SOURCE_E_CORRUPT);
+        T_EQ_INT(d.sub, RD_SOURCE_E_CORRUPT);
         T_EQ_U64(d.offset, c);
     }
     /* frames whose sizes match still decode (checked by the round trips above) */
@@ -343,7 +343,7 @@ static void zstd_frame_header_rest_reads_as_skippable_frame(void)
     unsigned char cut[67] = {0x28, 0xb5, 0x2f, 0xfd, 0x50, 0x2a, 0x4d, 0x18};
     cut[60] = 0x03;
     memcpy(cut + 64, "abc", 3);
-    check_error_at_every_read_size(cut, sizeof cut, SK_SOURCE_E_TRUNCATED, sizeof cut,
+    check_error_at_every_read_size(cut, sizeof cut, RD_SOURCE_E_TRUNCATED, sizeof cut,
                                    "truncated zstd frame");
     free(ref);
     free(f);
@@ -394,7 +394,7 @@ static void zstd_legacy_frame_after_a_frame_is_corrupt(void)
         0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x11, 0x89, 0x00, 0x00, 0x4f, 0x53, 0x74,
         0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0xfb, 0xff,
         0xfb, 0xff, 0x27, 0xb5, 0x2f, 0xfd, 0x20, 0xff, 0x00, 0x00, 0x00};
-    check_error_at_every_read_size(f, sizeof f, SK_SOURCE_E_CORRUPT, 26,
+    check_error_at_every_read_size(f, sizeof f, RD_SOURCE_E_CORRUPT, 26,
                                    "unknown frame magic 27 b5 2f fd (a pre-1.0 zstd format, not read)");
     /* the legacy frame alone is not zstd input: it passes through */
     check_roundtrip(f + 26, sizeof f - 26, (const char *)f + 26, sizeof f - 26, 0, 0);
@@ -418,7 +418,7 @@ static void zstd_window_above_default_limit_is_refused(void)
     sk_diag d;
     char hex[65];
     T_EQ_INT(read_all_error(dst, o.pos, 0, &d, hex), SK_E_COMPRESS);
-    T_EQ_INT(d.sub, SK_SOURCE_E_WINDOW);
+    T_EQ_INT(d.sub, RD_SOURCE_E_WINDOW);
     T_CONTAINS(d.msg, "default limit of 128 MiB");
 }
 
@@ -426,9 +426,9 @@ static void reader_errors_propagate(void)
 {
     const char *text = "0123456789abcdef";
     t_failing_reader fr = {{text, strlen(text), 0, 3}, 7};
-    sk_source *s = NULL;
+    rd_source *s = NULL;
     sk_diag d;
-    T_EQ_INT(sk_source_new(t_failing_read, &fr, "x", &s, &d), SK_OK);
+    T_EQ_INT(rd_source_new(t_failing_read, &fr, "x", &s, &d), SK_OK);
     char *got = NULL;
     size_t len;
     T_EQ_INT(drain(s, 100, &got, &len, &d), SK_E_IO);
@@ -436,8 +436,8 @@ static void reader_errors_propagate(void)
     T_EQ_U64(len, 7);
     free(got);
     char hex[65];
-    T_EQ_INT(sk_source_finish(s, hex, &d), SK_E_IO);
-    sk_source_free(s);
+    T_EQ_INT(rd_source_finish(s, hex, &d), SK_E_IO);
+    rd_source_free(s);
 }
 
 static void fd_reader_and_fixture_hash(void)
@@ -451,19 +451,19 @@ static void fd_reader_and_fixture_hash(void)
     T_EQ_U64(len, 411);
     t_fd_reader fr = {open(t_fixture("reference/pipeline/baseline.csv"), O_RDONLY)};
     T_CHECK(fr.fd >= 0);
-    sk_source *s = NULL;
+    rd_source *s = NULL;
     sk_diag d;
-    T_EQ_INT(sk_source_new(t_fd_read, &fr, "baseline.csv", &s, &d), SK_OK);
+    T_EQ_INT(rd_source_new(t_fd_read, &fr, "baseline.csv", &s, &d), SK_OK);
     char hex[65], want[65];
-    T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
+    T_EQ_INT(rd_source_finish(s, hex, &d), SK_OK);
     sk_sha256_hex(bytes, len, want);
     T_EQ_STR(hex, want);
-    T_EQ_U64(sk_source_decoded_bytes(s), 411);
-    T_EQ_STR(sk_source_label(s), "baseline.csv");
+    T_EQ_U64(rd_source_decoded_bytes(s), 411);
+    T_EQ_STR(rd_source_label(s), "baseline.csv");
     /* finish is idempotent */
-    T_EQ_INT(sk_source_finish(s, hex, &d), SK_OK);
+    T_EQ_INT(rd_source_finish(s, hex, &d), SK_OK);
     T_EQ_STR(hex, want);
-    sk_source_free(s);
+    rd_source_free(s);
     close(fr.fd);
     free(bytes);
 }
@@ -471,12 +471,12 @@ static void fd_reader_and_fixture_hash(void)
 static sk_err hash_source(const unsigned char *f, size_t c, size_t chunk, sk_diag *d)
 {
     sk_mem_reader mem = {(const char *)f, c, 0, chunk};
-    sk_source *s = NULL;
+    rd_source *s = NULL;
     char hex[65];
-    sk_err e = sk_source_new(sk_mem_read, &mem, "x", &s, d);
+    sk_err e = rd_source_new(sk_mem_read, &mem, "x", &s, d);
     if (e == SK_OK)
-        e = sk_source_finish(s, hex, d);
-    sk_source_free(s);
+        e = rd_source_finish(s, hex, d);
+    rd_source_free(s);
     return e;
 }
 

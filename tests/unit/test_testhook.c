@@ -4,12 +4,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../artifact_contract/sk_alloc.h"
-#include "../../artifact_contract/sk_clock.h"
-#include "../../artifact_contract/sk_fs.h"
-#include "../../artifact_contract/sk_testhook.h"
-#include "t.h"
-#include "t_fs.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_clock.h"
+#include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_testhook.h"
+#include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 
 typedef struct seen {
     int calls;

@@ -1,8 +1,8 @@
 #include <stdlib.h>
 
-#include "../../analyzer/sk_token.h"
-#include "../../artifact_contract/sk_alloc.h"
-#include "t.h"
+#include "analyzer/dcci/dcci_token.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/unit/t.h"
 
 #define HASH32 "abcdef0123456789abcdef0123456789"
 #define HASH64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -116,8 +116,8 @@ static void normaliser_vectors(void)
 {
     for (size_t i = 0; i < sizeof vectors / sizeof vectors[0]; i++) {
         const vec *v = &vectors[i];
-        sk_token_report r;
-        T_EQ_INT(sk_token_report_make(v->symbol, strlen(v->symbol), &r, NULL), SK_OK);
+        dcci_token_report r;
+        T_EQ_INT(dcci_token_report_make(v->symbol, strlen(v->symbol), &r, NULL), SK_OK);
         T_EQ_STR(r.canonical, v->canonical);
         if (v->op_from_function)
             T_EQ_STR(r.op_from_function, v->op_from_function);
@@ -127,33 +127,33 @@ static void normaliser_vectors(void)
         T_EQ_STR(r.compactor, v->compactor);
         unsigned want = 0;
         if (!v->op_from_function || strcmp(v->op_from_function, v->canonical) != 0)
-            want |= SK_TOKEN_DISAGREE_OP_FROM_FUNCTION;
+            want |= DCCI_TOKEN_DISAGREE_OP_FROM_FUNCTION;
         if (strcmp(v->compactor, v->canonical) != 0)
-            want |= SK_TOKEN_DISAGREE_COMPACTOR;
+            want |= DCCI_TOKEN_DISAGREE_COMPACTOR;
         T_EQ_INT(r.disagreements, want);
-        sk_token_report_clear(&r);
+        dcci_token_report_clear(&r);
     }
 }
 
 static void null_and_embedded_bytes(void)
 {
     char *out = NULL;
-    T_EQ_INT(sk_token_canonical(NULL, 0, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_canonical(NULL, 0, &out, NULL), SK_OK);
     T_EQ_STR(out, "UNKNOWN");
     sk_free(out);
-    T_EQ_INT(sk_token_op_from_function(NULL, 0, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_op_from_function(NULL, 0, &out, NULL), SK_OK);
     T_CHECK(out == NULL);
-    T_EQ_INT(sk_token_compactor_operator(NULL, 0, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_compactor_operator(NULL, 0, &out, NULL), SK_OK);
     T_EQ_STR(out, "unnamed_static_kernel");
     sk_free(out);
     /* the length, not a NUL, delimits a symbol; the NUL is an ordinary byte */
-    T_EQ_INT(sk_token_canonical("Add_1\0xyz", 5, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_canonical("Add_1\0xyz", 5, &out, NULL), SK_OK);
     T_EQ_STR(out, "Add");
     sk_free(out);
-    T_EQ_INT(sk_token_canonical("static_kernel_Foo_hash", 3, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_canonical("static_kernel_Foo_hash", 3, &out, NULL), SK_OK);
     T_EQ_STR(out, "sta");
     sk_free(out);
-    T_EQ_INT(sk_token_canonical(NULL, 0, NULL, NULL), SK_E_ARG);
+    T_EQ_INT(dcci_token_canonical(NULL, 0, NULL, NULL), SK_E_ARG);
 }
 
 static void compactor_truncates_to_180_characters(void)
@@ -162,7 +162,7 @@ static void compactor_truncates_to_180_characters(void)
     memset(name, 'x', 300);
     name[300] = '\0';
     char *out = NULL;
-    T_EQ_INT(sk_token_compactor_operator(name, 300, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_compactor_operator(name, 300, &out, NULL), SK_OK);
     T_EQ_INT(strlen(out), 180);
     sk_free(out);
     /* 180 characters of UTF-8 text, not 180 bytes: 100 x "\xc3\xa9" + 100 x 'y' */
@@ -173,7 +173,7 @@ static void compactor_truncates_to_180_characters(void)
     }
     memset(name + n, 'y', 100);
     n += 100;
-    T_EQ_INT(sk_token_compactor_operator(name, n, &out, NULL), SK_OK);
+    T_EQ_INT(dcci_token_compactor_operator(name, n, &out, NULL), SK_OK);
     T_EQ_INT(strlen(out), 200 + 80);
     sk_free(out);
 }
@@ -194,12 +194,12 @@ static void core_families(void)
         {"", "UNKNOWN"},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        T_EQ_STR(sk_token_core_family(v[i].label, strlen(v[i].label)), v[i].family);
-    T_EQ_STR(sk_token_core_family(NULL, 0), "UNKNOWN");
+        T_EQ_STR(dcci_token_core_family(v[i].label, strlen(v[i].label)), v[i].family);
+    T_EQ_STR(dcci_token_core_family(NULL, 0), "UNKNOWN");
     char longer[200];
     memset(longer, 'Z', sizeof longer);
     memcpy(longer, "EVENT", 5);
-    T_EQ_STR(sk_token_core_family(longer, sizeof longer), "CONTROL");
+    T_EQ_STR(dcci_token_core_family(longer, sizeof longer), "CONTROL");
 }
 
 /* Hostile input sizes stay linear: 64 KiB of "static_kernel_" repeats and of
@@ -213,14 +213,14 @@ static void long_inputs_stay_fast(void)
         return;
     for (size_t i = 0; i < n; i++)
         s[i] = "static_kernel_"[i % 14];
-    sk_token_report r;
-    T_EQ_INT(sk_token_report_make(s, n, &r, NULL), SK_OK);
+    dcci_token_report r;
+    T_EQ_INT(dcci_token_report_make(s, n, &r, NULL), SK_OK);
     T_EQ_INT(strlen(r.compactor), 180);
-    sk_token_report_clear(&r);
+    dcci_token_report_clear(&r);
     memset(s, '_', n);
-    T_EQ_INT(sk_token_report_make(s, n, &r, NULL), SK_OK);
+    T_EQ_INT(dcci_token_report_make(s, n, &r, NULL), SK_OK);
     T_EQ_STR(r.canonical, "UNKNOWN");
-    sk_token_report_clear(&r);
+    dcci_token_report_clear(&r);
     free(s);
 }
 
@@ -229,10 +229,10 @@ static void allocation_failures(void)
     const char *sym = "[0/2]static_kernel_RmsNorm_" HASH32 "_9_d0";
     int completed = 0;
     for (unsigned long n = 1; n < 64 && !completed; n++) {
-        sk_token_report r;
+        dcci_token_report r;
         sk_diag d;
         sk_alloc_fail_at(n);
-        sk_err rc = sk_token_report_make(sym, strlen(sym), &r, &d);
+        sk_err rc = dcci_token_report_make(sym, strlen(sym), &r, &d);
         sk_alloc_fail_at(0);
         if (rc == SK_OK) {
             completed = 1;
@@ -241,7 +241,7 @@ static void allocation_failures(void)
             T_EQ_INT(rc, SK_E_NOMEM);
             T_CHECK(r.canonical == NULL && r.op_from_function == NULL && r.compactor == NULL);
         }
-        sk_token_report_clear(&r);
+        dcci_token_report_clear(&r);
     }
     T_CHECK(completed);
 }

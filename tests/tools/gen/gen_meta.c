@@ -1,10 +1,10 @@
-#include "gen_meta.h"
+#include "tests/tools/gen/gen_meta.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "gen_out.h"
-#include "gen_rng.h"
+#include "tests/tools/gen/gen_out.h"
+#include "tests/tools/gen/gen_rng.h"
 
 /* ------------------------------------------------ options */
 

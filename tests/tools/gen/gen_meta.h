@@ -6,8 +6,8 @@
 #ifndef GEN_META_H
 #define GEN_META_H
 
-#include "gen_model.h"
-#include "gen_sim.h"
+#include "tests/tools/gen/gen_model.h"
+#include "tests/tools/gen/gen_sim.h"
 
 /* Everything but super_kernel.log (which needs the simulation's dump polls). */
 sk_err gen_meta_write(const gen_model *m, gen_side side, const gen_layout *l, const char *model_dir,

@@ -1,10 +1,10 @@
-#include "gen_model.h"
+#include "tests/tools/gen/gen_model.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../artifact_contract/sk_alloc.h"
-#include "gen_rng.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/tools/gen/gen_rng.h"
 
 const char *const gen_side_dir[2] = {"o0", "disable_all"};
 

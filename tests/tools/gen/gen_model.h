@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../artifact_contract/sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 /* DAV_2201 (910B class): SkRuntimeConfig eventCoreNum 75, tickUsMultiplier
  * 50, CoreIsAiv(core) = core >= 25 (profiling-formats-and-dcci-analysis.md

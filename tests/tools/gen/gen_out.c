@@ -1,5 +1,5 @@
 #define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCStream_advanced: allocations via sk_alloc */
-#include "gen_out.h"
+#include "tests/tools/gen/gen_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "../../../artifact_contract/sk_alloc.h"
+#include "artifact_contract/base/sk_alloc.h"
 
 /* Large enough that write(2) calls stay rare at generator speeds. */
 #define GEN_OUT_BUF (1u << 20)

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../artifact_contract/sk_diag.h"
+#include "artifact_contract/base/sk_diag.h"
 
 typedef struct gen_out {
     int fd;                /* -1 when closed */

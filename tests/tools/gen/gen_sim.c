@@ -1,11 +1,11 @@
-#include "gen_sim.h"
+#include "tests/tools/gen/gen_sim.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../artifact_contract/sk_alloc.h"
-#include "gen_out.h"
-#include "gen_rng.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "tests/tools/gen/gen_out.h"
+#include "tests/tools/gen/gen_rng.h"
 
 const char *const gen_metric_name[GEN_M_COUNT] = {"wall_span", "max_lane", "max_lane_aic",
                                                   "max_lane_aiv", "duration_sum"};

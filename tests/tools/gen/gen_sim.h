@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "gen_model.h"
+#include "tests/tools/gen/gen_model.h"
 
 /* Child metrics of one measured launch, ns. */
 enum { GEN_M_WALL, GEN_M_MAXLANE, GEN_M_MAXLANE_AIC, GEN_M_MAXLANE_AIV, GEN_M_SUM, GEN_M_COUNT };

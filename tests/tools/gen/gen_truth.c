@@ -1,4 +1,4 @@
-#include "gen_truth.h"
+#include "tests/tools/gen/gen_truth.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../artifact_contract/sk_alloc.h"
-#include "../../../artifact_contract/sk_buf.h"
-#include "../../../artifact_contract/sk_json.h"
-#include "gen_meta.h"
-#include "gen_out.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "tests/tools/gen/gen_meta.h"
+#include "tests/tools/gen/gen_out.h"
 
 __extension__ typedef __int128 gen_i128;
 

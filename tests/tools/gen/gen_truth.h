@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gen_model.h"
-#include "gen_sim.h"
+#include "tests/tools/gen/gen_model.h"
+#include "tests/tools/gen/gen_sim.h"
 
 typedef struct gen_stats {
     size_t n;

@@ -1,0 +1,674 @@
+#include "analyzer/compile_safety/cs_compile_state.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/compile_safety/cs_outputs.h"
+#include "analyzer/compile_safety/cs_summary.h"
+#include "analyzer/compile_safety/cs_text.h"
+
+
+
+/* ------------------------------------------------------------ records */
+
+typedef struct records {
+    char *final_path;
+    char *started_path;
+    ac_producer_record *rec;   /* the final record when present, else the started one */
+    int finished;
+    int started_exists;
+    char *started_mismatch;    /* why the started record does not match, or NULL */
+} records;
+
+static void records_free(records *r)
+{
+    sk_free(r->started_mismatch);
+    sk_free(r->final_path);
+    sk_free(r->started_path);
+    ac_producer_record_free(r->rec);
+    memset(r, 0, sizeof *r);
+}
+
+static int path_exists(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 || errno != ENOENT;
+}
+
+static sk_err records_paths(const char *given, records *r, sk_diag *d)
+{
+    size_t n = strlen(given), s = strlen(AC_PRODUCER_STARTED_SUFFIX);
+    if (n > s && strcmp(given + n - s, AC_PRODUCER_STARTED_SUFFIX) == 0)
+        r->final_path = sk_strndup(given, n - s);
+    else
+        r->final_path = sk_strdup(given);
+    if (!r->final_path)
+        return sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
+    sk_buf b = SK_BUF_INIT;
+    if (sk_buf_puts(&b, r->final_path) || sk_buf_puts(&b, AC_PRODUCER_STARTED_SUFFIX)) {
+        sk_buf_free(&b);
+        return sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
+    }
+    r->started_path = sk_buf_take(&b);
+    return r->started_path ? SK_OK : sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
+}
+
+/* Compares the started record with the final one: its SHA-256 must be the
+ * final record's started_record_sha256 and every key but "state" must hold
+ * the same value (the rules of ac_producer_record_check_started, done here so
+ * that an allocation failure is reported as such and never as a mismatch).
+ * A mismatch is evidence (a contradiction), kept in r->started_mismatch. */
+static sk_err started_matches(records *r, sk_diag *d)
+{
+    ac_producer_record *st = NULL;
+    sk_buf why = SK_BUF_INIT;
+    sk_err e = ac_producer_record_load(r->started_path, "started producer record", &st, d);
+    if (e)
+        return e;
+    if (st->state != AC_RUN_STARTED) {
+        e = sk_buf_puts(&why, "the started record has state finished");
+    } else if (strcmp(st->file_sha256, r->rec->started_record_sha256) != 0) {
+        e = sk_buf_printf(&why, "its SHA-256 %s differs from the final record's "
+                                "started_record_sha256 %s",
+                          st->file_sha256, r->rec->started_record_sha256);
+    } else {
+        for (const cJSON *c = st->tree->child; c && !e && !why.len; c = c->next) {
+            if (strcmp(c->string, "state") == 0)
+                continue;
+            int eq = sk_json_equal(c, sk_json_get(r->rec->tree, c->string));
+            if (eq < 0)
+                e = SK_E_NOMEM;
+            else if (!eq)
+                e = sk_buf_printf(&why, "%s differs between the started and the final record",
+                                  c->string);
+        }
+    }
+    if (!e && why.len && !(r->started_mismatch = sk_buf_take(&why)))
+        e = SK_E_NOMEM;
+    sk_buf_free(&why);
+    ac_producer_record_free(st);
+    return e ? sk_diag_set(d, SK_E_NOMEM, r->started_path, 0, "out of memory") : SK_OK;
+}
+
+/* Loads the final record when it exists, else the started one. */
+static sk_err records_load(records *r, sk_diag *d)
+{
+    ac_producer_record_free(r->rec);
+    r->rec = NULL;
+    r->finished = 0;
+    sk_free(r->started_mismatch);
+    r->started_mismatch = NULL;
+    r->started_exists = path_exists(r->started_path);
+    if (path_exists(r->final_path)) {
+        sk_err e = ac_producer_record_load(r->final_path, "producer record", &r->rec, d);
+        if (e)
+            return e;
+        if (r->rec->state != AC_RUN_FINISHED)
+            return sk_diag_set(d, SK_E_CONTRACT, r->final_path, 0,
+                               "final producer record has state 'started' (expected 'finished')");
+        r->finished = 1;
+        if (r->started_exists) {
+            e = started_matches(r, d);
+            if (e)
+                return e;
+        }
+        return SK_OK;
+    }
+    if (!r->started_exists)
+        return sk_diag_set(d, SK_E_IO, r->final_path, 0,
+                           "producer record does not exist (neither it nor %s)", r->started_path);
+    sk_err e = ac_producer_record_load(r->started_path, "started producer record", &r->rec, d);
+    if (e)
+        return e;
+    if (r->rec->state != AC_RUN_STARTED)
+        return sk_diag_set(d, SK_E_CONTRACT, r->started_path, 0,
+                           "started producer record has state 'finished' (expected 'started')");
+    return SK_OK;
+}
+
+static sk_err observe(const cs_compile_state_opts *o, const records *r, cs_liveness *l,
+                      int *scans, sk_diag *d)
+{
+    cs_liveness_input in = {
+        .proc_root = o->proc_root ? o->proc_root : "/proc",
+        .record_boot_id = r->rec->boot_id,
+        .leader_pid = r->rec->pgid,
+        .leader_start_ticks = r->rec->start_time_ticks,
+        .runner_pid = r->rec->runner_pid,
+        .runner_start_ticks = r->rec->runner_start_time_ticks,
+        .parents = o->parents,
+        .nparents = o->nparents,
+    };
+    sk_err e = cs_liveness_observe(&in, l, d);
+    if (e)
+        return e;
+    *scans = 1;
+    /* A scan is not atomic: a child forked (with a wrapped-around lower pid)
+     * just before its parent exited can be missed.  "Nothing alive" is only
+     * accepted when a second scan agrees. */
+    if (cs_liveness_owned_alive(l) + cs_liveness_parents_alive(l) == 0) {
+        cs_liveness second;
+        e = cs_liveness_observe(&in, &second, d);
+        if (e)
+            return e;
+        cs_liveness_free(l);
+        *l = second;
+        *scans = 2;
+    }
+    return SK_OK;
+}
+
+/* ------------------------------------------------------------ JSON helpers */
+
+static sk_err add_display(cJSON *obj, const char *key, const char *raw)
+{
+    if (!raw)
+        return sk_json_add_null(obj, key);
+    char *s = cs_display_dup(raw, strlen(raw));
+    if (!s)
+        return SK_E_NOMEM;
+    sk_err e = sk_json_add_str(obj, key, s);
+    sk_free(s);
+    return e;
+}
+
+static sk_err append_display(cJSON *arr, const char *raw)
+{
+    char *s = cs_display_dup(raw, strlen(raw));
+    if (!s)
+        return SK_E_NOMEM;
+    cJSON *item = cJSON_CreateString(s);
+    sk_free(s);
+    return sk_json_append(arr, item);
+}
+
+static sk_err strlist_json(cJSON *obj, const char *key, const cs_strlist *l)
+{
+    cJSON *arr = cJSON_CreateArray();
+    sk_err e = sk_json_add(obj, key, arr);
+    for (size_t i = 0; !e && i < l->n; i++)
+        e = append_display(arr, l->v[i]);
+    return e;
+}
+
+#define TRY(x)                                                                                   \
+    do {                                                                                         \
+        e = (x);                                                                                 \
+        if (e)                                                                                   \
+            goto out;                                                                            \
+    } while (0)
+
+static sk_err proc_json(cJSON *arr, const cs_proc *p)
+{
+    sk_err e = SK_OK;
+    cJSON *o = cJSON_CreateObject();
+    TRY(sk_json_append(arr, o));
+    char st[2] = {p->state, '\0'};
+    TRY(sk_json_add_int(o, "pid", p->pid));
+    TRY(sk_json_add_int(o, "ppid", p->ppid));
+    TRY(sk_json_add_int(o, "pgid", p->pgid));
+    TRY(sk_json_add_int(o, "sid", p->sid));
+    TRY(sk_json_add_uint(o, "start_time_ticks", p->start_ticks));
+    TRY(add_display(o, "state", st));
+    TRY(sk_json_add_str(o, "comm", p->comm));
+out:
+    return e;
+}
+
+static sk_err procs_json(cJSON *obj, const char *key, const cs_proc_table *t)
+{
+    sk_err e = SK_OK;
+    cJSON *arr = cJSON_CreateArray();
+    TRY(sk_json_add(obj, key, arr));
+    for (size_t i = 0; i < t->n; i++)
+        TRY(proc_json(arr, &t->v[i]));
+out:
+    return e;
+}
+
+static sk_err record_json(cJSON *root, const records *r)
+{
+    sk_err e = SK_OK;
+    const ac_producer_record *rec = r->rec;
+    cJSON *o = cJSON_CreateObject();
+    TRY(sk_json_add(root, "record", o));
+    TRY(add_display(o, "path", r->finished ? r->final_path : r->started_path));
+    TRY(add_display(o, "final_path", r->final_path));
+    TRY(add_display(o, "started_path", r->started_path));
+    TRY(sk_json_add_bool(o, "started_record_present", r->started_exists));
+    TRY(sk_json_add_str(o, "state", r->finished ? "finished" : "started"));
+    TRY(sk_json_add_str(o, "sha256", rec->file_sha256));
+    TRY(sk_json_add_int(o, "pid", rec->pid));
+    TRY(sk_json_add_int(o, "pgid", rec->pgid));
+    TRY(sk_json_add_int(o, "sid", rec->sid));
+    TRY(sk_json_add_uint(o, "start_time_ticks", rec->start_time_ticks));
+    TRY(add_display(o, "boot_id", rec->boot_id));
+    TRY(sk_json_add_int(o, "runner_pid", rec->runner_pid));
+    if (rec->has_timeout)
+        TRY(sk_json_add_int(o, "timeout_s", rec->timeout_s));
+    else
+        TRY(sk_json_add_null(o, "timeout_s"));
+    TRY(add_display(o, "npu_static_kernel_compile_jobs",
+                    ac_producer_record_env(rec, "NPU_STATIC_KERNEL_COMPILE_JOBS")));
+    if (!r->finished) {
+        TRY(sk_json_add_null(o, "timed_out"));
+        TRY(sk_json_add_null(o, "termination_reason"));
+        TRY(sk_json_add_null(o, "group_survivors"));
+        TRY(sk_json_add_null(o, "exit"));
+        goto out;
+    }
+    TRY(sk_json_add_bool(o, "timed_out", rec->timed_out));
+    TRY(sk_json_add_str(o, "termination_reason",
+                        !rec->terminated ? NULL
+                        : rec->termination_reason == AC_TERM_TIMEOUT ? "timeout"
+                                                                     : "interrupted"));
+    TRY(sk_json_add_int(o, "group_survivors", rec->group_survivors));
+    cJSON *ex = cJSON_CreateObject();
+    TRY(sk_json_add(o, "exit", ex));
+    TRY(sk_json_add_str(ex, "kind", rec->exit_kind == AC_EXIT_SIGNALED ? "signaled" : "exited"));
+    if (rec->has_exit_code)
+        TRY(sk_json_add_int(ex, "code", rec->exit_code));
+    else
+        TRY(sk_json_add_null(ex, "code"));
+    if (rec->has_signal) {
+        TRY(sk_json_add_int(ex, "signal", rec->signal));
+        TRY(sk_json_add_str(ex, "signal_name", cs_signal_name(rec->signal)));
+    } else {
+        TRY(sk_json_add_null(ex, "signal"));
+        TRY(sk_json_add_null(ex, "signal_name"));
+    }
+out:
+    return e;
+}
+
+static sk_err liveness_json(cJSON *root, const cs_liveness *l, const char *proc_root, int scans)
+{
+    sk_err e = SK_OK;
+    cJSON *o = cJSON_CreateObject();
+    TRY(sk_json_add(root, "liveness", o));
+    TRY(add_display(o, "proc_root", proc_root));
+    TRY(sk_json_add_str(o, "boot_id", l->boot_id));
+    TRY(sk_json_add_bool(o, "boot_id_matches", l->boot_id_matches));
+    TRY(sk_json_add_bool(o, "group_observed", l->group_observed));
+    TRY(sk_json_add_bool(o, "pid1_visible", l->pid1_visible));
+    TRY(sk_json_add_int(o, "scans", scans));
+    TRY(sk_json_add_str(o, "group_leader", cs_pid_status_name(l->leader)));
+    TRY(sk_json_add_str(o, "runner", cs_pid_status_name(l->runner)));
+    TRY(sk_json_add_uint(o, "owned_alive_count", l->alive.n));
+    TRY(procs_json(o, "owned_alive", &l->alive));
+    TRY(procs_json(o, "owned_zombies", &l->zombies));
+    TRY(procs_json(o, "not_owned_in_group", &l->foreign));
+    cJSON *ps = cJSON_CreateArray();
+    TRY(sk_json_add(o, "parents", ps));
+    for (size_t i = 0; i < l->nparents; i++) {
+        const cs_parent_obs *p = &l->parents[i];
+        cJSON *po = cJSON_CreateObject();
+        TRY(sk_json_append(ps, po));
+        TRY(sk_json_add_int(po, "pid", p->spec.pid));
+        if (p->spec.has_start)
+            TRY(sk_json_add_uint(po, "start_time_ticks", p->spec.start_ticks));
+        else
+            TRY(sk_json_add_null(po, "start_time_ticks"));
+        TRY(sk_json_add_bool(po, "start_time_verified", p->spec.has_start));
+        TRY(sk_json_add_str(po, "status", cs_pid_status_name(p->status)));
+        if (p->status != CS_PID_ABSENT) {
+            TRY(sk_json_add_uint(po, "observed_start_time_ticks", p->observed_start_ticks));
+            TRY(sk_json_add_str(po, "comm", p->comm));
+        } else {
+            TRY(sk_json_add_null(po, "observed_start_time_ticks"));
+            TRY(sk_json_add_null(po, "comm"));
+        }
+    }
+out:
+    return e;
+}
+
+static sk_err summary_json(cJSON *root, const cs_summary *s, const cs_summary_patterns *pats)
+{
+    sk_err e = SK_OK;
+    cJSON *o = cJSON_CreateObject();
+    TRY(sk_json_add(root, "summary", o));
+    TRY(sk_json_add_str(o, "verdict", cs_summary_verdict_name(s->verdict)));
+    TRY(sk_json_add_str(o, "reason", s->verdict_reason));
+    cJSON *pa = cJSON_CreateArray();
+    TRY(sk_json_add(o, "patterns", pa));
+    for (size_t i = 0; i < cs_summary_patterns_count(pats); i++)
+        TRY(append_display(pa, cs_summary_pattern_text(pats, i)));
+    cJSON *logs = cJSON_CreateArray();
+    TRY(sk_json_add(o, "logs", logs));
+    for (size_t i = 0; i < s->nlogs; i++) {
+        const cs_log_obs *g = &s->logs[i];
+        cJSON *lo = cJSON_CreateObject();
+        TRY(sk_json_append(logs, lo));
+        TRY(add_display(lo, "path", g->path));
+        TRY(sk_json_add_bool(lo, "exists", g->exists));
+        TRY(sk_json_add_uint(lo, "lines", g->lines));
+        TRY(sk_json_add_uint(lo, "bytes", g->bytes));
+        TRY(sk_json_add_uint(lo, "overlong_lines", g->overlong_lines));
+        TRY(sk_json_add_bool(lo, "changed_while_reading", g->changed));
+        TRY(sk_json_add_str(lo, "sha256", g->exists ? g->sha256 : NULL));
+    }
+    cJSON *lines = cJSON_CreateArray();
+    TRY(sk_json_add(o, "lines", lines));
+    for (size_t i = 0; i < s->n; i++) {
+        const cs_summary_line *l = &s->lines[i];
+        cJSON *lo = cJSON_CreateObject();
+        TRY(sk_json_append(lines, lo));
+        TRY(add_display(lo, "file", l->file));
+        TRY(sk_json_add_uint(lo, "line", l->lineno));
+        TRY(sk_json_add_str(lo, "text", l->text));
+        TRY(sk_json_add_str(lo, "text_hex", l->text_hex));
+        TRY(sk_json_add_int(lo, "pattern", (int64_t)l->pattern + 1));
+        TRY(sk_json_add_str(lo, "stage", l->stage));
+        if (l->has_total)
+            TRY(sk_json_add_uint(lo, "total", l->total));
+        else
+            TRY(sk_json_add_null(lo, "total"));
+        if (l->has_succeeded)
+            TRY(sk_json_add_uint(lo, "succeeded", l->succeeded));
+        else
+            TRY(sk_json_add_null(lo, "succeeded"));
+        if (l->has_failed)
+            TRY(sk_json_add_uint(lo, "failed", l->failed));
+        else
+            TRY(sk_json_add_null(lo, "failed"));
+        TRY(sk_json_add_bool(lo, "ok_marker", l->ok_marker));
+        TRY(sk_json_add_bool(lo, "fail_marker", l->fail_marker));
+        TRY(sk_json_add_str(lo, "verdict", cs_line_verdict_name(l->verdict)));
+        TRY(sk_json_add_str(lo, "reason", l->reason));
+        TRY(sk_json_add_bool(lo, "final", l->final));
+    }
+out:
+    return e;
+}
+
+static sk_err list_json(cJSON *obj, const char *key, const cs_path_list *l)
+{
+    sk_err e = SK_OK;
+    cJSON *o = cJSON_CreateObject();
+    TRY(sk_json_add(obj, key, o));
+    TRY(sk_json_add_uint(o, "count", l->n));
+    cJSON *arr = cJSON_CreateArray();
+    TRY(sk_json_add(o, "files", arr));
+    for (size_t i = 0; i < l->n; i++)
+        TRY(append_display(arr, l->v[i]));
+out:
+    return e;
+}
+
+static const char *artifact_status(cs_state s)
+{
+    switch (s) {
+    case CS_IN_PROGRESS:
+        return "provisional";
+    case CS_SUCCEEDED:
+    case CS_FAILED:
+        return "final";
+    case CS_TIMED_OUT_OR_INTERRUPTED:
+        return "interrupted";
+    case CS_UNKNOWN:
+        return "unverified";
+    }
+    return "unverified";
+}
+
+static sk_err artifacts_json(cJSON *root, const cs_outputs *out_, cs_state state)
+{
+    sk_err e = SK_OK;
+    cJSON *o = cJSON_CreateObject();
+    TRY(sk_json_add(root, "artifacts", o));
+    TRY(sk_json_add_str(o, "status", artifact_status(state)));
+    TRY(sk_json_add_bool(o, "citable_as_final_compile_evidence", state == CS_FAILED));
+    cJSON *roots = cJSON_CreateArray();
+    TRY(sk_json_add(o, "roots", roots));
+    for (size_t i = 0; i < out_->nroots; i++) {
+        cJSON *ro = cJSON_CreateObject();
+        TRY(sk_json_append(roots, ro));
+        TRY(add_display(ro, "path", out_->roots[i].path));
+        TRY(sk_json_add_bool(ro, "exists", out_->roots[i].exists));
+    }
+    TRY(list_json(o, "compile_error_logs", &out_->error_logs));
+    TRY(list_json(o, "compile_succ_logs", &out_->succ_logs));
+    TRY(list_json(o, "run_packages", &out_->run_packages));
+    TRY(sk_json_add_uint(o, "entries_examined", out_->entries));
+    TRY(sk_json_add_uint(o, "symlinks_skipped", out_->symlinks_skipped));
+out:
+    return e;
+}
+
+/* ------------------------------------------------------------ run */
+
+static int deadline_passed(const ac_producer_record *rec, int same_boot)
+{
+    if (!rec->has_timeout || !same_boot)
+        return 0;
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return now > rec->deadline_monotonic_ns;
+}
+
+static sk_err human_line(cs_compile_state_result *r, const cs_decision *dec, const cs_outputs *outs,
+                         cs_state state)
+{
+    sk_buf b = SK_BUF_INIT;
+    sk_err e = sk_buf_printf(&b, "compile_state=%s run_state=%s: %s; artifacts (%s): %zu "
+                                 "*_compile_error.log, %zu *_compile_succ.log, %zu *.run",
+                             cs_state_name(dec->compile_state), cs_state_name(dec->run_state),
+                             dec->rule, artifact_status(state), outs->error_logs.n,
+                             outs->succ_logs.n, outs->run_packages.n);
+    if (!e && dec->missing.n)
+        e = sk_buf_printf(&b, "; missing: %s", dec->missing.v[0]);
+    if (!e && dec->contradictions.n)
+        e = sk_buf_printf(&b, "; contradiction: %s", dec->contradictions.v[0]);
+    if (!e && dec->compile_state == CS_IN_PROGRESS)
+        e = sk_buf_puts(&b, "; do not kill");
+    if (!e) {
+        r->human = sk_buf_take(&b);
+        if (!r->human)
+            e = SK_E_NOMEM;
+    }
+    sk_buf_free(&b);
+    /* one line, whatever the inputs held */
+    for (char *p = r->human; p && *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    return e;
+}
+
+sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_result *r,
+                            sk_diag *d)
+{
+    sk_err e = SK_OK;
+    records rec = {0};
+    cs_liveness live;
+    int live_ok = 0, scans = 0;
+    cs_summary_patterns *pats = NULL;
+    cs_summary sum = {0};
+    cs_outputs outs = {0};
+    cs_decision dec;
+    int dec_ok = 0;
+    cJSON *root = NULL;
+    const char *proc_root = o->proc_root ? o->proc_root : "/proc";
+    memset(r, 0, sizeof *r);
+    memset(&live, 0, sizeof live);
+
+    /* patterns first: a bad pattern is a usage problem, report it before any I/O */
+    e = cs_summary_patterns_new(o->patterns, o->npatterns, &pats, d);
+    if (e)
+        goto out;
+    e = records_paths(o->record_path, &rec, d);
+    if (e)
+        goto out;
+    e = records_load(&rec, d);
+    if (e)
+        goto out;
+    e = observe(o, &rec, &live, &scans, d);
+    if (e)
+        goto out;
+    live_ok = 1;
+    if (!rec.finished && path_exists(rec.final_path)) {
+        /* the run ended between reading the record and the scan: use the final record */
+        e = records_load(&rec, d);
+        if (e)
+            goto out;
+        cs_liveness_free(&live);
+        live_ok = 0;
+        e = observe(o, &rec, &live, &scans, d);
+        if (e)
+            goto out;
+        live_ok = 1;
+    }
+    for (size_t i = 0; i < o->nlogs; i++) {
+        e = cs_summary_scan_log(&sum, pats, o->logs[i], d);
+        if (e)
+            goto out;
+    }
+    e = cs_summary_finish(&sum, d);
+    if (e)
+        goto out;
+    for (size_t i = 0; i < o->noutputs; i++) {
+        e = cs_outputs_walk(&outs, o->outputs[i], d);
+        if (e)
+            goto out;
+    }
+    cs_outputs_finish(&outs);
+
+    cs_evidence ev = {0};
+    ev.record_finished = rec.finished;
+    ev.group_observed = live.group_observed;
+    ev.owned_alive = cs_liveness_owned_alive(&live);
+    ev.parents_alive = cs_liveness_parents_alive(&live);
+    ev.deadline_passed = !rec.finished && deadline_passed(rec.rec, live.boot_id_matches);
+    ev.started_record_mismatch = rec.started_mismatch != NULL;
+    if (rec.finished) {
+        ev.timed_out = rec.rec->timed_out;
+        ev.runner_interrupted = rec.rec->terminated &&
+                                rec.rec->termination_reason == AC_TERM_INTERRUPTED;
+        ev.interrupt_signal = rec.rec->term_signal;
+        ev.signaled = rec.rec->exit_kind == AC_EXIT_SIGNALED;
+        ev.exit_code = rec.rec->has_exit_code ? rec.rec->exit_code : 0;
+        ev.signal = rec.rec->has_signal ? rec.rec->signal : 0;
+    }
+    ev.summary = sum.verdict;
+    ev.summary_reason = sum.verdict_reason;
+    ev.logs_given = sum.nlogs;
+    for (size_t i = 0; i < sum.nlogs; i++) {
+        ev.logs_missing += !sum.logs[i].exists;
+        ev.logs_changed += sum.logs[i].changed;
+    }
+    e = cs_decide(&ev, &dec);
+    if (e) {
+        sk_diag_set(d, e, "", 0, "out of memory");
+        goto out;
+    }
+    dec_ok = 1;
+    if (rec.started_mismatch && cs_strlist_addf(&dec.notes, "started record: %s", rec.started_mismatch)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (rec.finished && rec.rec->group_survivors > 0 &&
+        cs_strlist_addf(&dec.notes, "the runner recorded %lld process(es) of the group alive when "
+                                    "the command ended",
+                        (long long)rec.rec->group_survivors)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (rec.finished && rec.rec->has_interruption && !ev.runner_interrupted &&
+        cs_strlist_addf(&dec.notes, "the runner received signal %lld after the group had ended",
+                        (long long)rec.rec->interruption_signal)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (rec.finished && !rec.started_exists &&
+        cs_strlist_add(&dec.notes, "the started record is missing (only the final record exists)")) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (!live.pid1_visible &&
+        cs_strlist_add(&dec.notes, "pid 1 is not visible under the proc root (hidepid mount or "
+                                   "another pid namespace): processes of other users or "
+                                   "namespaces may be invisible")) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (live.foreign.n &&
+        cs_strlist_addf(&dec.notes, "%zu process(es) use the recorded group or session id but are "
+                                    "not of this run (reused id or earlier start time)",
+                        live.foreign.n)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (dec.compile_state == CS_IN_PROGRESS && outs.error_logs.n &&
+        cs_strlist_addf(&dec.notes, "%zu *_compile_error.log file(s) observed while the compile is "
+                                    "in progress: provisional, not a failure",
+                        outs.error_logs.n)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+
+    root = cJSON_CreateObject();
+    if (!root) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    const char *label = cs_state_report_label(dec.compile_state);
+    cJSON *decision = cJSON_CreateObject();
+    /* sk_json_add owns decision from here on, also when it fails */
+    if (sk_json_add(root, "decision", decision) ||
+        sk_json_add_str(root, "schema_version", CS_COMPILE_STATE_SCHEMA) ||
+        sk_json_add_str(root, "compile_state", cs_state_name(dec.compile_state)) ||
+        sk_json_add_str(root, "run_state", cs_state_name(dec.run_state)) ||
+        sk_json_add_str(root, "report_label", label) ||
+        sk_json_add_str(root, "action", cs_state_action(dec.compile_state)) ||
+        sk_json_add_int(decision, "step", dec.step) ||
+        add_display(decision, "rule", dec.rule) ||
+        strlist_json(root, "missing", &dec.missing) ||
+        strlist_json(root, "contradictions", &dec.contradictions) ||
+        strlist_json(root, "notes", &dec.notes) || record_json(root, &rec) ||
+        liveness_json(root, &live, proc_root, scans) ||
+        summary_json(root, &sum, pats) ||
+        artifacts_json(root, &outs, dec.compile_state)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    e = human_line(r, &dec, &outs, dec.compile_state);
+    if (e) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    r->compile_state = dec.compile_state;
+    r->run_state = dec.run_state;
+    r->report = root;
+    root = NULL;
+out:
+    cJSON_Delete(root);
+    if (dec_ok)
+        cs_decision_free(&dec);
+    cs_outputs_free(&outs);
+    cs_summary_free(&sum);
+    cs_summary_patterns_free(pats);
+    if (live_ok)
+        cs_liveness_free(&live);
+    records_free(&rec);
+    if (e)
+        cs_compile_state_result_free(r);
+    return e;
+}
+
+void cs_compile_state_result_free(cs_compile_state_result *r)
+{
+    if (!r)
+        return;
+    cJSON_Delete(r->report);
+    sk_free(r->human);
+    r->report = NULL;
+    r->human = NULL;
+}

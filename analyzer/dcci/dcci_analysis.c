@@ -1,0 +1,80 @@
+#include "analyzer/dcci/dcci_analysis.h"
+
+#include <string.h>
+
+#include "artifact_contract/ac_set.h"
+#include "artifact_contract/base/sk_alloc.h"
+
+const char *dcci_status_name(dcci_status s)
+{
+    switch (s) {
+    case DCCI_STATUS_REPAIR_CANDIDATE: return "repair_candidate";
+    case DCCI_STATUS_NO_REGRESSED_CHILD: return "no_regressed_child";
+    case DCCI_STATUS_NO_SIGNIFICANT_REGRESSION: return "no_significant_regression";
+    case DCCI_STATUS_COLLECTION_BLOCKED: return "collection_blocked";
+    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return "child_attribution_blocked";
+    case DCCI_STATUS_MAPPING_BLOCKED: return "mapping_blocked";
+    }
+    return "unknown";
+}
+
+int dcci_status_blocked(dcci_status s)
+{
+    return s == DCCI_STATUS_COLLECTION_BLOCKED || s == DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED ||
+           s == DCCI_STATUS_MAPPING_BLOCKED;
+}
+
+void dcci_opts_default(dcci_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    dcci_classify_opts_default(&o->classify);
+}
+
+void dcci_analysis_init(dcci_analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    dcci_opts_default(&a->opts);
+    dcci_side_init(&a->side[0], DCCI_SIDE_O0);
+    dcci_side_init(&a->side[1], DCCI_SIDE_DISABLE_ALL);
+    a->status = DCCI_STATUS_COLLECTION_BLOCKED;
+}
+
+void dcci_analysis_free(dcci_analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->nslow; i++)
+        sk_free(a->slow[i].rows);
+    sk_free(a->slow);
+    for (size_t i = 0; i < a->ntokens; i++) {
+        dcci_token_entry *t = &a->tokens[i];
+        sk_free(t->token);
+        dcci_token_report_clear(&t->report);
+        sk_free(t->contrib);
+        sk_free(t->symbols);
+        dcci_regex_result_free(t->regex);
+    }
+    sk_free(a->tokens);
+    sk_free(a->regexes);
+    dcci_regex_hits_free(a->hits);
+    sk_free(a->collateral);
+    sk_free(a->inventory);
+    sk_free(a->results);
+    dcci_alignment_free(&a->align);
+    dcci_issues_free(&a->issues);
+    cJSON_Delete(a->contract_summary);
+    dcci_side_free(&a->side[0]);
+    dcci_side_free(&a->side[1]);
+    ac_set_free(a->contract); /* after the sides: their files borrow its records */
+    dcci_analysis_init(a);
+}
+
+size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g)
+{
+    size_t n = 0;
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            n += lists[l]->v[i].gate == g;
+    return n;
+}

@@ -1,0 +1,216 @@
+#include "analyzer/dcci/dcci_analyze.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_testhook.h"
+#include "analyzer/dcci/dcci_children.h"
+#include "analyzer/dcci/dcci_compare.h"
+#include "analyzer/dcci/dcci_contract.h"
+#include "analyzer/dcci/dcci_gates.h"
+#include "analyzer/dcci/dcci_identity.h"
+#include "analyzer/dcci/dcci_meta.h"
+#include "analyzer/dcci/dcci_samples.h"
+#include "analyzer/dcci/dcci_tokens.h"
+
+/* How often the progress callback runs while the side threads work. */
+#define PROGRESS_INTERVAL_MS 200
+
+typedef struct side_job {
+    dcci_analysis *a;
+    int index;
+    const unsigned char *tracked;
+    sk_err e;
+    sk_diag d;
+} side_job;
+
+static void *pass1(void *arg)
+{
+    side_job *j = arg;
+    dcci_side *s = &j->a->side[j->index];
+    sk_diag_clear(&j->d);
+    j->e = dcci_meta_load(s, &j->d);
+    if (!j->e)
+        j->e = dcci_samples_load(s, &j->d);
+    if (!j->e)
+        j->e = dcci_identity_build(s, &j->d);
+    if (!j->e)
+        j->e = dcci_samples_finish(s, j->a->opts.warmup_steps, &j->d);
+    return NULL;
+}
+
+static void *pass2(void *arg)
+{
+    side_job *j = arg;
+    dcci_prof_opts o = {j->a->warmup_launches[j->index], j->a->capacity[j->index]};
+    sk_diag_clear(&j->d);
+    j->e = dcci_prof_run(&j->a->side[j->index], j->tracked, &o, &j->d);
+    return NULL;
+}
+
+static uint64_t total_bytes(const dcci_analysis *a)
+{
+    uint64_t n = 0;
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < a->side[s].in.nfiles; i++)
+            if (a->side[s].in.files[i].kind != DCCI_KIND_OTHER)
+                n += a->side[s].in.files[i].size;
+    return n;
+}
+
+static void report_progress(dcci_analysis *a, const char *phase)
+{
+    if (!a->opts.progress)
+        return;
+    uint64_t done = atomic_load_explicit(&a->side[0].progress, memory_order_relaxed) +
+                    atomic_load_explicit(&a->side[1].progress, memory_order_relaxed);
+    a->opts.progress(a->opts.progress_ctx, phase, done, total_bytes(a));
+}
+
+static void wait_for(dcci_analysis *a, pthread_t th, const char *phase)
+{
+    if (!a->opts.progress) {
+        pthread_join(th, NULL);
+        return;
+    }
+    for (;;) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += PROGRESS_INTERVAL_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        if (pthread_timedjoin_np(th, NULL, &ts) != ETIMEDOUT)
+            return;
+        report_progress(a, phase);
+    }
+}
+
+/* Runs fn on both sides in parallel (the main thread only waits and reports
+ * progress); the O0 side's error wins when both fail, so the message does
+ * not depend on thread timing. */
+static sk_err both_sides(dcci_analysis *a, void *(*fn)(void *), const unsigned char *tracked[2],
+                         const char *phase, sk_diag *d)
+{
+    side_job jobs[2];
+    pthread_t th[2];
+    int started[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].a = a;
+        jobs[i].index = i;
+        jobs[i].tracked = tracked ? tracked[i] : NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (!a->opts.serial && pthread_create(&th[i], NULL, fn, &jobs[i]) == 0)
+            started[i] = 1;
+        else
+            fn(&jobs[i]); /* no thread available: run it here */
+    }
+    for (int i = 0; i < 2; i++)
+        if (started[i])
+            wait_for(a, th[i], phase);
+    report_progress(a, phase);
+    for (int i = 0; i < 2; i++)
+        if (jobs[i].e) {
+            if (d)
+                *d = jobs[i].d;
+            return jobs[i].e;
+        }
+    return SK_OK;
+}
+
+static sk_err mapping_gate(dcci_analysis *a, sk_diag *d)
+{
+    if (a->align.npairs)
+        return SK_OK;
+    return dcci_issue_add(&a->issues, DCCI_GATE_MAPPING, "no_matched_sk", NULL, NULL, 0, d,
+                          "no SK could be matched between the sides (%zu on O0, %zu on "
+                          "disable-all; %zu and %zu unmatched, %zu and %zu ambiguous)",
+                          a->side[0].nsks, a->side[1].nsks, a->align.unmatched[0],
+                          a->align.unmatched[1], a->align.ambiguous[0], a->align.ambiguous[1]);
+}
+
+sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
+{
+    unsigned char *tracked[2] = {NULL, NULL};
+    a->side[0].tmpdir = a->side[1].tmpdir = a->opts.tmpdir;
+    sk_err e = both_sides(a, pass1, NULL, "metadata and kernel_details", d);
+    if (!e)
+        e = dcci_gates_collection(a, d);
+    if (!e)
+        e = dcci_align(&a->side[0], &a->side[1], &a->align, d);
+    if (!e)
+        e = mapping_gate(a, d);
+    if (!e)
+        e = dcci_compare_sks(a, d);
+    if (!e)
+        e = dcci_children_tracked(a, &tracked[0], &tracked[1], d);
+    if (!e) {
+        const unsigned char *t[2] = {tracked[0], tracked[1]};
+        e = both_sides(a, pass2, t, "sk_prof", d);
+    }
+    if (!e)
+        e = dcci_children_compute(a, d);
+    if (!e)
+        e = dcci_gates_attribution(a, d);
+    size_t selected = 0;
+    if (!e) {
+        selected = dcci_children_select(a);
+        e = dcci_tokens_inventory(a, d);
+    }
+    /* a blocked attribution yields no union: its children are not evidence */
+    if (!e && selected && !dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
+        e = dcci_tokens_build(a, d);
+    if (!e) {
+        a->loaded = 1;
+        dcci_decide_status(a, selected);
+    }
+    sk_free(tracked[0]);
+    sk_free(tracked[1]);
+    return e;
+}
+
+/* Sealed mode: the contract gate around the analysis (dcci_contract.h).  A
+ * refusal of the contract reader wins over the error it caused in a parser:
+ * the file is not the sealed one, so its content says nothing. */
+static sk_err analyze_sealed(dcci_analysis *a, const char *const args[2], sk_diag *d)
+{
+    int violation = 0;
+    sk_diag vd;
+    sk_diag_clear(&vd);
+    sk_err e = dcci_contract_open(a, args, &violation, &vd, d);
+    if (!e && !violation)
+        sk_test_hook("dcci_contract_validated", a->side[0].in.root);
+    if (!e && !violation) {
+        e = dcci_analyze_sides(a, d);
+        const sk_diag *refused = dcci_contract_reader_failure(a);
+        if (refused) {
+            vd = *refused;
+            violation = 1;
+            e = SK_OK;
+        } else if (!e) {
+            e = dcci_contract_finish(a, &violation, &vd, d);
+        }
+    }
+    if (!e && violation)
+        e = dcci_contract_block(a, args, &vd, d);
+    return e;
+}
+
+sk_err dcci_analyze_run(dcci_analysis *a, const char *o0_arg, const char *dis_arg, sk_diag *d)
+{
+    const char *const args[2] = {o0_arg, dis_arg};
+    sk_err e = SK_OK;
+    if (!a->opts.unsealed)
+        return analyze_sealed(a, args, d);
+    for (int i = 0; i < 2 && !e; i++)
+        e = dcci_input_discover(args[i], &a->side[i].in, d);
+    if (!e)
+        e = dcci_analyze_sides(a, d);
+    return e;
+}

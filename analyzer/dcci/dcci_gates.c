@@ -1,0 +1,369 @@
+#include "analyzer/dcci/dcci_gates.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/readers/rd_prof_capacity.h"
+
+/* The one option the pair may differ in, and its disable-all value
+ * (stage-o-and-compile-safety.md §2.4, D1). */
+#define DCCI_DISABLE_OPTION "dcci_disable_on_kernel"
+#define DCCI_DISABLE_ALL_PATTERN ".*"
+
+static size_t side_count(const dcci_side *s, dcci_kind k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->in.nfiles; i++)
+        n += s->in.files[i].kind == k;
+    return n;
+}
+
+/* ------------------------------------------------------------ options */
+
+/* O0: the option is absent or carries an empty value. */
+static int empty_value(const cJSON *opt)
+{
+    if (!opt)
+        return 1;
+    if (!cJSON_IsObject(opt))
+        return 0;
+    const cJSON *v = sk_json_get(opt, "value");
+    return !v || cJSON_IsNull(v) || (cJSON_IsArray(v) && cJSON_GetArraySize(v) == 0) ||
+           (cJSON_IsString(v) && v->valuestring[0] == '\0');
+}
+
+/* disable-all: {name: dcci_disable_on_kernel (when present), value: [".*"]} */
+static int disable_all_value(const cJSON *opt)
+{
+    if (!cJSON_IsObject(opt))
+        return 0;
+    const cJSON *name = sk_json_get(opt, "name");
+    if (name && !(cJSON_IsString(name) && strcmp(name->valuestring, DCCI_DISABLE_OPTION) == 0))
+        return 0;
+    const cJSON *v = sk_json_get(opt, "value");
+    return cJSON_IsArray(v) && cJSON_GetArraySize(v) == 1 && cJSON_IsString(v->child) &&
+           strcmp(v->child->valuestring, DCCI_DISABLE_ALL_PATTERN) == 0;
+}
+
+/* 1 same (or not both typed), 0 different, -1 out of memory. */
+static int same_type(const cJSON *a, const cJSON *b)
+{
+    if (!cJSON_IsObject(a) || !cJSON_IsObject(b))
+        return 1;
+    const cJSON *ta = sk_json_get(a, "type"), *tb = sk_json_get(b, "type");
+    if (!ta || !tb)
+        return 1;
+    return sk_json_equal(ta, tb);
+}
+
+static int add_name(sk_buf *b, const char *name)
+{
+    return (b->len && sk_buf_puts(b, ", ")) || sk_buf_puts(b, name);
+}
+
+static int name_cmp(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+int dcci_options_diff(const cJSON *o0, const cJSON *dis, char **names)
+{
+    sk_buf b = SK_BUF_INIT;
+    const char **keys = NULL;
+    int rc = -1;
+    size_t n = 0, cap = (size_t)cJSON_GetArraySize(o0) + (size_t)cJSON_GetArraySize(dis);
+    *names = NULL;
+    keys = sk_malloc((cap ? cap : 1) * sizeof *keys);
+    if (!keys)
+        goto out;
+    for (const cJSON *c = o0->child; c; c = c->next)
+        keys[n++] = c->string;
+    for (const cJSON *c = dis->child; c; c = c->next)
+        if (!sk_json_get(o0, c->string))
+            keys[n++] = c->string;
+    qsort(keys, n, sizeof *keys, name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        const cJSON *a = sk_json_get(o0, keys[i]), *x = sk_json_get(dis, keys[i]);
+        int ok;
+        if (strcmp(keys[i], DCCI_DISABLE_OPTION) == 0) {
+            int st = same_type(a, x);
+            if (st < 0)
+                goto out;
+            ok = empty_value(a) && disable_all_value(x) && st;
+        } else {
+            int eq = a && x ? sk_json_equal(a, x) : 0;
+            if (eq < 0)
+                goto out;
+            ok = eq;
+        }
+        if (!ok && add_name(&b, keys[i]))
+            goto out;
+    }
+    /* neither side names it: disable-all did not set [".*"] */
+    if (!sk_json_get(o0, DCCI_DISABLE_OPTION) && !sk_json_get(dis, DCCI_DISABLE_OPTION) &&
+        add_name(&b, DCCI_DISABLE_OPTION))
+        goto out;
+    rc = b.len ? 1 : 0;
+    if (rc)
+        *names = sk_buf_take(&b);
+    if (rc && !*names)
+        rc = -1;
+out:
+    sk_buf_free(&b);
+    sk_free(keys);
+    return rc;
+}
+
+/* ------------------------------------------------------------ collection */
+
+static sk_err check_prof_sk_on(dcci_analysis *a, dcci_side *s, sk_diag *d)
+{
+    const char *gate_side = s->name;
+    if (s->prof_state != RD_PROF_ON) {
+        const char *why = s->prof_state == RD_PROF_UNKNOWN
+                              ? "no super_kernel.log of the process logs ASCEND_PROF_SK_ON"
+                              : "super_kernel.log says sk_prof capture was off";
+        return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "prof_sk_on_unverified",
+                              gate_side, s->prof_file, s->prof_line, d, "%s%s%s", why,
+                              s->in.has_sk_on ? "; the manifest control says " : "",
+                              s->in.has_sk_on ? "ASCEND_PROF_SK_ON is set" : "");
+    }
+    if (s->in.has_sk_on && (uint64_t)s->in.sk_on != s->prof_kb)
+        return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "prof_sk_on_mismatch", gate_side,
+                              s->prof_file, s->prof_line, d, "manifest control ASCEND_PROF_SK_ON=%lld "
+                              "but super_kernel.log logs %llu", (long long)s->in.sk_on,
+                              (unsigned long long)s->prof_kb);
+    return SK_OK;
+}
+
+static void settle_side_values(dcci_analysis *a, int i)
+{
+    dcci_side *s = &a->side[i];
+    if (a->opts.has_warmup_launches) {
+        a->warmup_launches[i] = a->opts.warmup_launches;
+        a->warmup_launches_source[i] = DCCI_SRC_OPTION;
+    } else if (s->in.has_warmup) {
+        a->warmup_launches[i] = (uint64_t)s->in.warmup;
+        a->warmup_launches_source[i] = s->in.sealed ? DCCI_SRC_MANIFEST
+                                                    : DCCI_SRC_UNVALIDATED_MANIFEST;
+    } else {
+        a->warmup_launches[i] = 0;
+        a->warmup_launches_source[i] = DCCI_SRC_DEFAULT;
+    }
+    if (s->prof_state == RD_PROF_ON)
+        a->capacity[i] = s->records_per_core;
+    else if (s->in.has_sk_on)
+        a->capacity[i] = rd_prof_capacity_records((uint64_t)s->in.sk_on);
+    else
+        a->capacity[i] = 0;
+}
+
+sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
+{
+    sk_err e = SK_OK;
+    if (a->opts.unsealed)
+        e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "unsealed_input", NULL, NULL, 0, d,
+                           "inputs were discovered with --unsealed: the analysis is for "
+                           "exploration only and never yields repair options");
+    for (int i = 0; i < 2 && !e; i++) {
+        dcci_side *s = &a->side[i];
+        settle_side_values(a, i);
+        if (!s->nmodels)
+            e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "missing_input", s->name, NULL, 0,
+                               d, "no SK metadata (sk_meta/<pid>/model_<id>/) on this side");
+        if (!e && !side_count(s, DCCI_KIND_SK_PROF))
+            e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "missing_input", s->name, NULL, 0,
+                               d, "no sk_prof trace on this side");
+        if (!e && s->nmodels)
+            e = check_prof_sk_on(a, s, d);
+    }
+    if (!e && a->side[0].options && a->side[1].options) {
+        char *names = NULL;
+        int rc = dcci_options_diff(a->side[0].options, a->side[1].options, &names);
+        if (rc < 0)
+            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory comparing options");
+        else if (rc > 0)
+            e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "options_mismatch", NULL,
+                               a->side[1].options_file, 0, d,
+                               "the effective options of %s and %s must differ only in %s "
+                               "(absent or empty on O0, [\".*\"] on disable-all); differing: %s",
+                               a->side[0].options_file, a->side[1].options_file,
+                               DCCI_DISABLE_OPTION, names);
+        sk_free(names);
+    }
+    return e;
+}
+
+/* ------------------------------------------------------------ attribution */
+
+static sk_err global_gates(dcci_analysis *a, int *blocked, sk_diag *d)
+{
+    sk_err e = SK_OK;
+    for (int i = 0; i < 2 && !e; i++) {
+        const dcci_side *s = &a->side[i];
+        for (size_t b = 0; b < s->nbuffer_full && !e; b++) {
+            const dcci_buffer_full *bf = &s->buffer_full[b];
+            *blocked = 1;
+            e = dcci_issue_add(&a->issues, DCCI_GATE_ATTRIBUTION, "buffer_full", s->name, bf->file,
+                               bf->first_line, d, "device %llu core %llu: sk_prof buffer is full "
+                               "(%llu warnings): later records of that core are lost",
+                               (unsigned long long)bf->device, (unsigned long long)bf->core,
+                               (unsigned long long)bf->count);
+        }
+        if (!s->prof)
+            continue;
+        for (size_t f = 0; f < s->prof->nfiles && !e; f++) {
+            const dcci_prof_file_summary *fs = &s->prof->files[f];
+            for (size_t c = 0; c < fs->nfull_cores && !e; c++) {
+                *blocked = 1;
+                e = dcci_issue_add(&a->issues, DCCI_GATE_ATTRIBUTION, "core_capacity_reached",
+                                   s->name, fs->label, 0, d, "core %llu holds %llu records, the "
+                                   "capacity of ASCEND_PROF_SK_ON (%llu per core): records were "
+                                   "lost", (unsigned long long)fs->full_cores[c].core,
+                                   (unsigned long long)fs->full_cores[c].records,
+                                   (unsigned long long)a->capacity[i]);
+            }
+        }
+    }
+    return e;
+}
+
+static int fixture_shaped(const dcci_side *s)
+{
+    if (!s->prof)
+        return 0;
+    for (size_t f = 0; f < s->prof->nfiles; f++)
+        if (s->prof->files[f].no_sk_id)
+            return 1;
+    return 0;
+}
+
+static sk_err sk_gates(dcci_analysis *a, int side, const dcci_sk *k, int *ok, sk_diag *d)
+{
+    const dcci_side *s = &a->side[side];
+    const dcci_prof_result *p = dcci_prof_sk_result(k);
+    const char *n = s->name;
+    dcci_issues *l = &a->issues;
+    dcci_gate g = DCCI_GATE_ATTRIBUTION;
+    const char *key = k->key_id;
+    sk_err e = SK_OK;
+    if (!side_count(s, DCCI_KIND_SK_PROF)) {
+        *ok = 0;
+        return dcci_issue_add(l, g, "sk_prof_missing", n, NULL, 0, d,
+                              "%s (occurrence %zu): the side has no sk_prof trace", key,
+                              k->occurrence);
+    }
+    if (!p)
+        return sk_diag_set(d, SK_E_INTERNAL, "", 0, "sk_prof results missing for %s", key);
+    size_t min_occ = a->opts.classify.min_occurrences;
+    if (p->launches == 0 && fixture_shaped(s)) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "fixture_shape", n, NULL, 0, d, "%s (occurrence %zu): the "
+                           "sk_prof trace has no skId or parent records (reference fixture "
+                           "shape): children cannot be attributed to launches", key,
+                           k->occurrence);
+    } else if (p->analysed < min_occ) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "insufficient_launches", n, NULL, 0, d, "%s (occurrence %zu): "
+                           "%zu launches after dropping %zu warmup launches, %zu needed", key,
+                           k->occurrence, p->analysed, p->warmup_dropped, min_occ);
+    }
+    size_t incomplete = 0;
+    for (size_t i = 0; i < p->npos; i++)
+        incomplete += p->pos[i].incomplete;
+    if (!e && incomplete) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "incomplete_lanes", n, NULL, 0, d, "%s (occurrence %zu): %zu "
+                           "(launch, child) pairs of the analysed launches miss a block or a "
+                           "lane", key, k->occurrence, incomplete);
+    }
+    if (!e && p->orphans_in_window) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "orphan_records", n, NULL, p->first_orphan_line, d,
+                           "%s (occurrence %zu): %llu child records lie in no parent record of "
+                           "their core", key, k->occurrence, (unsigned long long)p->orphans);
+    }
+    if (!e && p->late_records) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "trace_order", n, NULL, p->first_late_line, d,
+                           "%s (occurrence %zu): %llu parent records belong to launches that "
+                           "had already ended two dump polls earlier: the trace is not in the "
+                           "runtime's per-poll order", key, k->occurrence,
+                           (unsigned long long)p->late_records);
+    }
+    if (!e && p->overlapping) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "overlapping_launches", n, NULL, 0, d, "%s (occurrence %zu): "
+                           "%llu analysed launches repeat a parent blockIdx or join two launches",
+                           key, k->occurrence, (unsigned long long)p->overlapping);
+    }
+    if (!e && p->symbol_mismatches) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "child_symbol_mismatch", n, NULL, p->first_mismatch_line, d,
+                           "%s (occurrence %zu): %llu records name %s, not the task node's "
+                           "funcName", key, k->occurrence,
+                           (unsigned long long)p->symbol_mismatches,
+                           p->first_mismatch_name ? p->first_mismatch_name : "?");
+    }
+    if (!e && p->multiple_traces) {
+        *ok = 0;
+        e = dcci_issue_add(l, g, "multiple_traces", n, NULL, 0, d, "%s (occurrence %zu): records "
+                           "in more than one sk_prof file", key, k->occurrence);
+    }
+    return e;
+}
+
+sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d)
+{
+    int blocked = 0;
+    if (!a->nslow)
+        return SK_OK;
+    sk_err e = global_gates(a, &blocked, d);
+    for (size_t i = 0; i < a->nslow && !e; i++) {
+        dcci_slow_sk *s = &a->slow[i];
+        const dcci_sk_result *r = &a->results[s->result];
+        int ok = !blocked;
+        e = sk_gates(a, 0, &a->side[0].sks[r->o0], &ok, d);
+        if (!e)
+            e = sk_gates(a, 1, &a->side[1].sks[r->dis], &ok, d);
+        if (!e && !s->rows)
+            ok = 0;
+        s->attribution_ok = ok;
+    }
+    return e;
+}
+
+static size_t collection_issues(const dcci_analysis *a, int ignore_unsealed)
+{
+    size_t n = 0;
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lists[l]->n; i++)
+            n += lists[l]->v[i].gate == DCCI_GATE_COLLECTION &&
+                 !(ignore_unsealed && strcmp(lists[l]->v[i].code, "unsealed_input") == 0);
+    return n;
+}
+
+static dcci_status decide(const dcci_analysis *a, size_t selected_children, int ignore_unsealed)
+{
+    if (collection_issues(a, ignore_unsealed))
+        return DCCI_STATUS_COLLECTION_BLOCKED;
+    if (dcci_analysis_count_issues(a, DCCI_GATE_MAPPING))
+        return DCCI_STATUS_MAPPING_BLOCKED;
+    if (!a->nslow)
+        return DCCI_STATUS_NO_SIGNIFICANT_REGRESSION;
+    if (dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
+        return DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED;
+    if (!selected_children || !a->nregexes)
+        return DCCI_STATUS_NO_REGRESSED_CHILD;
+    return DCCI_STATUS_REPAIR_CANDIDATE;
+}
+
+void dcci_decide_status(dcci_analysis *a, size_t selected_children)
+{
+    a->status = decide(a, selected_children, 0);
+    a->status_if_sealed = decide(a, selected_children, 1);
+}

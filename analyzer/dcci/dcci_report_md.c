@@ -1,0 +1,639 @@
+/* The Chinese Markdown report.  It renders the same analysis as the JSON
+ * report, section by section in the order the DCCI protocol lists what the
+ * family report must contain (stage-o-and-compile-safety.md §2.4 item 5). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "analyzer/dcci/dcci_report.h"
+
+typedef struct md {
+    sk_buf *out;
+    sk_err e;
+    sk_diag *d;
+} md;
+
+static void emit(md *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void emit(md *m, const char *fmt, ...)
+{
+    if (m->e)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[4096];
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        m->e = sk_diag_set(m->d, SK_E_INTERNAL, "", 0, "report formatting failed");
+        return;
+    }
+    if ((size_t)n >= sizeof tmp) { /* long lines (symbols, lists): format again into the buffer */
+        char *big = sk_malloc((size_t)n + 1);
+        if (!big) {
+            m->e = sk_diag_set(m->d, SK_E_NOMEM, "", 0, "out of memory writing the report");
+            return;
+        }
+        va_start(ap, fmt);
+        vsnprintf(big, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        if (sk_buf_append(m->out, big, (size_t)n))
+            m->e = sk_diag_set(m->d, SK_E_NOMEM, "", 0, "out of memory writing the report");
+        sk_free(big);
+        return;
+    }
+    if (sk_buf_append(m->out, tmp, (size_t)n))
+        m->e = sk_diag_set(m->d, SK_E_NOMEM, "", 0, "out of memory writing the report");
+}
+
+/* Table cells: '|' and line breaks would break the table. */
+static void cell(md *m, const char *s)
+{
+    if (!s) {
+        emit(m, " — |");
+        return;
+    }
+    emit(m, " ");
+    for (const char *p = s; *p && !m->e; p++) {
+        if (*p == '|')
+            emit(m, "\\|");
+        else if (*p == '\n' || *p == '\r')
+            emit(m, " ");
+        else if (sk_buf_putc(m->out, *p))
+            m->e = sk_diag_set(m->d, SK_E_NOMEM, "", 0, "out of memory writing the report");
+    }
+    emit(m, " |");
+}
+
+static void cell_code(md *m, const char *s)
+{
+    if (!s) {
+        emit(m, " — |");
+        return;
+    }
+    emit(m, " `");
+    for (const char *p = s; *p && !m->e; p++) {
+        if (*p == '|')
+            emit(m, "\\|");
+        else if (*p == '`' || *p == '\n' || *p == '\r')
+            emit(m, " ");
+        else if (sk_buf_putc(m->out, *p))
+            m->e = sk_diag_set(m->d, SK_E_NOMEM, "", 0, "out of memory writing the report");
+    }
+    emit(m, "` |");
+}
+
+static void cell_u64(md *m, uint64_t v)
+{
+    emit(m, " %llu |", (unsigned long long)v);
+}
+
+/* num/den ns as exact µs, "—" when absent. */
+static void cell_us(md *m, int present, num_i128 num, uint32_t den)
+{
+    char t[96];
+    if (!present) {
+        emit(m, " — |");
+        return;
+    }
+    if (m->e)
+        return;
+    sk_err e = dcci_us_text(num, den, t, sizeof t, m->d);
+    if (e) {
+        m->e = e;
+        return;
+    }
+    emit(m, " %s |", t);
+}
+
+/* Two decimals without printf's %f, whose decimal point follows the locale. */
+static void pct_text(double v, char *out, size_t cap)
+{
+    long long c = llround(v * 100.0);
+    unsigned long long a = (unsigned long long)(c < 0 ? -c : c);
+    snprintf(out, cap, "%s%llu.%02llu", c < 0 ? "-" : "", a / 100, a % 100);
+}
+
+static void cell_pct(md *m, int present, double v)
+{
+    char t[64];
+    if (!present) {
+        emit(m, " — |");
+        return;
+    }
+    pct_text(v, t, sizeof t);
+    emit(m, " %s |", t);
+}
+
+static const char *class_zh(dcci_class c)
+{
+    switch (c) {
+    case DCCI_CLASS_SIGNIFICANTLY_SLOWER: return "显著变慢";
+    case DCCI_CLASS_SIGNIFICANTLY_FASTER: return "显著变快";
+    case DCCI_CLASS_NEUTRAL: return "中性";
+    case DCCI_CLASS_INSUFFICIENT_EVIDENCE: return "证据不足";
+    }
+    return "未知";
+}
+
+static const char *status_zh(dcci_status s)
+{
+    switch (s) {
+    case DCCI_STATUS_REPAIR_CANDIDATE: return "可进行一次联合修复试验";
+    case DCCI_STATUS_NO_REGRESSED_CHILD: return "显著变慢的 SK 中没有显著变慢的子节点";
+    case DCCI_STATUS_NO_SIGNIFICANT_REGRESSION: return "没有显著变慢的 SK";
+    case DCCI_STATUS_COLLECTION_BLOCKED: return "采集证据受阻";
+    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return "子节点归因受阻";
+    case DCCI_STATUS_MAPPING_BLOCKED: return "SK 结构映射受阻";
+    }
+    return "未知";
+}
+
+static const char *decision_zh(dcci_status s)
+{
+    switch (s) {
+    case DCCI_STATUS_REPAIR_CANDIDATE:
+        return "保持 `dcci_disable_on_kernel=[\".*\"]`，把同一个列表 L 同时设置到 "
+               "`dcci_before_kernel_start` 与 `dcci_after_kernel_end`，只做一次联合修复试验，"
+               "并直接与 O0 比较（只优于 disable-all 不算通过）。禁止 before-only、after-only、"
+               "逐子节点或排列组合试验；试验不通过则拒绝整个 DCCI 家族并恢复 O0。";
+    case DCCI_STATUS_NO_REGRESSED_CHILD:
+        return "显著变慢的 SK 中没有任何子节点的 wall 或 max-lane 显著变慢，因此不生成修复列表。"
+               "不得依据名称、相邻关系或 duration-sum 增长猜测目标。";
+    case DCCI_STATUS_NO_SIGNIFICANT_REGRESSION:
+        return "没有 SK 显著变慢：不做子节点分解，不生成修复列表。";
+    case DCCI_STATUS_COLLECTION_BLOCKED:
+        return "采集证据不满足契约：不做归因、不生成正则、不进行修复。请在新的空根目录中按契约"
+               "重新采集两侧（begin → 运行 → finalize），再重新分析。";
+    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED:
+        return "SK 级结果仍然有效，但子节点归因不可靠：不生成修复列表。请按下列原因修正采集"
+               "（例如出现 buffer-full 时缩短采集窗口）后重新采集，再做子节点归因。";
+    case DCCI_STATUS_MAPPING_BLOCKED:
+        return "两侧没有任何可唯一匹配的 SK：无法比较。请确认两侧来自同一模型与同一图。";
+    }
+    return "";
+}
+
+static const char *gate_zh(dcci_gate g)
+{
+    switch (g) {
+    case DCCI_GATE_COLLECTION: return "采集";
+    case DCCI_GATE_MAPPING: return "映射";
+    case DCCI_GATE_ATTRIBUTION: return "子节点归因";
+    }
+    return "";
+}
+
+static void stats_cells(md *m, const num_stats *s)
+{
+    if (!s) {
+        emit(m, " — | — | — | — |");
+        return;
+    }
+    cell_u64(m, s->count);
+    cell_us(m, 1, s->p50_x2, 2);
+    cell_us(m, 1, s->p90_x10, 10);
+    cell_us(m, 1, s->mad_x4, 4);
+}
+
+static void class_cells(md *m, const dcci_classification *c)
+{
+    cell_us(m, c->has_values, -c->improvement_ns_x2, 2); /* Δ = disable-all - O0 */
+    cell_pct(m, c->has_values, -c->improvement_pct);
+    cell_pct(m, c->has_values, c->noise_pct);
+    cell(m, class_zh(c->cls));
+}
+
+static size_t count_kind(const dcci_side *s, dcci_kind k)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->in.nfiles; i++)
+        n += s->in.files[i].kind == k;
+    return n;
+}
+
+static void section_conclusion(md *m, const dcci_analysis *a)
+{
+    emit(m, "# DCCI 回归分析报告（O0 对比 disable-all）\n\n");
+    emit(m, "## 1. 结论\n\n");
+    emit(m, "- 状态：`%s`（%s）\n", dcci_status_name(a->status), status_zh(a->status));
+    emit(m, "- 匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条\n",
+         a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+    emit(m, "- 决策：%s\n", decision_zh(a->status));
+    emit(m, "- 声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为**统计相关性**，"
+            "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。\n\n");
+}
+
+static void section_inputs(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 2. 输入与指纹\n\n");
+    emit(m, "输入模式：`%s`%s\n\n", a->opts.unsealed ? "unsealed" : "sealed",
+         a->opts.unsealed ? "（未经契约校验，仅供探索，永远不会生成修复选项）" : "（已通过契约校验）");
+    emit(m, "| 侧 | 根目录 | manifest | manifest 指纹 | manifest SHA-256 |\n|---|---|---|---|---|\n");
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        emit(m, "|");
+        cell(m, s->name);
+        cell_code(m, s->in.root);
+        cell_code(m, s->in.has_manifest ? s->in.manifest_path : NULL);
+        cell_code(m, s->in.manifest_fingerprint[0] ? s->in.manifest_fingerprint : NULL);
+        cell_code(m, s->in.has_manifest ? s->in.manifest_sha256 : NULL);
+        emit(m, "\n");
+    }
+    if (a->contract_summary) {
+        const cJSON *fp = sk_json_get(a->contract_summary, "set_fingerprint");
+        const cJSON *ch = sk_json_get(a->contract_summary, "config_change");
+        const cJSON *ptr = ch ? sk_json_get(ch, "pointer") : NULL;
+        emit(m, "\n契约校验通过：集合指纹 `%s`；两侧配置只在 `%s` 处不同。\n",
+             cJSON_IsString(fp) ? fp->valuestring : "—",
+             cJSON_IsString(ptr) ? ptr->valuestring : "—"); /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
+    }
+    emit(m, "\n| 侧 | 角色 | 相对路径 | SHA-256 | 校验方 | zstd |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        for (size_t f = 0; f < s->in.nfiles; f++) {
+            const dcci_file *df = &s->in.files[f];
+            emit(m, "|");
+            cell(m, s->name);
+            cell(m, df->role);
+            cell_code(m, df->relpath);
+            cell_code(m, df->read ? df->sha256 : df->has_expected ? df->expected_sha256 : NULL);
+            cell(m, df->read ? "analyzer" : df->has_expected ? "validator" : NULL);
+            cell(m, df->read ? (df->zstd ? "是" : "否") : NULL);
+            emit(m, "\n");
+        }
+    }
+    emit(m, "\n| 侧 | kernel_details（行 / SK 行 / 拒绝 / 未映射） | SK 元数据（模型 / SK） | sk_prof（文件 / buffer-full） | ASCEND_PROF_SK_ON（manifest / super_kernel.log） | 每核记录容量 |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        char on[160];
+        char mv[32], lv[32];
+        if (s->in.has_sk_on)
+            snprintf(mv, sizeof mv, "%lld", (long long)s->in.sk_on);
+        else
+            snprintf(mv, sizeof mv, "—");
+        if (s->prof_state == RD_PROF_ON)
+            snprintf(lv, sizeof lv, "%llu", (unsigned long long)s->prof_kb);
+        else
+            snprintf(lv, sizeof lv, "%s", rd_prof_state_name(s->prof_state));
+        snprintf(on, sizeof on, "%s / %s", mv, lv);
+        emit(m, "| %s | %zu 个文件：%llu / %llu / %llu / %llu | %zu / %zu | %zu / %s | %s | %llu |\n",
+             s->name, count_kind(s, DCCI_KIND_KERNEL_DETAILS), (unsigned long long)s->kd_rows,
+             (unsigned long long)s->kd_sk_rows, (unsigned long long)s->kd_sk_rows_rejected,
+             (unsigned long long)s->kd_sk_rows_unmapped, s->nmodels, s->nsks,
+             count_kind(s, DCCI_KIND_SK_PROF), s->nbuffer_full ? "是" : "否", on,
+             (unsigned long long)a->capacity[i]);
+    }
+    emit(m, "\n");
+}
+
+static void section_thresholds(md *m, const dcci_analysis *a)
+{
+    const dcci_classify_opts *c = &a->opts.classify;
+    char pct[64] = "", abs_us[64] = "";
+    if (!m->e)
+        m->e = num_exact_format(c->min_relative_milli_pct, 1000, 0, pct, sizeof pct, m->d);
+    if (!m->e)
+        m->e = dcci_us_text(c->min_abs_ns, 1, abs_us, sizeof abs_us, m->d);
+    emit(m, "## 3. 阈值与规则\n\n");
+    emit(m, "- 基线 = O0，候选 = disable-all（`dcci_disable_on_kernel=[\".*\"]`）\n");
+    emit(m, "- 每侧最少样本数：%zu（硬下限 %d）\n", c->min_occurrences,
+         DCCI_CLASSIFY_HARD_MIN_OCCURRENCES);
+    emit(m, "- 噪声阈值 = max(%s%%, 2·MAD/P50（每侧）)；绝对阈值 %s µs；样本数恰为 3 时启用尾部保护\n",
+         pct, abs_us);
+    emit(m, "- kernel_details 丢弃前 %llu 个 step（warmup-steps）\n",
+         (unsigned long long)a->opts.warmup_steps);
+    for (int i = 0; i < 2; i++)
+        emit(m, "- %s 侧 sk_prof 每个 SK 丢弃前 %llu 次 launch（来源：%s）\n", a->side[i].name,
+             (unsigned long long)a->warmup_launches[i],
+             dcci_value_source_name(a->warmup_launches_source[i]));
+    emit(m, "- SK 主指标：kernel_details SK 行的 Duration（wall）；sk_prof parent span 与 lane work 仅作诊断\n");
+    emit(m, "- 子节点入选条件：wall **或** max-lane 显著变慢；duration-sum、AIC/AIV max-lane 与 skew 仅作诊断\n\n");
+}
+
+static void section_matching(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 4. 跨条件结构匹配统计\n\n");
+    emit(m, "| 指标 | O0 | disable-all |\n|---|---|---|\n");
+    emit(m, "| SK 总数 | %zu | %zu |\n", a->side[0].nsks, a->side[1].nsks);
+    emit(m, "| 已匹配 | %zu | %zu |\n", a->align.npairs, a->align.npairs);
+    emit(m, "| 未匹配 | %zu | %zu |\n", a->align.unmatched[0], a->align.unmatched[1]);
+    emit(m, "| 歧义 | %zu | %zu |\n\n", a->align.ambiguous[0], a->align.ambiguous[1]);
+    emit(m, "其中按出现序号配对（缺少图位置、数量相等）：%zu 对。结构键只含模型、scope、子节点的规范算子、"
+            "kernelType 与块几何、边界算子，不含任何原始 id、哈希或时间戳。\n\n",
+         a->align.paired_by_rank);
+    size_t ex = a->align.unmatched[0] + a->align.unmatched[1] + a->align.ambiguous[0] +
+                a->align.ambiguous[1];
+    if (!ex) {
+        emit(m, "没有被排除的 SK。\n\n");
+        return;
+    }
+    emit(m, "被排除的 SK：\n\n| 侧 | 结构键 | 出现序号 | SK 名称 | 状态 | 原因 |\n|---|---|---|---|---|---|\n");
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < a->side[s].nsks; i++) {
+            const dcci_sk *k = &a->side[s].sks[i];
+            if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
+                continue;
+            emit(m, "|");
+            cell(m, a->side[s].name);
+            cell_code(m, k->key_id);
+            cell_u64(m, k->occurrence);
+            cell_code(m, k->fused->name);
+            cell(m, k->match == DCCI_UNMATCHED ? "未匹配" : "歧义");
+            cell(m, k->match_reason);
+            emit(m, "\n");
+        }
+    emit(m, "\n");
+}
+
+static void section_sks(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 5. 全部 SK 对比（时间单位 µs）\n\n");
+    if (!a->nresults) {
+        emit(m, "没有已匹配的 SK。\n\n");
+        return;
+    }
+    emit(m, "| # | 结构键 | 出现序号 | SK（O0 名称） | O0 n | O0 P50 | O0 P90 | O0 MAD | D n | D P50 | D P90 | D MAD | ΔP50 | Δ%% | 噪声阈值%% | 分类 |\n");
+    emit(m, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < a->nresults; i++) {
+        const dcci_sk_result *r = &a->results[i];
+        const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+        emit(m, "| %zu |", i + 1);
+        cell_code(m, k0->key_id);
+        cell_u64(m, k0->occurrence);
+        cell_code(m, k0->fused->name);
+        stats_cells(m, k0->has_stats ? &k0->stats : NULL);
+        stats_cells(m, k1->has_stats ? &k1->stats : NULL);
+        class_cells(m, &r->cls);
+        emit(m, "\n");
+    }
+    emit(m, "\nD = disable-all；Δ = disable-all − O0（正数表示 disable-all 更慢）。\n\n");
+}
+
+static void metric_cells(md *m, const dcci_child_metric *cm)
+{
+    cell_us(m, cm->o0 != NULL, cm->o0 ? cm->o0->p50_x2 : 0, 2);
+    cell_us(m, cm->dis != NULL, cm->dis ? cm->dis->p50_x2 : 0, 2);
+    cell(m, class_zh(cm->cls.cls));
+}
+
+static void section_children(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 6. 显著变慢 SK 的子节点分解（时间单位 µs，按回退幅度降序）\n\n");
+    if (!a->nslow) {
+        emit(m, "没有显著变慢的 SK。\n\n");
+        return;
+    }
+    for (size_t i = 0; i < a->nslow; i++) {
+        const dcci_slow_sk *s = &a->slow[i];
+        const dcci_sk_result *r = &a->results[s->result];
+        const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+        emit(m, "### 6.%zu `%s`（出现序号 %zu）\n\n", i + 1, k0->key_id, k0->occurrence);
+        emit(m, "- O0：`%s`\n- disable-all：`%s`\n", k0->fused->name, k1->fused->name);
+        char pct[64];
+        pct_text(-r->cls.improvement_pct, pct, sizeof pct);
+        emit(m, "- SK wall ΔP50：%s%%；子节点归因：%s\n\n", pct,
+             s->attribution_ok ? "有效" : "受阻（见第 11 节）");
+        if (!s->nrows) {
+            emit(m, "没有可用的 sk_prof 子节点数据。\n\n");
+            continue;
+        }
+        emit(m, "| 位置 | 符号（O0） | token | 完整 launch（O0/D） | wall P50 O0 | wall P50 D | wall 分类 | max-lane P50 O0 | max-lane P50 D | max-lane 分类 | duration-sum 分类（次要） | 入选 |\n");
+        emit(m, "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (size_t p = 0; p < s->nrows; p++) {
+            const dcci_child_row *row = &s->rows[p];
+            char launches[64];
+            snprintf(launches, sizeof launches, "%zu/%zu", row->complete[0], row->complete[1]);
+            emit(m, "| %zu |", p);
+            cell_code(m, k0->children[p].node->func_name);
+            cell_code(m, k0->children[p].token);
+            cell(m, launches);
+            metric_cells(m, &row->m[DCCI_M_WALL]);
+            metric_cells(m, &row->m[DCCI_M_MAX_LANE]);
+            cell(m, class_zh(row->m[DCCI_M_DURATION_SUM].cls.cls));
+            cell(m, row->selected ? "是" : "否");
+            emit(m, "\n");
+        }
+        emit(m, "\n");
+    }
+}
+
+static void section_tokens(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 7. 显著变慢子节点的规范算子 token 并集（稳定去重）\n\n");
+    if (!a->ntokens) {
+        emit(m, "并集为空。\n\n");
+        return;
+    }
+    emit(m, "| 顺序 | token | 来源（结构键 / 出现序号 / 位置） | 完整元数据符号 | 完整 launch（O0/D） | wall P50/P90/MAD O0 | wall P50/P90/MAD D | wall Δ | wall 分类 | max-lane 分类 |\n");
+    emit(m, "|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t t = 0; t < a->ntokens; t++) {
+        const dcci_token_entry *te = &a->tokens[t];
+        for (size_t c = 0; c < te->ncontrib; c++) {
+            const dcci_slow_sk *s = &a->slow[te->contrib[c].slow];
+            const dcci_sk_result *r = &a->results[s->result];
+            const dcci_sk *k0 = &a->side[0].sks[r->o0];
+            size_t p = te->contrib[c].position;
+            const dcci_child_row *row = &s->rows[p];
+            const dcci_child_metric *w = &row->m[DCCI_M_WALL];
+            char src[128], launches[64];
+            snprintf(src, sizeof src, "%.20s… / %zu / %zu", k0->key_id, k0->occurrence, p);
+            snprintf(launches, sizeof launches, "%zu/%zu", row->complete[0], row->complete[1]);
+            emit(m, "| %zu |", t + 1);
+            cell_code(m, c == 0 ? te->token : NULL);
+            cell(m, src);
+            cell_code(m, k0->children[p].node->func_name);
+            cell(m, launches);
+            for (int side = 0; side < 2; side++) {
+                const num_stats *st = side ? w->dis : w->o0;
+                char t1[96] = "—", t2[96] = "—", t3[96] = "—";
+                if (st && !m->e) {
+                    m->e = dcci_us_text(st->p50_x2, 2, t1, sizeof t1, m->d);
+                    if (!m->e)
+                        m->e = dcci_us_text(st->p90_x10, 10, t2, sizeof t2, m->d);
+                    if (!m->e)
+                        m->e = dcci_us_text(st->mad_x4, 4, t3, sizeof t3, m->d);
+                }
+                emit(m, " %s / %s / %s |", t1, t2, t3);
+            }
+            cell_us(m, w->cls.has_values, -w->cls.improvement_ns_x2, 2);
+            cell(m, class_zh(w->cls.cls));
+            cell(m, class_zh(row->m[DCCI_M_MAX_LANE].cls.cls));
+            emit(m, "\n");
+        }
+        if (te->report.disagreements)
+            emit(m, "|  | `%s` 的其他归一化结果：op_from_function=`%s`，compactor=`%s`（与规范 token 不一致） |  |  |  |  |  |  |  |  |\n",
+                 te->token, te->report.op_from_function ? te->report.op_from_function : "None",
+                 te->report.compactor ? te->report.compactor : "None");
+    }
+    emit(m, "\n");
+}
+
+static void section_regexes(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 8. 符号 → 正则映射与校验\n\n");
+    if (!a->ntokens) {
+        emit(m, "没有需要构造正则的 token。\n\n");
+        return;
+    }
+    emit(m, "每个候选模式都用运行时匹配器的精确模拟与 PCRE2（锚定翻译）分别匹配两侧全部 kernel 符号，两者必须一致；"
+            "模式只允许 `[A-Za-z0-9_.*-]`，不得以 `*` 开头，必须字面包含 token，不得近似全局，"
+            "不得匹配负对照 `\"\"`、`CompletelyUnrelated`、`static_kernel_Unrelated_hash`。\n\n");
+    emit(m, "| token | 完整符号 | 选中的模式 | 形式 | 匹配的清单符号数 | 结果 |\n|---|---|---|---|---|---|\n");
+    for (size_t t = 0; t < a->ntokens; t++) {
+        const dcci_token_entry *te = &a->tokens[t];
+        const dcci_regex_result *r = te->regex;
+        const dcci_regex_candidate *ch =
+            r && r->outcome == DCCI_REGEX_CHOSEN ? &r->candidates[r->chosen] : NULL;
+        emit(m, "|");
+        cell_code(m, te->token);
+        emit(m, " ");
+        for (size_t i = 0; i < te->nsymbols; i++)
+            emit(m, "%s`%s`", i ? "<br>" : "", te->symbols[i]);
+        emit(m, " |");
+        cell_code(m, ch ? ch->pattern : NULL);
+        cell(m, ch ? ch->form : NULL);
+        if (ch)
+            cell_u64(m, ch->inventory_matches);
+        else
+            cell(m, NULL);
+        cell(m, r ? dcci_regex_outcome_name(r->outcome) : NULL);
+        emit(m, "\n");
+    }
+    emit(m, "\n");
+}
+
+static void json_list(md *m, const dcci_analysis *a)
+{
+    emit(m, "[");
+    for (size_t i = 0; i < a->nregexes; i++)
+        emit(m, "%s\"%s\"", i ? ", " : "", a->regexes[i]);
+    emit(m, "]");
+}
+
+static void section_list(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 9. 精确的 before/after 列表\n\n");
+    if (!a->nregexes) {
+        emit(m, "没有修复列表（L 为空时绝不进行修复试验）。\n\n");
+        return;
+    }
+    emit(m, "两个选项使用**完全相同**的列表 L（%zu 条），`dcci_disable_on_kernel` 保持 `[\".*\"]`：\n\n",
+         a->nregexes);
+    emit(m, "```\ndcci_disable_on_kernel   = [\".*\"]\ndcci_before_kernel_start = ");
+    json_list(m, a);
+    emit(m, "\ndcci_after_kernel_end    = ");
+    json_list(m, a);
+    emit(m, "\n```\n\n");
+    if (a->status == DCCI_STATUS_REPAIR_CANDIDATE)
+        emit(m, "已写出 `%s` 与 `%s`。相对 disable-all 配置改动 2 个指针，相对 O0 改动 3 个指针。\n\n",
+             DCCI_OPTION_VALUES_NAME, DCCI_REPAIR_OPTIONS_NAME);
+    else
+        emit(m, "状态不是 `repair_candidate`：**未写出**任何选项文件，此列表不得用于试验。\n\n");
+}
+
+static void section_collateral(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 10. 附带影响（列表 L 会额外命中的子节点）\n\n");
+    if (!a->nregexes) {
+        emit(m, "没有列表，无附带影响。\n\n");
+        return;
+    }
+    if (!a->ncollateral) {
+        emit(m, "L 只命中入选的子节点，没有附带影响。\n\n");
+        return;
+    }
+    emit(m, "共 %zu 处（两侧合计）：\n\n| 侧 | 结构键 | 出现序号 | SK 名称 | 位置 | 符号 | 命中模式 |\n|---|---|---|---|---|---|---|\n",
+         a->ncollateral);
+    for (size_t i = 0; i < a->ncollateral; i++) {
+        const dcci_collateral *c = &a->collateral[i];
+        const dcci_side *s = &a->side[c->side];
+        const dcci_sk *k = &s->sks[c->sk];
+        emit(m, "|");
+        cell(m, s->name);
+        cell_code(m, k->key_id);
+        cell_u64(m, k->occurrence);
+        cell_code(m, k->fused->name);
+        cell_u64(m, c->position);
+        cell_code(m, a->inventory[c->symbol]);
+        emit(m, " ");
+        for (size_t p = 0; p < c->npatterns; p++)
+            emit(m, "%s`%s`", p ? ", " : "", a->regexes[c->patterns[p]]);
+        emit(m, " |\n");
+    }
+    emit(m, "\n");
+}
+
+static void section_integrity(md *m, const dcci_analysis *a)
+{
+    emit(m, "## 11. 完整性\n\n");
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        emit(m, "- %s：buffer-full 告警 %zu 处", s->name, s->nbuffer_full);
+        size_t full = 0;
+        if (s->prof)
+            for (size_t f = 0; f < s->prof->nfiles; f++)
+                full += s->prof->files[f].nfull_cores;
+        emit(m, "；记录数达到容量的核 %zu 个；每核容量 %llu 条；无效 DCCI 模式告警 %llu 次\n", full,
+             (unsigned long long)a->capacity[i], (unsigned long long)s->bad_patterns);
+        for (size_t b = 0; b < s->nbuffer_full; b++)
+            emit(m, "  - `%s:%llu` device %llu core %llu buffer is full（%llu 次）\n",
+                 s->buffer_full[b].file, (unsigned long long)s->buffer_full[b].first_line,
+                 (unsigned long long)s->buffer_full[b].device,
+                 (unsigned long long)s->buffer_full[b].core,
+                 (unsigned long long)s->buffer_full[b].count);
+    }
+    emit(m, "\n");
+    size_t n = a->side[0].issues.n + a->side[1].issues.n + a->issues.n;
+    if (!n) {
+        emit(m, "没有发现任何阻塞问题。\n\n");
+        return;
+    }
+    emit(m, "| 关卡 | 代码 | 侧 | 位置 | 说明 |\n|---|---|---|---|---|\n");
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lists[l]->n; i++) {
+            const dcci_issue *it = &lists[l]->v[i];
+            char where[1200];
+            if (it->file && it->line)
+                snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
+            else
+                snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
+            emit(m, "|");
+            cell(m, gate_zh(it->gate));
+            cell_code(m, it->code);
+            cell(m, it->side ? it->side : "—");
+            cell_code(m, where);
+            if (it->more) {
+                char msg[1200];
+                snprintf(msg, sizeof msg, "%s（另有 %llu 处同类问题）", it->message,
+                         (unsigned long long)it->more);
+                cell(m, msg);
+            } else {
+                cell(m, it->message);
+            }
+            emit(m, "\n");
+        }
+    emit(m, "\n");
+}
+
+sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
+{
+    md m = {out, SK_OK, d};
+    section_conclusion(&m, a);
+    section_inputs(&m, a);
+    section_thresholds(&m, a);
+    section_matching(&m, a);
+    section_sks(&m, a);
+    section_children(&m, a);
+    section_tokens(&m, a);
+    section_regexes(&m, a);
+    section_list(&m, a);
+    section_collateral(&m, a);
+    section_integrity(&m, a);
+    emit(&m, "## 12. 决策\n\n%s\n", decision_zh(a->status));
+    return m.e;
+}

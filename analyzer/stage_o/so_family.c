@@ -1,0 +1,1030 @@
+#include "analyzer/stage_o/so_family.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_file.h"
+#include "analyzer/stage_o/so_cdiff.h"
+#include "analyzer/stage_o/so_gate.h"
+#include "analyzer/stage_o/so_probe.h"
+#include "analyzer/stage_o/so_repair.h"
+
+const char *so_family_status_name(so_family_status s)
+{
+    switch (s) {
+    case SO_FAMILY_ACCEPTED:
+        return "accepted";
+    case SO_FAMILY_REJECTED:
+        return "rejected";
+    case SO_FAMILY_BLOCKED:
+        return "blocked";
+    }
+    return "blocked";
+}
+
+/* ------------------------------------------------------------ builder */
+
+/* Constructors record an allocation failure instead of returning it, so the
+ * document is assembled in straight-line code and checked once. */
+typedef struct jb {
+    int failed;
+} jb;
+
+static cJSON *mark(jb *b, cJSON *item)
+{
+    if (!item)
+        b->failed = 1;
+    return item;
+}
+
+static cJSON *j_obj(jb *b)
+{
+    return mark(b, cJSON_CreateObject());
+}
+
+static cJSON *j_arr(jb *b)
+{
+    return mark(b, cJSON_CreateArray());
+}
+
+static cJSON *j_float(jb *b, double v)
+{
+    return mark(b, sk_json_new_float(v));
+}
+
+static cJSON *j_uint(jb *b, uint64_t v)
+{
+    return mark(b, sk_json_new_uint(v));
+}
+
+static cJSON *j_str(jb *b, const char *s)
+{
+    return mark(b, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+static cJSON *j_bool(jb *b, int v)
+{
+    return mark(b, cJSON_CreateBool(v != 0));
+}
+
+static cJSON *j_null(jb *b)
+{
+    return mark(b, cJSON_CreateNull());
+}
+
+static cJSON *j_opt(jb *b, so_opt o)
+{
+    return o.set ? j_float(b, o.v) : j_null(b);
+}
+
+static cJSON *j_dec(jb *b, const num_dec *v)
+{
+    char s[NUM_DEC_STR_MAX];
+    num_dec_to_str(v, s, sizeof s);
+    return j_str(b, s);
+}
+
+static cJSON *j_copy(jb *b, const cJSON *v)
+{
+    return v ? mark(b, cJSON_Duplicate(v, 1)) : j_null(b);
+}
+
+static void put(jb *b, cJSON *obj, const char *key, cJSON *item)
+{
+    if (!obj || !item) {
+        cJSON_Delete(item);
+        b->failed = 1;
+        return;
+    }
+    if (sk_json_add(obj, key, item) != SK_OK)
+        b->failed = 1;
+}
+
+static void push(jb *b, cJSON *arr, cJSON *item)
+{
+    if (!arr || !item) {
+        cJSON_Delete(item);
+        b->failed = 1;
+        return;
+    }
+    if (sk_json_append(arr, item) != SK_OK)
+        b->failed = 1;
+}
+
+/* ------------------------------------------------------------ state */
+
+typedef struct clean_side {
+    so_set *set;
+    so_stability st;
+} clean_side;
+
+typedef struct analysis_in {
+    char *json_path, *values_path, *repair_path; /* owned display paths */
+    cJSON *doc, *values, *repair;                /* values/repair NULL when absent */
+    char sha[65], values_sha[65], repair_sha[65];
+    const char *status;    /* borrowed from doc */
+    const cJSON *regexes;  /* borrowed: array of strings */
+} analysis_in;
+
+typedef struct fam {
+    const so_family_opts *o;
+    clean_side o0, da, rp;
+    so_trial_eval gate_da, gate_rp, gate_rp_da;
+    int has_rp;
+    analysis_in an;
+    int has_an;
+    cJSON *probe;
+    char probe_sha[65];
+    so_probe_assessment pa;
+    so_cdiff_input cfg[3];
+    int has_cfg;
+    so_repair_proof proof;
+    jb b;
+    cJSON *blockers, *notes; /* arrays of {code, message} */
+} fam;
+
+static void add_issue(fam *f, cJSON *list, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_issue(fam *f, cJSON *list, const char *code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON *o = j_obj(&f->b);
+    put(&f->b, o, "code", j_str(&f->b, code));
+    put(&f->b, o, "message", j_str(&f->b, msg));
+    push(&f->b, list, o);
+}
+
+/* ------------------------------------------------------------ loading */
+
+static sk_err load_clean(const char *dir, const so_set_opts *opts, clean_side *out, sk_diag *d)
+{
+    sk_err rc = so_set_load(dir, opts, &out->set, d);
+    if (rc == SK_OK)
+        rc = so_stability_eval(out->set->run_means_exact, out->set->n_runs, &out->st, d);
+    return rc;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *p = sk_malloc(n + strlen(name) + 2);
+    if (p)
+        sprintf(p, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return p;
+}
+
+/* 1 when path exists (lstat), 0 when it does not, -1 on another error. */
+static int exists(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0)
+        return 1;
+    return errno == ENOENT ? 0 : -1;
+}
+
+static sk_err schema_error(sk_diag *d, const char *file, const char *field, const char *what)
+{
+    sk_err rc = sk_diag_set(d, SK_E_SCHEMA, file, 0, "%s", what);
+    sk_diag_set_field(d, field);
+    return rc;
+}
+
+static const char *const k_analysis_statuses[] = {
+    "collection_blocked", "mapping_blocked",  "no_significant_regression",
+    "child_attribution_blocked", "no_regressed_child", "repair_candidate", NULL};
+
+/* The members of the analysis document the report reads, checked for type. */
+static sk_err check_analysis(analysis_in *a, sk_diag *d)
+{
+    const char *f = a->json_path;
+    const cJSON *doc = a->doc, *v;
+    if (!cJSON_IsObject(doc))
+        return schema_error(d, f, "", "the analysis must be a JSON object");
+    v = sk_json_get(doc, "schema_version");
+    if (!cJSON_IsString(v) || strcmp(v->valuestring, "1.0") != 0)
+        return schema_error(d, f, "schema_version", "must be \"1.0\" (skdcci analyze output)");
+    v = sk_json_get(doc, "tool");
+    if (!cJSON_IsObject(v) || !cJSON_IsString(sk_json_get(v, "command")) ||
+        strcmp(sk_json_get(v, "command")->valuestring, "analyze") != 0)
+        return schema_error(d, f, "tool.command", "must be \"analyze\"");
+    v = sk_json_get(doc, "status");
+    int known = 0;
+    for (size_t i = 0; cJSON_IsString(v) && k_analysis_statuses[i]; i++)
+        known |= strcmp(v->valuestring, k_analysis_statuses[i]) == 0;
+    if (!known)
+        return schema_error(d, f, "status", "must be one of the six analyze statuses");
+    a->status = v->valuestring;
+    v = sk_json_get(doc, "regexes");
+    if (!cJSON_IsArray(v))
+        return schema_error(d, f, "regexes", "must be a list of strings");
+    for (const cJSON *e = v->child; e; e = e->next)
+        if (!cJSON_IsString(e))
+            return schema_error(d, f, "regexes", "must be a list of strings");
+    a->regexes = v;
+    static const char *const objects[] = {"inputs", "thresholds", "integrity", NULL};
+    for (size_t i = 0; objects[i]; i++)
+        if (!cJSON_IsObject(sk_json_get(doc, objects[i])))
+            return schema_error(d, f, objects[i], "must be an object");
+    static const char *const sides[] = {"o0", "disable_all", NULL};
+    for (size_t i = 0; sides[i]; i++) {
+        char field[64];
+        snprintf(field, sizeof field, "inputs.%s", sides[i]);
+        const cJSON *side = sk_json_get(sk_json_get(doc, "inputs"), sides[i]);
+        if (!cJSON_IsObject(side) || !cJSON_IsString(sk_json_get(side, "root")))
+            return schema_error(d, f, field, "must be an object with a string root");
+        const cJSON *m = sk_json_get(side, "manifest");
+        if (m && !cJSON_IsNull(m) && !cJSON_IsObject(m))
+            return schema_error(d, f, field, "manifest must be an object or null");
+        if (!cJSON_IsObject(sk_json_get(side, "completeness")))
+            return schema_error(d, f, field, "completeness must be an object");
+    }
+    static const char *const lists[] = {"sks", "children", "token_union", NULL};
+    for (size_t i = 0; lists[i]; i++) {
+        v = sk_json_get(doc, lists[i]);
+        if (!cJSON_IsArray(v))
+            return schema_error(d, f, lists[i], "must be a list of objects");
+        int keyed = strcmp(lists[i], "token_union") != 0;
+        for (const cJSON *e = v->child; e; e = e->next)
+            if (!cJSON_IsObject(e) || (keyed && !cJSON_IsString(sk_json_get(e, "key_id"))))
+                return schema_error(d, f, lists[i],
+                                    keyed ? "every entry must be an object with a string key_id"
+                                          : "every entry must be an object");
+    }
+    for (const cJSON *e = sk_json_get(doc, "sks")->child; e; e = e->next) {
+        if (!cJSON_IsString(sk_json_get(e, "class")))
+            return schema_error(d, f, "sks", "every SK needs a string class");
+        v = sk_json_get(e, "regression_pct");
+        if (v && !cJSON_IsNull(v) && !cJSON_IsNumber(v))
+            return schema_error(d, f, "sks", "regression_pct must be a number or null");
+    }
+    for (const cJSON *e = sk_json_get(doc, "token_union")->child; e; e = e->next)
+        if (!cJSON_IsString(sk_json_get(e, "token")))
+            return schema_error(d, f, "token_union", "every entry needs a string token");
+    return SK_OK;
+}
+
+static sk_err load_optional_json(const char *path, const char *label, cJSON **out, char *sha,
+                                 sk_diag *d)
+{
+    int ex = exists(path);
+    if (ex < 0)
+        return sk_diag_set(d, SK_E_IO, path, 0, "cannot check the file: %s", strerror(errno));
+    if (!ex)
+        return SK_OK;
+    return sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, label, 0, out, NULL, sha, d);
+}
+
+static sk_err load_analysis(const char *dir, analysis_in *a, sk_diag *d)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return sk_diag_set(d, SK_E_IO, dir, 0, "cannot open the analysis directory: %s",
+                           strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return sk_diag_set(d, SK_E_PATH, dir, 0, "the analysis output must be a directory");
+    if (!(a->json_path = join(dir, SO_ANALYSIS_JSON_NAME)) ||
+        !(a->values_path = join(dir, SO_ANALYSIS_VALUES_NAME)) ||
+        !(a->repair_path = join(dir, SO_ANALYSIS_REPAIR_NAME)))
+        return sk_diag_set(d, SK_E_NOMEM, dir, 0, "out of memory");
+    sk_err rc = sk_json_load_file(a->json_path, SK_PATH_NOFOLLOW_LEAF, "analysis", 0, &a->doc,
+                                  NULL, a->sha, d);
+    if (rc == SK_OK)
+        rc = check_analysis(a, d);
+    if (rc == SK_OK)
+        rc = load_optional_json(a->values_path, "option values", &a->values, a->values_sha, d);
+    if (rc == SK_OK)
+        rc = load_optional_json(a->repair_path, "repair options", &a->repair, a->repair_sha, d);
+    return rc;
+}
+
+static void analysis_free(analysis_in *a)
+{
+    sk_free(a->json_path);
+    sk_free(a->values_path);
+    sk_free(a->repair_path);
+    cJSON_Delete(a->doc);
+    cJSON_Delete(a->values);
+    cJSON_Delete(a->repair);
+}
+
+/* ------------------------------------------------------------ JSON parts */
+
+static cJSON *clean_json(fam *f, const clean_side *s)
+{
+    jb *b = &f->b;
+    const so_set *set = s->set;
+    const so_stability *st = &s->st;
+    cJSON *o = j_obj(b), *means = j_arr(b), *exact = j_arr(b), *logs = j_arr(b);
+    put(b, o, "path", j_str(b, set->path));
+    put(b, o, "run_count", j_uint(b, set->n_runs));
+    put(b, o, "worst_rank_mean_ms", j_float(b, set->mean_run_mean));
+    put(b, o, "median_run_worst_rank_mean_ms", j_float(b, set->median_run_mean));
+    put(b, o, "p50_ms", j_float(b, set->decode_stats.p50_ms));
+    put(b, o, "p90_ms", j_float(b, set->decode_stats.p90_ms));
+    put(b, o, "stddev_ms", j_float(b, set->decode_stats.stddev_ms));
+    put(b, o, "decode_samples", j_uint(b, set->n_decode));
+    for (size_t i = 0; i < set->n_runs; i++) {
+        push(b, means, j_float(b, set->run_means[i]));
+        push(b, exact, j_dec(b, &set->run_means_exact[i]));
+    }
+    put(b, o, "run_worst_rank_means_ms", means);
+    put(b, o, "run_worst_rank_means_exact_ms", exact);
+    put(b, o, "stable", j_bool(b, st->stable));
+    put(b, o, "spread_ms", j_float(b, st->spread_ms));
+    put(b, o, "spread_exact_ms", j_dec(b, &st->spread_exact));
+    put(b, o, "spread_pct", st->has_spread_pct ? j_float(b, st->spread_pct) : j_null(b));
+    put(b, o, "spread_pct_exact", st->has_spread_pct ? j_dec(b, &st->spread_pct_exact) : j_null(b));
+    for (size_t i = 0; i < set->n_logs; i++) {
+        cJSON *l = j_obj(b);
+        put(b, l, "path", j_str(b, set->logs[i].relpath));
+        put(b, l, "bytes", j_uint(b, set->logs[i].size));
+        put(b, l, "sha256", j_str(b, set->logs[i].sha256));
+        push(b, logs, l);
+    }
+    put(b, o, "logs", logs);
+    return o;
+}
+
+static cJSON *gate_json(fam *f, const so_trial_eval *e, const char *baseline,
+                        const char *candidate, int decisive)
+{
+    jb *b = &f->b;
+    cJSON *o = j_obj(b), *checks = j_obj(b);
+    put(b, o, "baseline", j_str(b, baseline));
+    put(b, o, "candidate", j_str(b, candidate));
+    put(b, o, "decisive", j_bool(b, decisive));
+    put(b, o, "accepted", j_bool(b, e->accepted));
+    for (int k = 0; k < SO_CHECK_COUNT; k++)
+        put(b, checks, so_trial_check_names[k], j_bool(b, e->checks[k]));
+    put(b, o, "checks", checks);
+    put(b, o, "mean_improvement_pct", j_opt(b, e->mean_improvement_pct));
+    put(b, o, "median_run_improvement_pct", j_opt(b, e->median_run_improvement_pct));
+    put(b, o, "p90_regression_pct", j_opt(b, e->p90_regression_pct));
+    put(b, o, "stddev_regression_pct", j_opt(b, e->stddev_regression_pct));
+    put(b, o, "allow_p90_regression_pct", j_float(b, e->allow_p90_regression_pct));
+    put(b, o, "allow_stddev_regression_pct", j_float(b, e->allow_stddev_regression_pct));
+    return o;
+}
+
+/* {"present", "path", "sha256"} of one analysis file */
+static cJSON *file_json(fam *f, const char *path, const cJSON *doc, const char *sha)
+{
+    jb *b = &f->b;
+    cJSON *o = j_obj(b);
+    put(b, o, "path", j_str(b, path));
+    put(b, o, "present", j_bool(b, doc != NULL));
+    put(b, o, "sha256", j_str(b, doc ? sha : NULL));
+    return o;
+}
+
+static int count_class(const cJSON *sks, const char *cls)
+{
+    int n = 0;
+    for (const cJSON *e = sks->child; e; e = e->next)
+        n += strcmp(sk_json_get(e, "class")->valuestring, cls) == 0;
+    return n;
+}
+
+static const cJSON *path_get(const cJSON *v, const char *a, const char *b2, const char *c)
+{
+    v = sk_json_get(v, a);
+    if (v && b2)
+        v = sk_json_get(v, b2);
+    if (v && c)
+        v = sk_json_get(v, c);
+    return v;
+}
+
+static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent)
+{
+    jb *b = &f->b;
+    const cJSON *doc = f->an.doc;
+    cJSON *o = j_obj(b), *files = j_obj(b), *collections = j_obj(b), *sks = j_arr(b),
+          *classes = j_obj(b), *children = j_arr(b), *tokens = j_arr(b), *integ = j_obj(b);
+    put(b, o, "path", j_str(b, f->o->analysis_dir));
+    put(b, o, "status", j_str(b, f->an.status));
+    put(b, o, "mode", j_copy(b, path_get(doc, "inputs", "mode", NULL)));
+    put(b, files, "analysis", file_json(f, f->an.json_path, f->an.doc, f->an.sha));
+    put(b, files, "option_values", file_json(f, f->an.values_path, f->an.values, f->an.values_sha));
+    put(b, files, "repair_options", file_json(f, f->an.repair_path, f->an.repair, f->an.repair_sha));
+    put(b, o, "files", files);
+    put(b, o, "option_values_consistent", j_bool(b, values_consistent));
+    put(b, o, "repair_options_consistent", j_bool(b, repair_consistent));
+    static const char *const sides[] = {"o0", "disable_all"};
+    for (int i = 0; i < 2; i++) {
+        const cJSON *side = path_get(doc, "inputs", sides[i], NULL);
+        const cJSON *m = sk_json_get(side, "manifest");
+        cJSON *c = j_obj(b), *man = j_obj(b), *comp = j_obj(b);
+        put(b, c, "root", j_copy(b, sk_json_get(side, "root")));
+        if (cJSON_IsObject(m)) {
+            put(b, man, "path", j_copy(b, sk_json_get(m, "path")));
+            put(b, man, "sha256", j_copy(b, sk_json_get(m, "sha256")));
+            put(b, man, "manifest_fingerprint", j_copy(b, sk_json_get(m, "manifest_fingerprint")));
+            put(b, man, "validated", j_copy(b, sk_json_get(m, "validated")));
+            put(b, c, "manifest", man);
+        } else {
+            cJSON_Delete(man);
+            put(b, c, "manifest", j_null(b));
+        }
+        static const char *const parts[] = {"kernel_details", "sk_meta", "sk_prof"};
+        for (int k = 0; k < 3; k++)
+            put(b, comp, parts[k],
+                j_copy(b, path_get(side, "completeness", parts[k], "complete")));
+        put(b, c, "complete", comp);
+        put(b, c, "files", j_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(side, "files"))));
+        const cJSON *ig = path_get(doc, "integrity", sides[i], NULL);
+        put(b, c, "buffer_full_warnings",
+            j_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(ig, "buffer_full"))));
+        put(b, c, "invalid_dcci_pattern_warnings",
+            j_copy(b, sk_json_get(ig, "invalid_dcci_pattern_warnings")));
+        put(b, collections, sides[i], c);
+    }
+    put(b, o, "collections", collections);
+    const cJSON *th = sk_json_get(doc, "thresholds");
+    cJSON *t = j_obj(b);
+    static const char *const tk[] = {"min_occurrences", "min_relative_pct", "min_abs_us",
+                                     "warmup_steps", NULL};
+    for (size_t i = 0; tk[i]; i++)
+        put(b, t, tk[i], j_copy(b, sk_json_get(th, tk[i])));
+    put(b, o, "thresholds", t);
+    const cJSON *all = sk_json_get(doc, "sks");
+    static const char *const cls[] = {"significantly_slower", "significantly_faster", "neutral",
+                                      "insufficient_evidence", NULL};
+    for (size_t i = 0; cls[i]; i++)
+        put(b, classes, cls[i], j_uint(b, (uint64_t)count_class(all, cls[i])));
+    put(b, o, "sk_classes", classes);
+    for (const cJSON *e = all->child; e; e = e->next) {
+        cJSON *s = j_obj(b);
+        put(b, s, "key_id", j_copy(b, sk_json_get(e, "key_id")));
+        put(b, s, "name", j_copy(b, path_get(e, "names", "o0", NULL)));
+        put(b, s, "class", j_copy(b, sk_json_get(e, "class")));
+        put(b, s, "regression_pct", j_copy(b, sk_json_get(e, "regression_pct")));
+        put(b, s, "o0_p50_us", j_copy(b, path_get(e, "stats", "o0", "p50_us")));
+        put(b, s, "disable_all_p50_us", j_copy(b, path_get(e, "stats", "disable_all", "p50_us")));
+        put(b, s, "o0_count", j_copy(b, path_get(e, "stats", "o0", "count")));
+        put(b, s, "disable_all_count", j_copy(b, path_get(e, "stats", "disable_all", "count")));
+        push(b, sks, s);
+    }
+    put(b, o, "sks", sks);
+    for (const cJSON *e = sk_json_get(doc, "children")->child; e; e = e->next) {
+        cJSON *c = j_obj(b), *pos = j_arr(b);
+        put(b, c, "key_id", j_copy(b, sk_json_get(e, "key_id")));
+        put(b, c, "attribution", j_copy(b, sk_json_get(e, "attribution")));
+        put(b, c, "regression_pct", j_copy(b, sk_json_get(e, "regression_pct")));
+        const cJSON *ps = sk_json_get(e, "positions");
+        for (const cJSON *p = cJSON_IsArray(ps) ? ps->child : NULL; p; p = p->next) {
+            cJSON *q = j_obj(b);
+            put(b, q, "position", j_copy(b, sk_json_get(p, "position")));
+            put(b, q, "token", j_copy(b, sk_json_get(p, "token")));
+            put(b, q, "symbol", j_copy(b, path_get(p, "symbol", "o0", NULL)));
+            put(b, q, "selected", j_copy(b, sk_json_get(p, "selected")));
+            put(b, q, "significantly_slower_on", j_copy(b, sk_json_get(p, "significantly_slower_on")));
+            put(b, q, "wall_class", j_copy(b, path_get(p, "metrics", "wall", "class")));
+            put(b, q, "max_lane_class", j_copy(b, path_get(p, "metrics", "max_lane", "class")));
+            push(b, pos, q);
+        }
+        put(b, c, "positions", pos);
+        push(b, children, c);
+    }
+    put(b, o, "children", children);
+    for (const cJSON *e = sk_json_get(doc, "token_union")->child; e; e = e->next) {
+        cJSON *t2 = j_obj(b);
+        put(b, t2, "token", j_copy(b, sk_json_get(e, "token")));
+        put(b, t2, "regex", j_copy(b, sk_json_get(e, "regex")));
+        put(b, t2, "symbols", j_copy(b, sk_json_get(e, "symbols")));
+        push(b, tokens, t2);
+    }
+    put(b, o, "token_union", tokens);
+    put(b, o, "regexes", j_copy(b, f->an.regexes));
+    const cJSON *issues = path_get(doc, "integrity", "issues", NULL);
+    put(b, integ, "issues", j_uint(b, (uint64_t)cJSON_GetArraySize(issues)));
+    cJSON *codes = j_arr(b);
+    for (const cJSON *e = cJSON_IsArray(issues) ? issues->child : NULL; e; e = e->next) {
+        const cJSON *code = sk_json_get(e, "code");
+        int seen = 0;
+        for (const cJSON *x = codes ? codes->child : NULL; x && cJSON_IsString(code); x = x->next)
+            seen |= strcmp(x->valuestring, code->valuestring) == 0;
+        if (cJSON_IsString(code) && !seen)
+            push(b, codes, j_str(b, code->valuestring));
+    }
+    put(b, integ, "issue_codes", codes);
+    put(b, o, "integrity", integ);
+    return o;
+}
+
+/* ------------------------------------------------------------ evidence checks */
+
+static cJSON *disable_all_value(jb *b)
+{
+    cJSON *v = j_arr(b);
+    push(b, v, j_str(b, ".*"));
+    return v;
+}
+
+/* Does the analysis directory's option files say exactly what its regexes
+ * say?  (docs/analyze.md §10: option-values.json and dcci-repair-options.json
+ * are written for repair_candidate only.) */
+static void option_files_consistency(fam *f, int *values_ok, int *repair_ok)
+{
+    jb *b = &f->b;
+    int candidate = strcmp(f->an.status, "repair_candidate") == 0;
+    *values_ok = *repair_ok = 0;
+    if (!candidate) {
+        *values_ok = f->an.values == NULL;
+        *repair_ok = f->an.repair == NULL;
+        return;
+    }
+    cJSON *want_values = j_obj(b), *opts = j_obj(b), *l1 = j_arr(b), *l2 = j_arr(b);
+    push(b, l1, j_copy(b, f->an.regexes));
+    push(b, l2, j_copy(b, f->an.regexes));
+    put(b, opts, SO_DCCI_AFTER, l1);
+    put(b, opts, SO_DCCI_BEFORE, l2);
+    put(b, want_values, "optimize_options", opts);
+    cJSON *want_repair = j_obj(b);
+    put(b, want_repair, SO_DCCI_AFTER, j_copy(b, f->an.regexes));
+    put(b, want_repair, SO_DCCI_BEFORE, j_copy(b, f->an.regexes));
+    put(b, want_repair, SO_DCCI_DISABLE, disable_all_value(b));
+    if (!b->failed) {
+        int ev = f->an.values ? sk_json_equal(f->an.values, want_values) : 0;
+        int er = f->an.repair ? sk_json_equal(f->an.repair, want_repair) : 0;
+        if (ev < 0 || er < 0)
+            b->failed = 1; /* out of memory: reported as such, never as a mismatch */
+        *values_ok = ev == 1;
+        *repair_ok = er == 1;
+    }
+    cJSON_Delete(want_values);
+    cJSON_Delete(want_repair);
+}
+
+typedef struct probe_need {
+    const char *option;
+    const cJSON *value; /* borrowed */
+} probe_need;
+
+/* Looks up every needed value; returns 1 when all accepted.  Records the
+ * per-value results in *values_out. */
+static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_out,
+                        char *first_problem, size_t fp_size)
+{
+    jb *b = &f->b;
+    int all = 1;
+    first_problem[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        const char *rejection = NULL;
+        so_value_status s = SO_VALUE_UNKNOWN;
+        if (so_probe_lookup(f->probe, &f->pa, "optimize_options", need[i].option,
+                            need[i].value, &s, &rejection) != SK_OK) {
+            /* out of memory comparing values: the whole result is void, and
+             * the value must not read as "not probed" */
+            b->failed = 1;
+            return 0;
+        }
+        cJSON *o = j_obj(b);
+        put(b, o, "option", j_str(b, need[i].option));
+        put(b, o, "value", j_copy(b, need[i].value));
+        put(b, o, "status", j_str(b, so_value_status_name(s)));
+        put(b, o, "error", j_str(b, rejection));
+        push(b, values_out, o);
+        if (s != SO_VALUE_ACCEPTED && all) {
+            all = 0;
+            snprintf(first_problem, fp_size, "%s: the exact value is %s", need[i].option,
+                     so_value_status_name(s));
+        }
+    }
+    return all;
+}
+
+static int run_count_ok(const clean_side *s)
+{
+    return s->set->n_runs >= SO_STABLE_RUNS;
+}
+
+/* ------------------------------------------------------------ decision */
+
+typedef struct decision {
+    so_family_status status;
+    const char *reason_code;
+    const char *reason_zh;
+    const char *incumbent_after;
+    const char *d1_outcome;
+} decision;
+
+/* Disable-all regressed: its worst-rank mean is worse than O0's and its
+ * median run is slower than O0's slowest run (outside O0's own run-to-run
+ * spread); docs/stage-o.md §9.2 explains the choice. */
+static int regressed(const fam *f)
+{
+    const so_set *o0 = f->o0.set, *da = f->da.set;
+    double o0_max = o0->run_means[0];
+    for (size_t i = 1; i < o0->n_runs; i++)
+        if (o0->run_means[i] > o0_max)
+            o0_max = o0->run_means[i];
+    return f->gate_da.mean_improvement_pct.set && f->gate_da.mean_improvement_pct.v < 0 &&
+           da->median_run_mean > o0_max;
+}
+
+static void set_decision(decision *dc, so_family_status s, const char *code, const char *zh,
+                         const char *incumbent)
+{
+    dc->status = s;
+    dc->reason_code = code;
+    dc->reason_zh = zh;
+    dc->incumbent_after = incumbent;
+}
+
+/* Probe evidence for the values a decision rests on; adds a blocker when it
+ * is missing or does not accept them. */
+static void require_probe(fam *f, const probe_need *need, size_t n, cJSON *probe_values_out)
+{
+    char problem[512];
+    if (!f->probe) {
+        add_issue(f, f->blockers, "probe_missing",
+                  "no probe report (--probe): the exact DCCI values are not proven accepted");
+        return;
+    }
+    if (f->pa.state != SO_PROBE_USABLE) {
+        probe_values(f, need, n, probe_values_out, problem, sizeof problem);
+        add_issue(f, f->blockers, "probe_unknown", "the probe report is not usable evidence (%s): %s",
+                  so_probe_state_name(f->pa.state), f->pa.reason);
+        return;
+    }
+    if (!probe_values(f, need, n, probe_values_out, problem, sizeof problem))
+        add_issue(f, f->blockers, "probe_not_accepted", "%s", problem);
+}
+
+static void require_configs(fam *f, int need_repair)
+{
+    if (!f->has_cfg || (need_repair && !f->proof.has_repair)) {
+        add_issue(f, f->blockers, "configs_missing",
+                  need_repair ? "the three configs (--configs O0 DA REPAIR) are needed to prove "
+                                "the joint repair rule"
+                              : "the configs of O0 and disable-all (--configs O0 DA -) are needed "
+                                "to prove the one-pointer change");
+        return;
+    }
+    if (!f->proof.proven) {
+        char failed[512] = "";
+        size_t used = 0;
+        for (int k = 0; k < SO_RC_COUNT; k++)
+            if (f->proof.applicable[k] && !f->proof.passed[k] && used < sizeof failed)
+                used += (size_t)snprintf(failed + used, sizeof failed - used, "%s%s",
+                                         used ? ", " : "", so_repair_check_names[k]);
+        add_issue(f, f->blockers, "config_diff_disproven", "the config diff fails: %s", failed);
+    }
+}
+
+/* Code of the first blocker (the decision's reason when blocked). */
+static const char *first_blocker(const fam *f)
+{
+    const cJSON *code = f->blockers && f->blockers->child ? sk_json_get(f->blockers->child, "code")
+                                                          : NULL;
+    /* only reachable without a blocker after an allocation failure, which
+     * so_family_build then reports as SK_E_NOMEM */
+    return cJSON_IsString(code) ? code->valuestring : "evidence_incomplete"; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
+}
+
+static void decide(fam *f, decision *dc, cJSON *probe_values_out)
+{
+    jb *b = &f->b;
+    dc->d1_outcome = "not_evaluated";
+    if (!f->o0.st.stable) {
+        add_issue(f, f->blockers, "o0_unstable",
+                  "O0 is not a stable five-run incumbent (runs %zu); no DCCI trial can be judged",
+                  f->o0.set->n_runs);
+        set_decision(dc, SO_FAMILY_BLOCKED, "o0_unstable",
+                     "O0 不是稳定的 5 次运行基线，无法判定任何 DCCI 试验", "O0");
+        return;
+    }
+    if (f->da.set->n_runs < SO_TRIAL_CANDIDATE_MIN_RUNS) {
+        add_issue(f, f->blockers, "disable_all_runs_insufficient",
+                  "disable-all has %zu clean runs; the gate needs at least %d", f->da.set->n_runs,
+                  SO_TRIAL_CANDIDATE_MIN_RUNS);
+        set_decision(dc, SO_FAMILY_BLOCKED, "disable_all_runs_insufficient",
+                     "disable-all 的 clean 运行次数不足 3 次，无法判定", "O0");
+        return;
+    }
+    cJSON *da_value = disable_all_value(b);
+    if (f->gate_da.accepted) {
+        dc->d1_outcome = "gain";
+        if (f->has_rp)
+            add_issue(f, f->notes, "repair_ignored",
+                      "disable-all gained on its own: before/after are never run, the repair "
+                      "trial is not part of the decision");
+        if (run_count_ok(&f->da) && !f->da.st.stable) {
+            set_decision(dc, SO_FAMILY_REJECTED, "disable_all_top_up_unstable",
+                         "disable-all 通过闸门，但补足后的 5 次运行不稳定（或次数不是 5），接受被撤销，恢复 O0",
+                         "O0");
+            goto out;
+        }
+        if (!run_count_ok(&f->da))
+            add_issue(f, f->blockers, "disable_all_top_up_missing",
+                      "disable-all passed the gate with %zu runs; it needs a stable top-up to "
+                      "exactly five runs",
+                      f->da.set->n_runs);
+        probe_need need[1] = {{SO_DCCI_DISABLE, da_value}};
+        require_probe(f, need, 1, probe_values_out);
+        require_configs(f, 0);
+        if (cJSON_GetArraySize(f->blockers))
+            set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
+                         "disable-all 的证据不完整，暂不能接受", "O0");
+        else
+            set_decision(dc, SO_FAMILY_ACCEPTED, "disable_all_gain",
+                         "disable-all 自身通过与 O0 的闸门且 5 次补足稳定，接受 dcci_disable_on_kernel=[\".*\"]",
+                         "disable_all");
+        goto out;
+    }
+    if (!regressed(f)) {
+        dc->d1_outcome = "neutral";
+        if (f->has_rp)
+            add_issue(f, f->notes, "repair_ignored",
+                      "disable-all did not regress: the protocol never runs before/after to "
+                      "manufacture a candidate");
+        set_decision(dc, SO_FAMILY_REJECTED, "disable_all_neutral",
+                     "disable-all 没有收益也没有可复现的回退，拒绝整个 DCCI 家族，保持 O0", "O0");
+        goto out;
+    }
+    dc->d1_outcome = "regression";
+    int candidate = 0;
+    if (!f->has_an) {
+        add_issue(f, f->blockers, "analysis_missing",
+                  "disable-all regressed but no analysis (--analysis) gives the repair list");
+    } else if (strcmp(f->an.status, "no_significant_regression") == 0 ||
+               strcmp(f->an.status, "no_regressed_child") == 0) {
+        if (f->has_rp)
+            add_issue(f, f->notes, "repair_unbacked",
+                      "the analysis found no repair candidate; the repair trial is not evidence-based");
+        set_decision(dc, SO_FAMILY_REJECTED, "no_repair_candidate",
+                     "诊断分析没有得到修复候选（回退 child 的 token 并集为空），拒绝整个 DCCI 家族，恢复 O0",
+                     "O0");
+        goto out;
+    } else if (strcmp(f->an.status, "repair_candidate") != 0) {
+        add_issue(f, f->blockers, "analysis_blocked", "the analysis status is %s", f->an.status);
+    } else {
+        candidate = 1;
+    }
+    if (!f->has_rp) {
+        add_issue(f, f->blockers, "repair_trial_missing",
+                  "disable-all regressed; the joint repair trial (--repair) has not been run");
+        set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
+                     "disable-all 回退，但联合修复试验的证据不完整，无法判定", "O0");
+        goto out;
+    }
+    if (!f->gate_rp.accepted) {
+        if (f->gate_rp_da.accepted)
+            add_issue(f, f->notes, "beats_disable_all_only",
+                      "the repair beats disable-all but not O0; beating disable-all is not enough");
+        set_decision(dc, SO_FAMILY_REJECTED, "repair_does_not_beat_o0",
+                     "联合修复没有在闸门下胜过 O0 本身（胜过 disable-all 不够），拒绝整个 DCCI 家族，恢复 O0",
+                     "O0");
+        goto out;
+    }
+    if (run_count_ok(&f->rp) && !f->rp.st.stable) {
+        set_decision(dc, SO_FAMILY_REJECTED, "repair_top_up_unstable",
+                     "联合修复通过闸门，但补足后的 5 次运行不稳定（或次数不是 5），接受被撤销，恢复 O0", "O0");
+        goto out;
+    }
+    if (!run_count_ok(&f->rp))
+        add_issue(f, f->blockers, "repair_top_up_missing",
+                  "the repair passed the gate with %zu runs; it needs a stable top-up to exactly "
+                  "five runs",
+                  f->rp.set->n_runs);
+    int values_ok = 0, repair_ok = 0;
+    if (candidate) {
+        option_files_consistency(f, &values_ok, &repair_ok);
+        if (!values_ok || !repair_ok)
+            add_issue(f, f->blockers, "analysis_option_files_inconsistent",
+                      "%s does not hold exactly the analysis regexes",
+                      !values_ok ? SO_ANALYSIS_VALUES_NAME : SO_ANALYSIS_REPAIR_NAME);
+    }
+    require_configs(f, 1);
+    const cJSON *list = f->has_cfg && f->proof.repair_list ? f->proof.repair_list
+                        : candidate                         ? f->an.regexes
+                                                            : NULL;
+    int same_list = candidate && f->has_cfg && f->proof.repair_list
+                        ? sk_json_equal(f->proof.repair_list, f->an.regexes)
+                        : 1;
+    if (same_list < 0)
+        f->b.failed = 1; /* out of memory */
+    else if (!same_list)
+        add_issue(f, f->blockers, "repair_list_mismatch",
+                  "the repair config's before/after list is not the analysis regex list");
+    if (list) {
+        probe_need need[3] = {{SO_DCCI_DISABLE, da_value}, {SO_DCCI_BEFORE, list},
+                              {SO_DCCI_AFTER, list}};
+        require_probe(f, need, 3, probe_values_out);
+    }
+    if (cJSON_GetArraySize(f->blockers))
+        set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
+                     "联合修复胜过 O0，但证据不完整或不一致，暂不能接受", "O0");
+    else
+        set_decision(dc, SO_FAMILY_ACCEPTED, "repair_beats_o0",
+                     "联合修复在闸门下胜过 O0 本身且 5 次补足稳定，三个 DCCI 选项作为不可分割的组合被接受",
+                     "repair");
+out:
+    cJSON_Delete(da_value);
+}
+
+/* ------------------------------------------------------------ assembly */
+
+static void fam_free(fam *f)
+{
+    so_set_free(f->o0.set);
+    so_set_free(f->da.set);
+    so_set_free(f->rp.set);
+    analysis_free(&f->an);
+    cJSON_Delete(f->probe);
+    for (int i = 0; i < 3; i++)
+        so_cdiff_input_free(&f->cfg[i]);
+    so_repair_proof_free(&f->proof);
+    cJSON_Delete(f->blockers);
+    cJSON_Delete(f->notes);
+}
+
+static sk_err load_all(fam *f, sk_diag *d)
+{
+    const so_family_opts *o = f->o;
+    sk_err rc = load_clean(o->o0_dir, &o->set_opts, &f->o0, d);
+    if (rc == SK_OK)
+        rc = load_clean(o->da_dir, &o->set_opts, &f->da, d);
+    if (rc == SK_OK && o->repair_dir) {
+        rc = load_clean(o->repair_dir, &o->set_opts, &f->rp, d);
+        f->has_rp = rc == SK_OK;
+    }
+    if (rc == SK_OK && o->analysis_dir) {
+        rc = load_analysis(o->analysis_dir, &f->an, d);
+        f->has_an = rc == SK_OK;
+    }
+    if (rc == SK_OK && o->probe_path) {
+        rc = sk_json_load_file(o->probe_path, SK_PATH_NOFOLLOW_LEAF, "probe report", 0, &f->probe,
+                               NULL, f->probe_sha, d);
+        if (rc == SK_OK)
+            rc = so_probe_assess(f->probe, o->probe_path, &f->pa, d);
+    }
+    if (rc == SK_OK && o->configs[0]) {
+        for (int i = 0; rc == SK_OK && i < 3; i++)
+            if (o->configs[i])
+                rc = so_cdiff_load(o->configs[i], &f->cfg[i], d);
+        if (rc == SK_OK)
+            rc = so_repair_prove(f->cfg[0].tree, f->cfg[1].tree,
+                                 o->configs[2] ? f->cfg[2].tree : NULL, &f->proof, d);
+        f->has_cfg = rc == SK_OK;
+    }
+    return rc;
+}
+
+static cJSON *configs_json(fam *f, sk_diag *d, sk_err *rc)
+{
+    jb *b = &f->b;
+    if (!f->has_cfg)
+        return j_null(b);
+    cJSON *o = j_obj(b), *item = NULL, *proof = NULL;
+    static const char *const roles[3] = {"o0", "disable_all", "repair"};
+    for (int i = 0; i < 3 && *rc == SK_OK; i++) {
+        if (!f->o->configs[i]) {
+            put(b, o, roles[i], j_null(b));
+            continue;
+        }
+        if ((*rc = so_cdiff_input_json(&f->cfg[i], &item, d)) == SK_OK)
+            put(b, o, roles[i], item);
+    }
+    if (*rc == SK_OK && (*rc = so_repair_proof_json(&f->proof, &proof, d)) == SK_OK)
+        put(b, o, "proof", proof);
+    return o;
+}
+
+static cJSON *settings_json(fam *f)
+{
+    jb *b = &f->b;
+    cJSON *o = j_obj(b);
+    put(b, o, SO_DCCI_DISABLE, disable_all_value(b));
+    const cJSON *list = f->has_cfg && f->proof.repair_list ? f->proof.repair_list
+                        : f->has_an && cJSON_GetArraySize(f->an.regexes) ? f->an.regexes
+                                                                          : NULL;
+    put(b, o, SO_DCCI_BEFORE, j_copy(b, list));
+    put(b, o, SO_DCCI_AFTER, j_copy(b, list));
+    put(b, o, "list_source",
+        j_str(b, f->has_cfg && f->proof.repair_list ? "repair_config"
+                 : list                              ? "analysis"
+                                                     : NULL));
+    cJSON *ptrs = j_obj(b);
+    int have = f->has_cfg && f->proof.pointer_disable;
+    put(b, ptrs, "disable", j_str(b, have ? f->proof.pointer_disable : NULL));
+    put(b, ptrs, "before", j_str(b, have ? f->proof.pointer_before : NULL));
+    put(b, ptrs, "after", j_str(b, have ? f->proof.pointer_after : NULL));
+    put(b, o, "pointers", ptrs);
+    return o;
+}
+
+sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *d)
+{
+    fam f;
+    memset(&f, 0, sizeof f);
+    memset(out, 0, sizeof *out);
+    f.o = o;
+    cJSON *doc = NULL, *probe_values_out = NULL;
+    sk_err rc = load_all(&f, d);
+    if (rc != SK_OK)
+        goto out;
+    so_trial_evaluate(f.o0.set, &f.o0.st, f.da.set, 0.0, 0.0, &f.gate_da);
+    if (f.has_rp) {
+        so_trial_evaluate(f.o0.set, &f.o0.st, f.rp.set, 0.0, 0.0, &f.gate_rp);
+        /* information only: the repair against disable-all as if it were the baseline */
+        so_trial_evaluate(f.da.set, &f.da.st, f.rp.set, 0.0, 0.0, &f.gate_rp_da);
+    }
+    jb *b = &f.b;
+    f.blockers = j_arr(b);
+    f.notes = j_arr(b);
+    probe_values_out = j_arr(b);
+    decision dc;
+    memset(&dc, 0, sizeof dc);
+    if (!b->failed)
+        decide(&f, &dc, probe_values_out);
+    doc = j_obj(b);
+    put(b, doc, "schema_version", j_str(b, SO_FAMILY_SCHEMA));
+    cJSON *dec = j_obj(b);
+    put(b, dec, "status", j_str(b, so_family_status_name(dc.status)));
+    put(b, dec, "reason_code", j_str(b, dc.reason_code));
+    put(b, dec, "reason_zh", j_str(b, dc.reason_zh));
+    put(b, dec, "disable_all_outcome", j_str(b, dc.d1_outcome));
+    put(b, dec, "incumbent_before", j_str(b, "O0"));
+    put(b, dec, "incumbent_after", j_str(b, dc.incumbent_after));
+    put(b, dec, "o0_restored", j_bool(b, dc.status != SO_FAMILY_ACCEPTED));
+    put(b, dec, "blockers", f.blockers);
+    put(b, dec, "notes", f.notes);
+    f.blockers = f.notes = NULL;
+    put(b, doc, "decision", dec);
+    cJSON *set = j_obj(b);
+    put(b, set, "warmup", j_uint(b, o->set_opts.warmup));
+    put(b, set, "expected_ranks", j_uint(b, o->set_opts.expected_ranks));
+    put(b, doc, "clean_settings", set);
+    cJSON *clean = j_obj(b);
+    put(b, clean, "o0", clean_json(&f, &f.o0));
+    put(b, clean, "disable_all", clean_json(&f, &f.da));
+    put(b, clean, "repair", f.has_rp ? clean_json(&f, &f.rp) : j_null(b));
+    put(b, doc, "clean", clean);
+    cJSON *gates = j_obj(b);
+    put(b, gates, "disable_all_vs_o0", gate_json(&f, &f.gate_da, "o0", "disable_all", 1));
+    put(b, gates, "repair_vs_o0",
+        f.has_rp ? gate_json(&f, &f.gate_rp, "o0", "repair", 1) : j_null(b));
+    put(b, gates, "repair_vs_disable_all",
+        f.has_rp ? gate_json(&f, &f.gate_rp_da, "disable_all", "repair", 0) : j_null(b));
+    put(b, doc, "gates", gates);
+    if (f.has_an) {
+        int values_ok = 0, repair_ok = 0;
+        option_files_consistency(&f, &values_ok, &repair_ok);
+        put(b, doc, "analysis", analysis_json(&f, values_ok, repair_ok));
+    } else {
+        put(b, doc, "analysis", j_null(b));
+    }
+    if (f.probe) {
+        cJSON *p = j_obj(b);
+        put(b, p, "path", j_str(b, o->probe_path));
+        put(b, p, "sha256", j_str(b, f.probe_sha));
+        put(b, p, "state", j_str(b, so_probe_state_name(f.pa.state)));
+        put(b, p, "reason", j_str(b, f.pa.state == SO_PROBE_USABLE ? NULL : f.pa.reason));
+        put(b, p, "values", probe_values_out);
+        probe_values_out = NULL;
+        put(b, doc, "probe", p);
+    } else {
+        put(b, doc, "probe", j_null(b));
+    }
+    put(b, doc, "dcci_settings", settings_json(&f));
+    put(b, doc, "configs", configs_json(&f, d, &rc));
+    if (rc != SK_OK)
+        goto out;
+    if (b->failed) {
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the family report");
+        goto out;
+    }
+    rc = so_family_markdown(doc, &out->markdown, d);
+    if (rc != SK_OK)
+        goto out;
+    out->status = dc.status;
+    out->doc = doc;
+    doc = NULL;
+out:
+    cJSON_Delete(doc);
+    cJSON_Delete(probe_values_out);
+    fam_free(&f);
+    if (rc != SK_OK)
+        sk_buf_free(&out->markdown);
+    return rc;
+}
+
+void so_family_result_free(so_family_result *r)
+{
+    if (!r)
+        return;
+    cJSON_Delete(r->doc);
+    sk_buf_free(&r->markdown);
+    r->doc = NULL;
+}

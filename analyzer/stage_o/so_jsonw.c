@@ -1,0 +1,149 @@
+#include "analyzer/stage_o/so_jsonw.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
+
+/* Placeholders are cJSON_Raw nodes whose valueint indexes the table; the
+ * toolkit never creates Raw nodes otherwise. */
+
+void so_jarrays_free(so_jarrays *t)
+{
+    sk_free(t->items);
+    t->items = NULL;
+    t->count = t->cap = 0;
+}
+
+cJSON *so_jarrays_node(so_jarrays *t, const double *values, size_t count)
+{
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        so_float_array *grown = sk_realloc(t->items, cap * sizeof *grown);
+        if (!grown)
+            return NULL;
+        t->items = grown;
+        t->cap = cap;
+    }
+    if (t->count >= (size_t)INT32_MAX)
+        return NULL;
+    cJSON *node = cJSON_CreateRaw("");
+    if (!node)
+        return NULL;
+    node->valueint = (int)t->count;
+    t->items[t->count].values = values;
+    t->items[t->count].count = count;
+    t->count++;
+    return node;
+}
+
+static sk_err nomem(sk_diag *d)
+{
+    return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing JSON");
+}
+
+static sk_err indent(sk_buf *out, size_t depth)
+{
+    if (sk_buf_putc(out, '\n') != SK_OK)
+        return SK_E_NOMEM;
+    for (size_t i = 0; i < depth; i++)
+        if (sk_buf_puts(out, "  ") != SK_OK)
+            return SK_E_NOMEM;
+    return SK_OK;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+static sk_err write_floats(const so_float_array *a, size_t depth, sk_buf *out, sk_diag *d)
+{
+    if (!a->count)
+        return sk_buf_puts(out, "[]") == SK_OK ? SK_OK : nomem(d);
+    if (sk_buf_putc(out, '[') != SK_OK)
+        return nomem(d);
+    for (size_t i = 0; i < a->count; i++) {
+        char num[40];
+        if (sk_json_format_double(a->values[i], num, sizeof num) < 0)
+            return sk_diag_set(d, SK_E_INTERNAL, "", 0, "non-finite number in a JSON array");
+        if ((i && sk_buf_putc(out, ',') != SK_OK) || indent(out, depth + 1) != SK_OK ||
+            sk_buf_puts(out, num) != SK_OK)
+            return nomem(d);
+    }
+    if (indent(out, depth) != SK_OK || sk_buf_putc(out, ']') != SK_OK)
+        return nomem(d);
+    return SK_OK;
+}
+
+static sk_err write_node(const cJSON *v, const so_jarrays *t, size_t depth, sk_buf *out,
+                         sk_diag *d);
+
+static sk_err write_container(const cJSON *v, const so_jarrays *t, size_t depth, sk_buf *out,
+                              sk_diag *d)
+{
+    int is_obj = cJSON_IsObject(v);
+    size_t n = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        n++;
+    if (!n)
+        return sk_buf_puts(out, is_obj ? "{}" : "[]") == SK_OK ? SK_OK : nomem(d);
+    if (depth >= SK_JSON_MAX_DEPTH)
+        return sk_diag_set(d, SK_E_LIMIT, "", 0, "JSON value exceeds maximum JSON depth %d",
+                           SK_JSON_MAX_DEPTH);
+    sk_err rc = SK_OK;
+    const cJSON **items = sk_malloc(n * sizeof *items);
+    if (!items)
+        return nomem(d);
+    n = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        items[n++] = c;
+    if (is_obj)
+        qsort(items, n, sizeof *items, by_key);
+    if (sk_buf_putc(out, is_obj ? '{' : '[') != SK_OK) {
+        rc = nomem(d);
+        goto out;
+    }
+    for (size_t i = 0; i < n && rc == SK_OK; i++) {
+        if ((i && sk_buf_putc(out, ',') != SK_OK) || indent(out, depth + 1) != SK_OK) {
+            rc = nomem(d);
+            break;
+        }
+        if (is_obj) {
+            /* the key is written by the standard writer through a borrowed node */
+            cJSON key;
+            memset(&key, 0, sizeof key);
+            key.type = cJSON_String;
+            key.valuestring = items[i]->string;
+            rc = sk_json_write(&key, SK_JSON_PRETTY, out, d);
+            if (rc == SK_OK && sk_buf_puts(out, ": ") != SK_OK)
+                rc = nomem(d);
+        }
+        if (rc == SK_OK)
+            rc = write_node(items[i], t, depth + 1, out, d);
+    }
+    if (rc == SK_OK && (indent(out, depth) != SK_OK || sk_buf_putc(out, is_obj ? '}' : ']') != SK_OK))
+        rc = nomem(d);
+out:
+    sk_free(items);
+    return rc;
+}
+
+static sk_err write_node(const cJSON *v, const so_jarrays *t, size_t depth, sk_buf *out,
+                         sk_diag *d)
+{
+    if (cJSON_IsRaw(v)) {
+        if (v->valueint < 0 || (size_t)v->valueint >= t->count)
+            return sk_diag_set(d, SK_E_INTERNAL, "", 0, "unknown float array placeholder");
+        return write_floats(&t->items[v->valueint], depth, out, d);
+    }
+    if (cJSON_IsArray(v) || cJSON_IsObject(v))
+        return write_container(v, t, depth, out, d);
+    return sk_json_write(v, SK_JSON_PRETTY, out, d);
+}
+
+sk_err so_json_write_pretty(const cJSON *v, const so_jarrays *t, sk_buf *out, sk_diag *d)
+{
+    return write_node(v, t, 0, out, d);
+}

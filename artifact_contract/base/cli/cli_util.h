@@ -1,0 +1,60 @@
+/* Shared command-line plumbing for artifact_contract and skdcci: the command
+ * table, help generated from it, error lines and output flushing.  Only CLI
+ * code includes this; libraries never print. */
+#ifndef CLI_UTIL_H
+#define CLI_UTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "artifact_contract/base/sk_diag.h"
+
+typedef struct cli_cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv); /* argv[0] is the command name */
+    const char *summary;              /* one line for the command list */
+    const char *usage;                /* full help text, printed by CMD --help */
+} cli_cmd;
+
+typedef struct cli_exit_code {
+    int code;
+    const char *meaning;
+} cli_exit_code;
+
+typedef struct cli_tool {
+    const char *prog;        /* program name used in every message */
+    const char *description; /* one paragraph for --help */
+    const cli_cmd *cmds;     /* ends with an entry whose name is NULL */
+    const cli_exit_code *exits;
+    size_t nexits;
+    int usage_exit;          /* exit code for usage errors (2) */
+    int io_exit;             /* exit code when writing stdout fails */
+} cli_tool;
+
+/* Runs the whole program: global --help/--version, command lookup, CMD --help,
+ * then the command; finally checks that stdout was written completely. */
+int cli_main(const cli_tool *tool, int argc, char **argv);
+
+/* The tool being run (set by cli_main) */
+const cli_tool *cli_current(void);
+
+/* "<prog>: error: <message>" on stderr, one line. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "<prog>: error: <file>[:<line>]: <message>" from a diagnostic record. */
+void cli_error_diag(const sk_diag *d);
+/* "<prog>: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line "<prog> <cmd>: error: <message>" plus a hint line; returns the
+ * usage exit code so commands can `return cli_usage(...)`. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reports what getopt_long returned for an unknown option or a missing argument. */
+int cli_bad_option(const char *cmd, char **argv, int c);
+
+/* Strict decimal integer parsing: optional '-', digits only, no spaces, range
+ * checked.  Returns 0 on success. */
+int cli_parse_i64(const char *s, int64_t *out);
+int cli_parse_u64(const char *s, uint64_t *out);
+/* Non-negative decimal like "5", "0.25", "12.5" (no exponent, no sign). */
+int cli_parse_nonneg_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,74 @@
+/* Exact decimal parsing: fixed-point timestamps and unsigned identifiers.
+ *
+ * Profiler timestamps are decimal microseconds ("1717000000123456.789") that
+ * exceed what a double holds exactly once sums are taken, so they are parsed
+ * as integers scaled by 10^scale (scale 3 turns microseconds into
+ * nanoseconds).  Nothing here uses strtod or the locale.
+ *
+ * Accepted text (after trimming spaces and tabs on both sides):
+ *     [+|-] digits [. [digits]]   or   [+|-] . digits
+ * so "8", "0", "-3.25", "5." and ".5" are numbers.  Exponents ("1e5"),
+ * "NaN", "inf"/"Infinity", hex ("0x10"), thousands separators ("1,000"),
+ * underscores and any other character are errors.  Empty text and "N/A"
+ * (any case) are "missing", which is not an error.
+ */
+#ifndef SK_FIXED_H
+#define SK_FIXED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "artifact_contract/base/sk_diag.h"
+
+/* Largest supported scale: 10^18 still fits in int64. */
+#define SK_FIXED_MAX_SCALE 18u
+
+typedef enum sk_fixed_mode {
+    /* Digits beyond the scale are an error (SK_FIXED_E_PRECISION). */
+    SK_FIXED_STRICT = 0,
+    /* Digits beyond the scale are rounded half-to-even and reported in
+     * sk_fixed_result.rounded (sk_prof prints µs with 6 decimals and
+     * float formatting noise below the nanosecond). */
+    SK_FIXED_ROUND_HALF_EVEN = 1
+} sk_fixed_mode;
+
+/* Stable sub-codes stored in sk_diag.sub by the parsers below. */
+enum {
+    SK_FIXED_E_SYNTAX = 1,    /* not a decimal number */
+    SK_FIXED_E_EXPONENT = 2,  /* exponent notation */
+    SK_FIXED_E_NONFINITE = 3, /* NaN or infinity */
+    SK_FIXED_E_HEX = 4,       /* hexadecimal notation */
+    SK_FIXED_E_SEPARATOR = 5, /* thousands separator ',' or '_' */
+    SK_FIXED_E_PRECISION = 6, /* more decimals than the scale (strict mode) */
+    SK_FIXED_E_RANGE = 7      /* does not fit the result type */
+};
+
+typedef struct sk_fixed_result {
+    int64_t value;  /* value * 10^scale, exact; 0 when missing */
+    int missing;    /* 1 for empty text or "N/A" */
+    int rounded;    /* 1 when non-zero digits beyond the scale were dropped */
+} sk_fixed_result;
+
+/* Parses text[0..len) (need not be NUL-terminated).  Errors are SK_E_FORMAT
+ * with a sub-code above and a message quoting the text; file, line and field
+ * are left empty for the caller to fill in. */
+sk_err sk_fixed_parse(const char *text, size_t len, unsigned scale, sk_fixed_mode mode,
+                      sk_fixed_result *out, sk_diag *d);
+
+/* Writes value / 10^scale as "-12.345" (always scale decimals; no decimal
+ * point when scale is 0).  Returns the length, or 0 if n is too small. */
+size_t sk_fixed_format(int64_t value, unsigned scale, char *buf, size_t n);
+
+/* Parses an unsigned decimal integer (digits only after trimming spaces and
+ * tabs, at most max).  Same missing rule and sub-codes as sk_fixed_parse:
+ * a sign is SK_FIXED_E_SYNTAX, "1.0" too. */
+sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, int *missing,
+                     sk_diag *d);
+
+/* 1 for the bytes that sk_fixed_parse trims. */
+static inline int sk_is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+#endif

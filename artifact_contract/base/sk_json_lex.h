@@ -1,0 +1,124 @@
+/* Strict streaming JSON tokenizer.
+ *
+ * It enforces the reference loader's rules while reading (RFC 8259 grammar,
+ * strict UTF-8, no BOM, no NaN/Infinity, duplicate keys rejected after
+ * unescaping, nesting limit, no trailing data) and hands out one token at a
+ * time, so multi-GB traces are read with constant memory.  It is also the
+ * validating front end of sk_json_parse (cJSON is used for the document tree
+ * only; see docs/json.md for why its own parser cannot be used).
+ *
+ * Two divergences from Python's json module, both rejected with a clear
+ * message instead of silently changing data: "\u0000" inside strings (cJSON
+ * strings are NUL-terminated) and escaped lone surrogates such as "\ud800".
+ */
+#ifndef SK_JSON_LEX_H
+#define SK_JSON_LEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_io.h"
+
+#define SK_JSON_MAX_DEPTH 256               /* reference: maximum JSON depth 256 */
+#define SK_JSON_MAX_TOKEN (64u * 1024 * 1024) /* one string or number literal */
+#define SK_JSON_MAX_INT_DIGITS 4300         /* CPython's int string conversion limit */
+
+typedef enum sk_jtok_type {
+    SK_JT_EOF = 0,
+    SK_JT_OBJ_BEGIN,
+    SK_JT_OBJ_END,
+    SK_JT_ARR_BEGIN,
+    SK_JT_ARR_END,
+    SK_JT_KEY,
+    SK_JT_STRING,
+    SK_JT_NUMBER,
+    SK_JT_TRUE,
+    SK_JT_FALSE,
+    SK_JT_NULL
+} sk_jtok_type;
+
+typedef struct sk_jtok {
+    sk_jtok_type type;
+    /* KEY/STRING: the decoded UTF-8 text; NUMBER: the literal as written.
+     * Borrowed: valid until the next call on the tokenizer. NUL-terminated. */
+    const char *text;
+    size_t len;
+    int is_integer;   /* NUMBER: no fraction and no exponent */
+    uint64_t offset;  /* byte offset of the token's first byte */
+    uint64_t line;    /* 1-based line of the token's first byte */
+    size_t depth;     /* nesting depth after the token (0 = top level) */
+} sk_jtok;
+
+typedef struct sk_json_lex_opts {
+    /* Message wording follows the reference loader: "invalid <label> JSON: ...",
+     * "<label> must be UTF-8 JSON", "duplicate JSON key: <key>", ...
+     * When path is set, errors carry it with the line and byte offset in the
+     * diagnostic record; otherwise the message ends with Python's
+     * ": line L column C (char O)". */
+    const char *label;          /* "config", "workload", "sk_prof"; NULL = "input" */
+    const char *path;           /* file the bytes come from, or NULL */
+    size_t max_depth;           /* 0 = SK_JSON_MAX_DEPTH */
+    size_t max_token;           /* 0 = SK_JSON_MAX_TOKEN */
+    int allow_duplicate_keys;   /* 0 (default) = reject "duplicate JSON key" */
+} sk_json_lex_opts;
+
+typedef struct sk_json_lex sk_json_lex;
+
+/* Tokenizes bytes pulled from read(ctx).  opts may be NULL. */
+sk_err sk_json_lex_new(sk_read_fn read, void *ctx, const sk_json_lex_opts *opts,
+                       sk_json_lex **out);
+/* Tokenizes a memory block in place (no copy); data must outlive the tokenizer. */
+sk_err sk_json_lex_new_mem(const char *data, size_t len, const sk_json_lex_opts *opts,
+                           sk_json_lex **out);
+void sk_json_lex_free(sk_json_lex *lx);
+
+/* Next token.  After the single top-level value it returns SK_JT_EOF once
+ * trailing whitespace is consumed ("Extra data" otherwise).  Errors carry the
+ * label, line and byte offset in d. */
+sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d);
+/* Consumes the next complete value (validating it), e.g. after an
+ * uninteresting KEY. */
+sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d);
+/* Record fast path, for readers of long arrays of small flat objects (the
+ * sk_prof trace).  Inside an array, where an element or the array's end
+ * comes next, sk_json_lex_peek_element consumes whitespace and the comma
+ * before the element, makes up to want bytes available (reading ahead: a
+ * read error is returned now rather than when the general path would reach
+ * it) and points *p at the unread bytes, *n of them.  Anywhere else it
+ * leaves the state alone and sets *n = 0.  The caller may then check a
+ * complete element in those bytes itself and hand it over with
+ * sk_json_lex_take_element, or go on with sk_json_lex_next, which reads the
+ * element as if nothing had happened.  The window stays valid until the
+ * next call on the tokenizer; its bytes must not be changed.
+ *
+ * take_element promises the tokenizer that the first len bytes are exactly
+ * one complete, valid JSON value that holds no newline, no duplicate key and
+ * containers nested `nesting` deep (1 for a flat object); the caller must
+ * have checked it with the lexer's own grammar (sk_json_number_span,
+ * sk_json_plain_span).  It returns 1 when the element was taken and 0 when
+ * it refused (not after a peek, or beyond a length or depth limit: the
+ * caller falls back to sk_json_lex_next, which reports it). */
+sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
+                                sk_diag *d);
+int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting);
+
+/* The JSON number grammar: the length of the valid literal at s when a
+ * delimiter (',', ']', '}' or whitespace) follows it within n bytes, else 0;
+ * *integer tells whether it has neither fraction nor exponent.  The
+ * tokenizer's length limits are not applied. */
+size_t sk_json_number_span(const char *s, size_t n, int *integer);
+/* Bytes at s, up to n, before the first '"', '\\', control character or
+ * non-ASCII byte: the part of a string that needs no decoding. */
+size_t sk_json_plain_span(const char *s, size_t n);
+
+/* Bytes consumed so far. */
+uint64_t sk_json_lex_offset(const sk_json_lex *lx);
+/* 1-based line of the next unread byte. */
+uint64_t sk_json_lex_line(const sk_json_lex *lx);
+/* The options it was created with (label never NULL, path may be). */
+const char *sk_json_lex_label(const sk_json_lex *lx);
+const char *sk_json_lex_path(const sk_json_lex *lx);
+size_t sk_json_lex_max_depth(const sk_json_lex *lx);
+
+#endif
