@@ -18,7 +18,7 @@
 #define CMD "config-diff"
 
 const char cmd_config_diff_usage[] =
-    "Usage: skdcci config-diff A B [--expect-pointer P]... [--json OUT]\n"
+    "Usage: skdcci config-diff A B [--expect-pointer P... | --expect-none] [--json OUT]\n"
     "       skdcci config-diff --dcci-repair O0 DISABLE_ALL REPAIR [--json OUT]\n"
     "\n"
     "Structural diff of two configs (JSON when the name ends in .json, otherwise\n"
@@ -32,6 +32,8 @@ const char cmd_config_diff_usage[] =
     "Options:\n"
     "  --expect-pointer P  the changed set must equal the set of these pointers\n"
     "                      exactly (repeatable; '~0' is '~', '~1' is '/')\n"
+    "  --expect-none       the two configs must be identical (no changed pointer):\n"
+    "                      \"SEED is O0\", \"BASE stays frozen\" in a script\n"
     "  --json OUT          write the document to OUT instead (atomic, never\n"
     "                      overwrites) and print a short summary\n"
     "  --dcci-repair       prove the DCCI joint repair rule: DISABLE_ALL sets\n"
@@ -43,8 +45,8 @@ const char cmd_config_diff_usage[] =
     "                      (skdcci-dcci-repair-proof-v1, every check with pass/fail)\n"
     "\n"
     "Exit: 0 diff written / expectation met / repair proven, 10 rejected (changed\n"
-    "set differs from the expectation) or disproven, 1 unreadable or malformed\n"
-    "config or I/O error, 2 usage error.\n"
+    "set differs from the expectation; under --expect-none, any difference) or\n"
+    "disproven, 1 unreadable or malformed config or I/O error, 2 usage error.\n"
     "Details: docs/stage-o.md\n";
 
 /* Canonical JSON text plus newline. */
@@ -120,9 +122,9 @@ static int run_diff(const char *path_a, const char *path_b, const char *const *e
         fwrite(text.data, 1, text.len, stdout);
     rc = SKX_OK;
     if (expecting && !m.matched) {
-        fprintf(stderr,
-                "skdcci " CMD ": rejected: the changed pointers differ from the expected set; "
-                "%s\n",
+        fprintf(stderr, "skdcci " CMD ": rejected: %s; %s\n",
+                n_expected ? "the changed pointers differ from the expected set"
+                           : "the configs differ (--expect-none)",
                 sk_buf_cstr(&why));
         rc = SKX_REJECTED;
     }
@@ -228,15 +230,16 @@ out:
 
 int cmd_config_diff(int argc, char **argv)
 {
-    enum { OPT_EXPECT = 1000, OPT_JSON, OPT_REPAIR };
+    enum { OPT_EXPECT = 1000, OPT_EXPECT_NONE, OPT_JSON, OPT_REPAIR };
     static const struct option opts[] = {
         {"expect-pointer", required_argument, NULL, OPT_EXPECT},
+        {"expect-none", no_argument, NULL, OPT_EXPECT_NONE},
         {"json", required_argument, NULL, OPT_JSON},
         {"dcci-repair", no_argument, NULL, OPT_REPAIR},
         {NULL, 0, NULL, 0},
     };
     const char *json_out = NULL;
-    int repair = 0, expecting = 0, rc = SKX_USAGE;
+    int repair = 0, expecting = 0, expect_none = 0, rc = SKX_USAGE;
     const char **expected = NULL;
     size_t n_expected = 0;
     expected = sk_calloc((size_t)argc + 1, sizeof *expected);
@@ -264,6 +267,9 @@ int cmd_config_diff(int argc, char **argv)
             expecting = 1;
             break;
         }
+        case OPT_EXPECT_NONE:
+            expect_none = expecting = 1;
+            break;
         case OPT_JSON:
             if (json_out) {
                 rc = cli_usage(CMD, "--json is given twice");
@@ -280,6 +286,10 @@ int cmd_config_diff(int argc, char **argv)
         }
     }
     int nargs = argc - optind;
+    if (expect_none && n_expected) {
+        rc = cli_usage(CMD, "--expect-none cannot be combined with --expect-pointer");
+        goto out;
+    }
     if (json_out && !json_out[0]) {
         rc = cli_usage(CMD, "--json needs a file name");
         goto out;
@@ -291,8 +301,9 @@ int cmd_config_diff(int argc, char **argv)
         }
     if (repair) {
         if (expecting) {
-            rc = cli_usage(CMD, "--expect-pointer cannot be combined with --dcci-repair (the "
-                                "repair rule fixes the expected pointers)");
+            rc = cli_usage(CMD, "%s cannot be combined with --dcci-repair (the repair rule "
+                                "fixes the expected pointers)",
+                           expect_none ? "--expect-none" : "--expect-pointer");
             goto out;
         }
         if (nargs != 3) {
