@@ -12,6 +12,8 @@ int cmd_probe(int argc, char **argv);
 int cmd_matrix(int argc, char **argv);
 int cmd_config_diff(int argc, char **argv);
 extern const char cmd_config_diff_usage[];
+int cmd_repair_config(int argc, char **argv);
+extern const char cmd_repair_config_usage[];
 int cmd_family(int argc, char **argv);
 extern const char cmd_family_usage[];
 

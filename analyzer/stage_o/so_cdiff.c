@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_pointer.h"
 #include "analyzer/stage_o/so_config.h"
@@ -228,12 +229,20 @@ static int ends_with_json(const char *path)
     return n >= 5 && strcmp(path + n - 5, ".json") == 0;
 }
 
-sk_err so_cdiff_load(const char *path, so_cdiff_input *out, sk_diag *d)
+sk_err so_cdiff_load_text(const char *path, so_cdiff_input *out, char **text, size_t *len,
+                          sk_diag *d)
 {
     so_cdiff_input in;
+    char *data = NULL;
+    size_t n = 0;
     memset(&in, 0, sizeof in);
     memset(out, 0, sizeof *out);
-    sk_err rc = so_config_load(path, NULL, &in.tree, in.sha256, d);
+    if (text)
+        *text = NULL;
+    sk_err rc = sk_read_file(path, SK_PATH_NOFOLLOW_LEAF, "config", SO_CONFIG_MAX_BYTES, &data,
+                             &n, NULL, in.sha256, d);
+    if (rc == SK_OK)
+        rc = so_config_parse(data, n, path, NULL, &in.tree, d);
     if (rc != SK_OK)
         goto out;
     if (!cJSON_IsObject(in.tree)) {
@@ -252,9 +261,20 @@ sk_err so_cdiff_load(const char *path, so_cdiff_input *out, sk_diag *d)
     in.syntax = ends_with_json(path) ? "json" : "yaml";
     *out = in;
     memset(&in, 0, sizeof in);
+    if (text) {
+        *text = data;
+        *len = n;
+        data = NULL;
+    }
 out:
+    sk_free(data);
     so_cdiff_input_free(&in);
     return rc;
+}
+
+sk_err so_cdiff_load(const char *path, so_cdiff_input *out, sk_diag *d)
+{
+    return so_cdiff_load_text(path, out, NULL, NULL, d);
 }
 
 sk_err so_cdiff_input_json(const so_cdiff_input *in, cJSON **out, sk_diag *d)

@@ -89,6 +89,10 @@ typedef struct so_cdiff_input {
  * the top level: "<path>: config root must be a mapping, found <kind>"
  * (SK_E_SCHEMA). */
 sk_err so_cdiff_load(const char *path, so_cdiff_input *out, sk_diag *d);
+/* The same, also handing over the exact bytes read (*text, NUL-terminated,
+ * sk_free; *len without the NUL). */
+sk_err so_cdiff_load_text(const char *path, so_cdiff_input *out, char **text, size_t *len,
+                          sk_diag *d);
 void so_cdiff_input_free(so_cdiff_input *in);
 /* {"path", "sha256", "fingerprint", "syntax"} */
 sk_err so_cdiff_input_json(const so_cdiff_input *in, cJSON **out, sk_diag *d);

@@ -267,11 +267,53 @@ static sk_err prove_repair(so_repair_proof *p, const cJSON *repair, sk_diag *d)
     return rc;
 }
 
+sk_err so_repair_locate(const cJSON *da, char **pointer, char *why, size_t why_size, sk_diag *d)
+{
+    finder f = {SK_BUF_INIT, 0, 0, NULL, NULL, SK_BUF_INIT};
+    *pointer = NULL;
+    sk_err rc = sk_buf_puts(&f.path, "");
+    if (rc == SK_OK)
+        rc = find_disable(&f, da, NULL, 0);
+    if (rc == SK_E_LIMIT) {
+        rc = sk_diag_set(d, SK_E_LIMIT, "", 0, "DISABLE_ALL is nested deeper than %d levels",
+                         SK_JSON_MAX_DEPTH);
+        goto out;
+    }
+    if (rc != SK_OK) {
+        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory locating %s", SO_DCCI_DISABLE);
+        goto out;
+    }
+    const char *chosen = f.count == 1 ? f.first : f.preferred == 1 ? f.first_preferred : NULL;
+    if (chosen) {
+        if (!(*pointer = sk_strdup(chosen)))
+            rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory locating %s", SO_DCCI_DISABLE);
+        else
+            snprintf(why, why_size, "%s", chosen);
+    } else if (f.count == 0) {
+        snprintf(why, why_size, "DISABLE_ALL has no %s member", SO_DCCI_DISABLE);
+    } else {
+        snprintf(why, why_size, "DISABLE_ALL has %zu %s members and not exactly one inside %s: %s%s",
+                 f.count, SO_DCCI_DISABLE, SO_DCCI_OPTIONS_MAP, sk_buf_cstr(&f.listing),
+                 f.count > MAX_CANDIDATES ? ", ..." : "");
+    }
+out:
+    sk_buf_free(&f.path);
+    sk_buf_free(&f.listing);
+    sk_free(f.first);
+    sk_free(f.first_preferred);
+    return rc;
+}
+
+char *so_repair_sibling(const char *disable_pointer, const char *token)
+{
+    return sibling(disable_pointer, token);
+}
+
 sk_err so_repair_prove(const cJSON *o0, const cJSON *da, const cJSON *repair,
                        so_repair_proof *out, sk_diag *d)
 {
     so_repair_proof p;
-    finder f = {SK_BUF_INIT, 0, 0, NULL, NULL, SK_BUF_INIT};
+    char why[SO_REPAIR_DETAIL_MAX];
     memset(&p, 0, sizeof p);
     memset(out, 0, sizeof *out);
     p.has_repair = repair != NULL;
@@ -282,43 +324,24 @@ sk_err so_repair_prove(const cJSON *o0, const cJSON *da, const cJSON *repair,
         rc = so_cdiff_compute(da, repair, &p.repair_vs_da, d);
     if (rc == SK_OK && repair)
         rc = so_cdiff_compute(o0, repair, &p.repair_vs_o0, d);
+    if (rc == SK_OK)
+        rc = so_repair_locate(da, &p.pointer_disable, why, sizeof why, d);
     if (rc != SK_OK)
         goto out;
-    rc = sk_buf_puts(&f.path, "");
-    if (rc == SK_OK)
-        rc = find_disable(&f, da, NULL, 0);
-    if (rc == SK_E_LIMIT) {
-        rc = sk_diag_set(d, SK_E_LIMIT, "", 0, "DISABLE_ALL is nested deeper than %d levels",
-                         SK_JSON_MAX_DEPTH);
-        goto out;
-    }
-    if (rc != SK_OK) {
-        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory proving the repair rule");
-        goto out;
-    }
-    const char *chosen = f.count == 1 ? f.first : f.preferred == 1 ? f.first_preferred : NULL;
-    if (chosen) {
-        if (!(p.pointer_disable = sk_strdup(chosen)) ||
-            !(p.pointer_before = sibling(chosen, SO_DCCI_BEFORE)) ||
-            !(p.pointer_after = sibling(chosen, SO_DCCI_AFTER))) {
+    if (p.pointer_disable) {
+        if (!(p.pointer_before = sibling(p.pointer_disable, SO_DCCI_BEFORE)) ||
+            !(p.pointer_after = sibling(p.pointer_disable, SO_DCCI_AFTER))) {
             rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory proving the repair rule");
             goto out;
         }
-        set_detail(&p, SO_RC_DISABLE_LOCATED, 1, "%s", chosen);
+        set_detail(&p, SO_RC_DISABLE_LOCATED, 1, "%s", why);
         rc = prove_located(&p, o0, da, d);
         if (rc == SK_OK && repair)
             rc = prove_repair(&p, repair, d);
         if (rc != SK_OK)
             goto out;
     } else {
-        if (f.count == 0)
-            set_detail(&p, SO_RC_DISABLE_LOCATED, 0, "DISABLE_ALL has no %s member",
-                       SO_DCCI_DISABLE);
-        else
-            set_detail(&p, SO_RC_DISABLE_LOCATED, 0,
-                       "DISABLE_ALL has %zu %s members and not exactly one inside %s: %s%s",
-                       f.count, SO_DCCI_DISABLE, SO_DCCI_OPTIONS_MAP, sk_buf_cstr(&f.listing),
-                       f.count > MAX_CANDIDATES ? ", ..." : "");
+        set_detail(&p, SO_RC_DISABLE_LOCATED, 0, "%s", why);
         for (int k = SO_RC_DISABLE_LOCATED + 1; k < SO_RC_COUNT; k++)
             not_evaluated(&p, (enum so_repair_check)k);
     }
@@ -330,10 +353,6 @@ sk_err so_repair_prove(const cJSON *o0, const cJSON *da, const cJSON *repair,
     memset(&p, 0, sizeof p);
 out:
     so_repair_proof_free(&p);
-    sk_buf_free(&f.path);
-    sk_buf_free(&f.listing);
-    sk_free(f.first);
-    sk_free(f.first_preferred);
     return rc;
 }
 

@@ -83,6 +83,14 @@ sk_err so_repair_prove(const cJSON *o0, const cJSON *da, const cJSON *repair,
                        so_repair_proof *out, sk_diag *d);
 void so_repair_proof_free(so_repair_proof *p);
 
+/* The disable pointer of DISABLE_ALL by the rule of disable_pointer_located.
+ * *pointer is the owned pointer text, or NULL when it cannot be located; why
+ * receives the pointer or the reason.  Fails only on memory or depth. */
+sk_err so_repair_locate(const cJSON *da, char **pointer, char *why, size_t why_size, sk_diag *d);
+/* The pointer of the member named token beside disable_pointer (owned; NULL
+ * on memory). */
+char *so_repair_sibling(const char *disable_pointer, const char *token);
+
 /* 1 when list is a non-empty JSON array of distinct strings each valid for
  * the runtime matcher and without surrounding whitespace; otherwise 0 with
  * the reason in why. */
