@@ -15,8 +15,7 @@
 #include "artifact_contract/base/sk_diag.h"
 
 /* DAV_2201 (910B class): SkRuntimeConfig eventCoreNum 75, tickUsMultiplier
- * 50, CoreIsAiv(core) = core >= 25 (profiling-formats-and-dcci-analysis.md
- * §1.3, from sk_event_recorder.cpp). */
+ * 50, CoreIsAiv(core) = core >= 25 (docs/test-data.md §2). */
 #define GEN_CORES 75u
 #define GEN_AIC_CORES 25u
 #define GEN_AIV_CORES 50u

@@ -2,7 +2,7 @@
  * planted effects are what the written data shows.
  *
  * Statistics and classification follow the reference rules the analyzer
- * implements (profiling-formats-and-dcci-analysis.md §2.3-§2.4): P50,
+ * implements (docs/analysis-rules.md §2, §3): P50,
  * P90 (linear interpolation), unscaled MAD, noise = max(3 %, 2 MAD/P50 of
  * each side), |delta| >= 1 µs, the n = 3 tail guard.  They are computed in
  * exact integer arithmetic on the ns values the files carry.
