@@ -334,7 +334,8 @@ static sk_err check_locations(finalize_state *s, sk_diag *d)
     return SK_OK;
 }
 
-/* S8: no second manifest for this session in the root. */
+/* No second manifest for this session in the root
+ * (docs/artifact_contract.md "Sealed roots"). */
 static sk_err check_no_other_manifest(finalize_state *s, const ac_names *candidates, sk_diag *d)
 {
     for (size_t i = 0; i < candidates->count; i++) {

@@ -635,7 +635,7 @@ static sk_err check_artifacts(ac_set *s, const ac_set_opts *o, sk_diag *d)
         }
         sk_test_hook("after_manifest_validated", m->ev.path);
     }
-    /* S9: across roots, no shared artifact inode and no root inside another */
+    /* across roots, no shared artifact inode and no root inside another */
     for (size_t a = 0; a < s->nfiles; a++)
         for (size_t b = a + 1; b < s->nfiles; b++)
             if (s->files[a].capture_role != s->files[b].capture_role &&
