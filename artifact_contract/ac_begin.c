@@ -1,5 +1,5 @@
-/* begin (artifact-contract.md §8): record a session for an empty capture
- * root and publish its marker.
+/* begin (docs/artifact_contract.md "begin"): record a session for an empty
+ * capture root and publish its marker.
  *
  * Difference from the reference (docs/artifact_contract.md): every check
  * that needs no side effect runs before the root or the session-out parent

@@ -96,7 +96,8 @@ const char *ac_code_meaning(int code);
 /* Iterates the table: the i-th code (i from 0) or 0 past the end. */
 int ac_code_at(size_t i);
 
-/* The reference's location shortening (artifact-contract.md §2): text longer
+/* The reference tool's location shortening (docs/artifact_contract.md
+ * "Artifact paths"): text longer
  * than 96 bytes becomes its first 46 bytes, "...", and its last 46 bytes.
  * out must hold AC_SHORT_MAX bytes.  Returns out. */
 #define AC_SHORT_MAX 97

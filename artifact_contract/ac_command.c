@@ -11,7 +11,7 @@
 #include "artifact_contract/base/sk_json.h"
 
 /* The secret markers of the reference's explicit-environment rule
- * (stage-o-and-compile-safety.md §5.4), matched as substrings of the name. */
+ * (docs/producer-record.md), matched as substrings of the name. */
 static const char *const secret_markers[] = {
     "TOKEN",      "PASSWORD",      "PASSWD", "SECRET", "PRIVATE", "CREDENTIAL",
     "API_KEY",    "ACCESS_KEY",    "AUTHORIZATION",    "COOKIE",

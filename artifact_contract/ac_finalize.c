@@ -1,7 +1,7 @@
-/* finalize (artifact-contract.md §9): seal a capture root's artifacts in a
- * manifest.  Rules run in the reference's order, except that the output
- * location is checked before any artifact is hashed (§15 P3) and hashing
- * runs on parallel threads (results are examined in spec order). */
+/* finalize (docs/artifact_contract.md "finalize"): seal a capture root's
+ * artifacts in a manifest.  Rules run in the reference tool's order, except
+ * that the output location is checked before any artifact is hashed and
+ * hashing runs on parallel threads (results are examined in rule order). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -27,7 +27,9 @@
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_testhook.h"
 
-/* The JSON inputs in the reference's order (§9 step 8 compares all of them). */
+/* The JSON inputs in the reference tool's order: the last stability check
+ * before publication compares all of them in this order
+ * (docs/artifact_contract.md "finalize"). */
 enum { IN_SESSION, IN_WORKLOAD, IN_CONFIG, IN_CONTROL, IN_COUNT };
 static const char *const input_labels[IN_COUNT] = {"session", "workload", "config", "control"};
 
@@ -332,7 +334,8 @@ static sk_err check_locations(finalize_state *s, sk_diag *d)
     return SK_OK;
 }
 
-/* S8: no second manifest for this session in the root. */
+/* No second manifest for this session in the root
+ * (docs/artifact_contract.md "Sealed roots"). */
 static sk_err check_no_other_manifest(finalize_state *s, const ac_names *candidates, sk_diag *d)
 {
     for (size_t i = 0; i < candidates->count; i++) {

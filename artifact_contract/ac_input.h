@@ -1,6 +1,6 @@
 /* JSON inputs outside the capture root, read stably and remembered as
  * evidence so that they can be proven unchanged before anything is published
- * (artifact-contract.md §4, §5.1). */
+ * (docs/json.md "Rules", docs/filesystem.md "Opening an input"). */
 #ifndef AC_INPUT_H
 #define AC_INPUT_H
 

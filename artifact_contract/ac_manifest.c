@@ -14,7 +14,8 @@
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_sha256.h"
 
-/* artifact-contract.md §6.2: exactly these 14 keys in schema 1.0. */
+/* Exactly these 14 keys in schema 1.0 (docs/artifact_contract.md
+ * "Manifest 1.0"). */
 static const char *const keys_1_0[] = {
     "capture",         "capture_role", "capture_root", "config",           "config_fingerprint",
     "control",         "control_fingerprint",          "files",            "manifest_fingerprint",

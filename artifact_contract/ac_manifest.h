@@ -1,6 +1,7 @@
 /* Collection manifests: the in-memory view, the structural rules of
- * artifact-contract.md §6.2 and §10 step 4 (everything that needs no
- * filesystem access), and the schema 1.1 additions of the DCCI roles. */
+ * docs/artifact_contract.md "Manifest 1.0" and the per-manifest checks of
+ * "validate-set and validate" (everything that needs no filesystem access),
+ * and the schema 1.1 additions of the DCCI roles. */
 #ifndef AC_MANIFEST_H
 #define AC_MANIFEST_H
 

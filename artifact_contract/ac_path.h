@@ -1,6 +1,6 @@
 /* The artifact path grammar and ROLE=PATH specifications
- * (artifact-contract.md §5.2; the checks run in the reference's order, so the
- * first failing rule decides the message). */
+ * (docs/artifact_contract.md "Artifact paths"; the checks run in the
+ * reference tool's order, so the first failing rule decides the message). */
 #ifndef AC_PATH_H
 #define AC_PATH_H
 

@@ -2,14 +2,16 @@
 
 #include <string.h>
 
-/* artifact-contract.md §2 ROLE_FILES, in the reference's order. */
+/* The required files per capture role, in the reference tool's order
+ * (docs/artifact_contract.md "Roles"). */
 static const char *const profiler_files[] = {"kernel_details", "task_time", "trace_view", NULL};
 static const char *const sk_meta_files[] = {"sk_graph_origin", "sk_graph_updated", "sk_fused_nodes",
                                             "sk_scope_split", "super_kernel", NULL};
 static const char *const profile_files[] = {"kernel_details",  "task_time",        "trace_view",
                                             "sk_graph_origin", "sk_graph_updated", "sk_fused_nodes",
                                             "sk_scope_split",  "super_kernel",     NULL};
-/* issue 2, DCCI pair mode: what both sides of the paired diagnosis must hold. */
+/* DCCI pair mode: what both sides of the paired diagnosis must hold
+ * (docs/artifact_contract.md "DCCI pair mode"). */
 static const char *const dcci_files[] = {"kernel_details",   "sk_prof",        "sk_graph_origin",
                                          "sk_graph_updated", "sk_fused_nodes", "super_kernel",
                                          NULL};

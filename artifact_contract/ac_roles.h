@@ -1,7 +1,7 @@
 /* Capture roles, file roles and schema versions of the evidence contract.
  *
- * Schema "1.0" is the reference tool's (artifact-contract.md §2): four capture
- * roles and nine file roles.  Schema "1.1" adds the DCCI pair roles dcci_o0
+ * Schema "1.0" is the reference tool's (docs/artifact_contract.md "Roles"):
+ * four capture roles and nine file roles.  Schema "1.1" adds the DCCI pair roles dcci_o0
  * and dcci_disable_all and two file roles only they may list
  * (sk_fusion_fail_reasons, sk_task_queue); 1.0 documents are unchanged, so
  * the reference tool keeps reading ours and we keep reading its.

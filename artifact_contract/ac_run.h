@@ -14,7 +14,7 @@
 
 /* Grace period between the first signal and SIGKILL when none is given:
  * min(5 s, timeout), the reference runner's rule
- * (stage-o-and-compile-safety.md §5.4). */
+ * (docs/artifact_contract_run.md "Supervision and termination"). */
 #define AC_RUN_DEFAULT_GRACE_MS INT64_C(5000)
 /* After SIGKILL the group's members die as soon as the kernel schedules
  * them; the runner waits at most this long for them to disappear before it
@@ -34,7 +34,8 @@ typedef struct ac_run_session {
     char session_fingerprint[65];
 } ac_run_session;
 
-/* Reads the session record written by `begin` (artifact-contract.md §6.1):
+/* Reads the session record written by `begin` (docs/artifact_contract.md
+ * "Session record and marker"):
  * canonical JSON with exactly schema_version, capture_role, capture_root,
  * started_ns, root_was_empty and session_fingerprint; types checked,
  * capture_root absolute and an existing directory, root_was_empty true,

@@ -1,4 +1,5 @@
-/* The capture-root scan (artifact-contract.md §5.3), iterative and bounded.
+/* The capture-root scan (docs/artifact_contract.md "The root scan"),
+ * iterative and bounded.
  *
  * Every entry below the root is examined without following symlinks:
  * symlinks and special files (FIFOs, sockets, devices) are refused anywhere,
@@ -8,7 +9,7 @@
  * not depend on the filesystem's directory order.  The walk keeps one open
  * descriptor per directory level and refuses trees deeper than
  * AC_SCAN_MAX_DEPTH levels with a clear message (the reference recursed and
- * crashed at about 1000 levels, §15 B3).
+ * crashed at about 1000 levels).
  *
  * Strict ("sealed") mode additionally refuses every entry that is not a
  * listed artifact, a directory on the way to one, the marker or the named

@@ -79,8 +79,8 @@ out:
     return e;
 }
 
-/* §8a rule 4: the stored root must still resolve to exactly itself, be a
- * directory, and not be a symlink. */
+/* The stored root must still resolve to exactly itself, be a directory, and
+ * not be a symlink (docs/artifact_contract.md "Session record and marker"). */
 static sk_err check_root(const char *root, const char *label, sk_diag *d)
 {
     char resolved[PATH_MAX];

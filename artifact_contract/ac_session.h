@@ -1,5 +1,5 @@
-/* Session records and the collection marker (artifact-contract.md §6.1, §8a,
- * §5.4, §5.5). */
+/* Session records and the collection marker (docs/artifact_contract.md
+ * "Session record and marker", docs/filesystem.md "Publication"). */
 #ifndef AC_SESSION_H
 #define AC_SESSION_H
 
@@ -26,7 +26,8 @@ sk_err ac_session_fingerprint(const ac_role *role, const char *root, int64_t sta
 /* Builds the record of a new or reconstructed session. */
 sk_err ac_session_build(const ac_role *role, const char *root, int64_t started_ns,
                         ac_session *out, sk_diag *d);
-/* §8a: exactly the six keys, a known schema version and role (type-checked
+/* Session validation (docs/artifact_contract.md "Session record and
+ * marker"): exactly the six keys, a known schema version and role (type-checked
  * first: a non-string role is an error, not a crash), the root still
  * resolving to itself as a directory, started_ns a nonnegative integer,
  * root_was_empty true and the fingerprint recomputed.  label (the session

@@ -1,4 +1,5 @@
-/* Set validation (artifact-contract.md §10) and the analyzer's reading API.
+/* Set validation (docs/artifact_contract.md "validate-set and validate") and
+ * the analyzer's reading API.
  *
  * Order of the rules (docs/artifact_contract.md explains the differences
  * from the reference): role set, loading, pairwise pre-checks, the summary
@@ -6,7 +7,7 @@
  * cross-manifest rules (or the DCCI pair rule), then the filesystem: roots,
  * markers, scans, parallel hashing with per-record checks in manifest order,
  * and the cross-root inode rules.  Everything that needs no filesystem
- * access comes before any hashing (§15 P3). */
+ * access comes before any hashing. */
 #include "artifact_contract/ac_set.h"
 
 #include <errno.h>
@@ -209,7 +210,6 @@ static sk_err load_manifest(ac_set *s, size_t i, const char *role_name, const ch
     return SK_OK;
 }
 
-/* §10 step 3, plus nesting (S9). */
 /* sk_json_equal with its failure as an error: the manifests were validated
  * before, so a text that cannot be produced means memory ran out.  *eq is
  * 1 or 0 on success. */
@@ -223,6 +223,9 @@ static sk_err equal(const cJSON *a, const cJSON *b, int *eq, sk_diag *d)
     return SK_OK;
 }
 
+/* The pairwise checks of validate-set: distinct inputs, distinct roots, no
+ * root nested in another (docs/artifact_contract.md "validate-set and
+ * validate"). */
 static sk_err pre_checks(ac_set *s, sk_diag *d)
 {
     for (size_t i = 0; i < s->n; i++)
@@ -439,8 +442,8 @@ out:
     return e;
 }
 
-/* §10 step 5 in the reference's order; the DCCI pair replaces the config
- * equality by the declared-change rule. */
+/* The cross-manifest checks in the reference tool's order; the DCCI pair
+ * replaces the config equality by the declared-change rule. */
 static sk_err cross_checks(ac_set *s, sk_diag *d)
 {
     if (s->n < 2)
@@ -632,7 +635,7 @@ static sk_err check_artifacts(ac_set *s, const ac_set_opts *o, sk_diag *d)
         }
         sk_test_hook("after_manifest_validated", m->ev.path);
     }
-    /* S9: across roots, no shared artifact inode and no root inside another */
+    /* across roots, no shared artifact inode and no root inside another */
     for (size_t a = 0; a < s->nfiles; a++)
         for (size_t b = a + 1; b < s->nfiles; b++)
             if (s->files[a].capture_role != s->files[b].capture_role &&
@@ -858,8 +861,9 @@ static cJSON *role_entry(const ac_manifest *m)
     return o;
 }
 
-/* §6.3 summary; schema 1.1 for the DCCI roles (config fingerprints per role
- * and, for the pair, the one differing config pointer). */
+/* The summary (docs/artifact_contract.md "Summary"); schema 1.1 for the DCCI
+ * roles (config fingerprints per role and, for the pair, the one differing
+ * config pointer). */
 static sk_err build_summary(const ac_set *s, cJSON **out, sk_diag *d)
 {
     const ac_manifest *first = &s->m[0];

@@ -2,7 +2,7 @@
  * to read the artifacts of a validated set (docs/artifact_contract.md).
  *
  * Supported sets (the same for the CLI and the library, unlike the
- * reference, §15 G9): any single manifest; {baseline_profile,
+ * reference tool): any single manifest; {baseline_profile,
  * candidate_profile}; the four-role audit set {baseline_profile,
  * candidate_compat, candidate_verify, candidate_profile}; the DCCI pair
  * {dcci_o0, dcci_disable_all}.

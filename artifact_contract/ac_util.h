@@ -10,11 +10,12 @@
 #include "artifact_contract/base/sk_diag.h"
 
 /* Default byte limit for every JSON input (session records, workload, config,
- * control, manifests, producer records).  The reference has no limit in its
- * CLI (§15 P2); 64 MiB is far above any real input (a manifest lists a few
+ * control, manifests, producer records).  The reference tool has no limit in
+ * its CLI; 64 MiB is far above any real input (a manifest lists a few
  * dozen files) and bounds memory against a wrong path such as a trace file. */
 #define AC_JSON_MAX_BYTES (64u * 1024 * 1024)
-/* The reference's marker read limit (§2). */
+/* The reference tool's marker read limit (docs/artifact_contract.md
+ * "Session record and marker"). */
 #define AC_MARKER_MAX_BYTES (1024u * 1024)
 
 /* Wall clock for finalized_ns and other "now" times (fake in tests:
@@ -24,7 +25,8 @@ int64_t ac_now_ns(void);
  * of CLOCK_REALTIME and CLOCK_REALTIME_COARSE.  Inode timestamps are taken
  * from the coarse clock, which lags the fine one by up to a tick, so a file
  * created right after begin could otherwise appear to predate the session
- * (artifact-contract.md §15 S2).  With the fake test clock, the fake value. */
+ * (docs/artifact_contract.md "Producer window").  With the fake test clock,
+ * the fake value. */
 int64_t ac_session_start_ns(void);
 /* Tolerance for comparing inode timestamps with CLOCK_REALTIME readings:
  * twice the resolution of CLOCK_REALTIME_COARSE (one tick by which inode

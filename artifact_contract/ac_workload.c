@@ -9,8 +9,9 @@
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_lex.h"
 
-/* artifact-contract.md §2 WORKLOAD_ALIASES: concepts in processing order,
- * aliases in priority order (the first present one supplies the value). */
+/* The workload concepts and aliases (docs/artifact_contract.md "Workload"):
+ * concepts in processing order, aliases in priority order (the first present
+ * one supplies the value). */
 static const struct {
     const char *concept;
     const char *aliases[5];

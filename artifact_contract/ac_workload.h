@@ -1,5 +1,5 @@
 /* Workload normalisation, the round-id rule and the standard-value check of
- * the evidence contract (artifact-contract.md §2 and §3). */
+ * the evidence contract (docs/artifact_contract.md "Workload"). */
 #ifndef AC_WORKLOAD_H
 #define AC_WORKLOAD_H
 

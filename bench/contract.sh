@@ -10,7 +10,8 @@
 # from the page cache: the numbers compare hashing and reading code, not the
 # disk.  Prints a markdown table: bytes hashed, wall time, MB/s, threads,
 # MB/s per thread, ratio to openssl's single-file rate, and peak RSS.
-# Target (issue 2): ratio >= 0.8 per thread, peak RSS < 32 MB whatever the size.
+# Target (docs/benchmarks.md): ratio >= 0.8 per thread, peak RSS < 32 MB
+# whatever the size.
 set -eu
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$REPO/build}

@@ -3,7 +3,7 @@
 # 5 incumbent runs and 5 trial runs x 8 rank logs, at several log lengths,
 # side by side with `cat` of the same logs.
 #
-#   bench/trial.sh [LINES...]          default: 25000 50000 100000 lines per rank log (issue 6: 5x8 logs of 100k lines)
+#   bench/trial.sh [LINES...]          default: 25000 50000 100000 lines per rank log (target: 5x8 logs of 100k lines)
 #   BUILD=build bench/trial.sh         binaries from BUILD (default build)
 #   BENCH_DIR=/path bench/trial.sh     where the roots go (default: a temp dir, removed)
 #

@@ -1,6 +1,7 @@
 # Fixture builders for the artifact_contract CLI tests (cases and scripts).
-# Source after tests/lib.sh.  Conventions follow the reference test suite
-# (artifact-contract.md §14): capture start at fake time 1, finalize at
+# Source after tests/lib.sh.  Conventions follow the reference tool's test
+# suite (docs/artifact_contract.md "Test hooks of the contract layer"):
+# capture start at fake time 1, finalize at
 # 9e18, artifacts artifacts/<file_role>.dat holding "<tag>:<file_role>",
 # producer started 11 + 10*index, ended started + 5, pid 1000 + index,
 # command fingerprint = SHA-256 of canonical {"command": tag}.

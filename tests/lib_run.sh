@@ -6,8 +6,9 @@
 PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 [ -n "$PY" ] || PY=python3
 
-# make_session ROLE ROOT SESSION: what `begin` leaves behind (artifact-contract.md
-# §6.1): ROOT created, SESSION and ROOT/.collection-session.json holding the same
+# make_session ROLE ROOT SESSION: what `begin` leaves behind
+# (docs/artifact_contract.md "Session record and marker"): ROOT created,
+# SESSION and ROOT/.collection-session.json holding the same
 # canonical session record, computed independently with Python's json module.
 make_session() {
     "$PY" - "$1" "$2" "$3" <<'PY'

@@ -1,5 +1,5 @@
 /* pyhooks: Python interpreter start-up hooks that would change import order
- * before a launcher runs (static-compile safety contract, §5.6 detection).
+ * before a launcher runs (docs/compile-safety.md "pyhooks").
  *
  * A scan asks the target interpreter (cs_pyquery) for its path, site
  * directories and user site, then looks at the hook surface:

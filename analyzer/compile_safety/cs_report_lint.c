@@ -21,7 +21,7 @@ static const char *const claim_patterns[] = {
     "(?<!不是|并非|没有|并没有|不属于)编译(?:失败|未成功|未通过|不通过|没有?通过)",
 };
 /* The final_compile_failure label: the enum token, its English phrase and
- * its Chinese phrase (§5.7). */
+ * its Chinese phrase (docs/compile-safety.md "report-lint"). */
 static const char final_label[] =
     "(?<![A-Za-z0-9_])final_compile_failure(?![A-Za-z0-9_])|(?i:\\bfinal compile failure\\b)|"
     "编译器自然返回后的最终失败";

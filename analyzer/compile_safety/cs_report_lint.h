@@ -1,5 +1,6 @@
 /* report-lint: the report language of the static-compile safety contract
- * (§5.7).  Four situations have fixed labels, in English and Chinese:
+ * (docs/compile-safety.md "report-lint").  Four situations have fixed
+ * labels, in English and Chinese:
  *   provisional_error_artifacts  编译进行中观察到的临时 error 文件
  *   final_compile_failure        编译器自然返回后的最终失败
  *   timed_out_or_interrupted     顶层超时或外部中断

@@ -34,7 +34,7 @@ typedef enum cs_state {
 } cs_state;
 
 const char *cs_state_name(cs_state s);       /* "in_progress", ... */
-/* The §5.7 report label of a compile state, or NULL (succeeded, unknown). */
+/* The report-lint label of a compile state, or NULL (succeeded, unknown). */
 const char *cs_state_report_label(cs_state s);
 /* What an operator may do next (fixed text). */
 const char *cs_state_action(cs_state s);

@@ -1,5 +1,6 @@
 /* uninstall-plan: which uninstall.sh scripts named in a run log may be run,
- * under the hardened rules of the reference's AOT common.sh (§5.8), and
+ * under the hardened rules of the AOT examples' common.sh
+ * (docs/compile-safety.md "uninstall-plan"), and
  * running only those (no shell string: /bin/bash with the single path).
  *
  * Candidates are the matches of /[^ \t\n\v\f\r]+/uninstall\.sh in the log

@@ -9,7 +9,7 @@
 #include "analyzer/readers/rd_prof_capacity.h"
 
 /* The one option the pair may differ in, and its disable-all value
- * (stage-o-and-compile-safety.md §2.4, D1). */
+ * (docs/artifact_contract.md "DCCI pair mode"). */
 #define DCCI_DISABLE_OPTION "dcci_disable_on_kernel"
 #define DCCI_DISABLE_ALL_PATTERN ".*"
 

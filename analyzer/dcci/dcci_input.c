@@ -486,7 +486,7 @@ static int get_count(const cJSON *v, int64_t *out)
 void dcci_input_take_manifest_values(dcci_side_input *in, const cJSON *workload,
                                      const cJSON *control)
 {
-    /* reference workload aliases (profiling-formats-and-dcci-analysis.md §1.10) */
+    /* the reference's warmup aliases (docs/artifact_contract.md "Workload") */
     static const char *const warmup_keys[] = {"warmup", "warmup_runs", "warmup_iterations"};
     int64_t v;
     in->has_warmup = 0;

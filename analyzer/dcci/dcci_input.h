@@ -31,7 +31,8 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_sha256.h"
 
-/* The manifest a capture root holds (issue 2, artifact_contract finalize). */
+/* The manifest a capture root holds (artifact_contract finalize,
+ * docs/artifact_contract.md "DCCI pair mode"). */
 #define DCCI_MANIFEST_NAME "collection-manifest.json"
 
 typedef enum dcci_kind {

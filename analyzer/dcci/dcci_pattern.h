@@ -2,8 +2,8 @@
  *
  * dcci_disable_on_kernel, dcci_before_kernel_start and dcci_after_kernel_end
  * take lists of patterns that the runtime matches against each child kernel's
- * funcName with its own matcher (SuperKernelOptionsManager::MatchRegex in
- * super_kernel/src/aot/sk_options_manager.cpp), not with a regex engine:
+ * funcName with its own matcher (SuperKernelOptionsManager::MatchRegex;
+ * docs/analysis-rules.md §4), not with a regex engine:
  *
  *   - the pattern is trimmed of C-locale whitespace at both ends;
  *   - after trimming it must be non-empty, consist only of [A-Za-z0-9_.*-]

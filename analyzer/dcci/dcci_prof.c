@@ -711,7 +711,7 @@ static sk_err finalize_upto(run *r, int64_t w, sk_diag *d)
 }
 
 /* The runtime's dump thread walks the cores in ascending order once per poll
- * (profiling-formats §1.3): a record of a lower core than the previous one
+ * (docs/analyze.md §7): a record of a lower core than the previous one
  * starts a new poll.  Every record written before poll j started reading is
  * in polls <= j, and every record of poll j-1 ended before poll j started:
  * at the start of poll j+1, launches ending at or before the latest end seen

@@ -27,7 +27,7 @@
 #include "analyzer/numeric/num_stats.h"
 
 /* Physical core indices (tid) accepted in a trace: the runtime's largest
- * arch records 108 cores (DAV_3510, profiling-formats §1.3); anything far
+ * arch records 108 cores (DAV_3510, docs/analyze.md §7); anything far
  * beyond is not a core index. */
 #define DCCI_PROF_MAX_CORES 4096u
 

@@ -1,6 +1,6 @@
 /* The Chinese Markdown report.  It renders the same analysis as the JSON
  * report, section by section in the order the DCCI protocol lists what the
- * family report must contain (stage-o-and-compile-safety.md §2.4 item 5). */
+ * family report must contain (docs/analyze.md §11). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

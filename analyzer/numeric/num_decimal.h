@@ -4,7 +4,7 @@
  *
  * The option-trial gate keeps every timing twice, as a double and as an exact
  * decimal; the per-rank exact means and the five-run spread are decimal
- * (stage-o-and-compile-safety.md §1.3-§1.5).  Only non-negative values occur
+ * (docs/stage-o.md §3).  Only non-negative values occur
  * there (timings have no sign and the spread is max - min), so this type is
  * unsigned.  The coefficient is a fixed-size integer in base 10^9; inputs are
  * limited to NUM_DEC_INPUT_MAX_CHARS characters, which keeps every

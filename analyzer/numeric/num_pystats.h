@@ -1,6 +1,5 @@
 /* The sample statistics of the option-trial gate, bit-for-bit as the
- * reference computes them with Python 3.11+ (stage-o-and-compile-safety.md
- * §1.4):
+ * reference computes them with Python 3.11+ (docs/stage-o.md §2):
  *   mean    statistics.mean: the exact mean of the doubles, correctly rounded;
  *   p50     statistics.median: middle element, or (a + b) / 2 in doubles;
  *   p90     linear interpolation at (n - 1) * 0.9 (Hyndman-Fan type 7), in

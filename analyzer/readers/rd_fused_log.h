@@ -1,6 +1,6 @@
 /* Parser of sk_fused_nodes.log: the fused node list of every SuperKernel.
  *
- * The runtime (PrintSKNodesDetail, sk_optimizer.cpp @ 065b4d0b) writes per SK
+ * The runtime (PrintSKNodesDetail; docs/readers.md §7) writes per SK
  *     "  SK Function: <SK name>, scope id: <id>, Node Count: <n>"
  *     "    [<i>] <node Format>"            i = 0 .. n-1, fused (filtered) order
  * through its file logger, so real files carry the logger prefix (see

@@ -25,7 +25,7 @@ static const char *const optional_names[N_OPTIONAL] = {
 };
 
 /* Occurrence discriminators used when Step Id is empty, in priority order
- * (profiling-formats-and-dcci-analysis.md §1.2). */
+ * (docs/readers.md §5). */
 static const char *const fallback_names[] = {
     "Occurrence Id", "Occurrence ID", "Iteration Id", "Iteration ID",
     "Request Id",    "Request ID",    "Batch Id",     "Batch ID",

@@ -1,6 +1,6 @@
 /* Splitting a line of an SK runtime log file into logger prefix and payload.
  *
- * The runtime file logger (super_kernel/src/aot/sk_log.cpp, FormatMessage)
+ * The runtime file logger (FormatMessage; docs/readers.md §6)
  * writes each message as
  *     YYYY-MM-DD HH:MM:SS.mmm [<pid>:<tid>] [<LEVEL>] [<file>:<line>] [<Func>] <payload>
  * where the timestamp and the [pid:tid] part can be switched off and LEVEL is

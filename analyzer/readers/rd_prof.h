@@ -1,6 +1,6 @@
 /* Streaming reader of SuperKernel child traces (sk_prof_device_<n>.json).
  *
- * Two shapes are accepted (profiling-formats-and-dcci-analysis.md §1.3):
+ * Two shapes are accepted (docs/analyze.md §7, docs/test-data.md §3.1):
  *  - the runtime's: a top-level array of Chrome-trace "X" events that ends
  *    with an empty object ([{...},\n{...},\n{}]); child names carry a
  *    "[blockIdx/blockNum]" prefix, SK parent names "[blockIdx/blockNum] "

@@ -12,15 +12,14 @@
 #include <stdint.h>
 
 /* Largest accepted ASCEND_PROF_SK_ON in KB; larger values disable profiling
- * (sk_event_recorder.cpp @ 4394e387, ParseEnvAndSetSize: "val > 1024 * 5"). */
+ * (the runtime's ParseEnvAndSetSize; docs/readers.md §9). */
 #define RD_PROF_SK_ON_MAX_KB 5120u
 /* Values above this are accepted with a warning (same function). */
 #define RD_PROF_SK_ON_WARN_KB 1024u
 /* The per-core size is rounded up to a multiple of 64 KB (same function). */
 #define RD_PROF_CORE_ALIGN_KB 64u
 /* Per-core buffer header: SkKernelEventCoreBuf {uint32 offset; uint32 reserved}
- * (super_kernel/src/aot/sk_common.h); records start after it
- * (sk_event_recorder.cpp @ 4394e387, lastOffset starts at sizeof header). */
+ * in the runtime; records start after it (docs/readers.md §9). */
 #define RD_PROF_CORE_HEADER_BYTES 8u
 /* SkKernelEventRecord: uint64 model, uint32 skId, uint32 nodeId, uint8
  * blockIdx, uint8 blockNum, 6 bytes padding, uint64 start, uint64 end = 40

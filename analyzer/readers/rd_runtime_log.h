@@ -1,23 +1,23 @@
 /* Parser of super_kernel.log, the SK runtime's free-text log (one per model
- * directory sk_meta/<pid>/<model>/), for the facts the DCCI analysis needs:
+ * directory sk_meta/<pid>/<model>/), for the facts the DCCI analysis needs
+ * (docs/readers.md §8 gives the runtime functions behind each message):
  *
  *   - whether sk_prof capture was on and its per-core size
  *     ("[sk time profiling] ASCEND_PROF_SK_ON=<v>, coreSize=<n> KB (aligned),
  *     totalSize=<m> MB for each device profiling"; or the "not set or is 0"
- *     and "Invalid ASCEND_PROF_SK_ON value" messages), sk_event_recorder.cpp
- *     @ 4394e387 ParseEnvAndSetSize;
+ *     and "Invalid ASCEND_PROF_SK_ON value" messages), ParseEnvAndSetSize;
  *   - every core whose sk_prof buffer filled up ("[sk time profiling]  device
  *     <d> core <c> buffer is full, stop dump the time of nodes on device <d>
  *     core <c>", DumpDeviceData; repeated at every 100 ms poll, so distinct
  *     (device, core) pairs are kept with their first line and a count);
  *   - option values as the runtime parsed them ("OptionName:<name>,
  *     value[<i>]: <pattern>" for string lists, "OptionName: <name>, set value:
- *     <n>" for numbers), sk_options_manager.cpp @ 0fc29999;
+ *     <n>" for numbers), SetValue;
  *   - DCCI-pattern diagnostics of the runtime matcher (MatchRegex): "pattern
  *     contains invalid characters, only alphanumeric, '_', '-', '.', '*' are
  *     allowed: <p>", "invalid pattern starts with '*': <p>" and "pattern is
  *     empty after trim" (distinct per kind and pattern, first line + count);
- *   - the SK node lists: Schedule (sk_optimizer.cpp @ 065b4d0b) prints each SK's
+ *   - the SK node lists: Schedule prints each SK's
  *     "SK Function: ..." block into this log too, immediately followed by
  *     "reordered task nodes: node count=<n>" and "  [i] <node Format>" lines
  *     (the task list whose positions are the nodeId of sk_prof records).  That

@@ -1,6 +1,6 @@
 /* The SuperKernel function name grammar.
  *
- * The runtime names every fused kernel (GetSkFuncName, sk_task_builder.cpp):
+ * The runtime names every fused kernel (GetSkFuncName; docs/readers.md §5):
  *     sk_<scopeId>_<scopeName>_start_<first kernel funcName>_end_<last kernel funcName>
  *     sk_<scopeId>_no_kernel_scope_<scopeName>          (scope without kernels)
  * with scopeId printed as a plain decimal (std::to_string of a uint16) and

@@ -1,5 +1,5 @@
-/* One SK task node as the runtime prints it (Format() in
- * super_kernel/src/aot/sk_node.cpp), optionally after a "[<i>] " local index:
+/* One SK task node as the runtime prints it (its Format(); docs/readers.md
+ * §6), optionally after a "[<i>] " local index:
  *
  *   kernel:  [nodeId:N, streamId:S, streamIdxInGraph:G, nodeIdxInStream:K] -
  *            KernelInfos{funcName:F, kernelType:T, taskRatio:[c,v], cap:.., numBlocks:B,
@@ -40,7 +40,7 @@ typedef enum rd_node_kind {
 } rd_node_kind;
 
 /* The runtime's to_string(SkKernelType) names.  MIX_AIC_1_0 and MIX_AIV_1_0
- * are fusible (they map to the AIC and AIV queues in sk_task_builder.cpp)
+ * are fusible (the runtime's task builder maps them to the AIC and AIV queues)
  * even though the reference only knows the first four. */
 typedef enum rd_kernel_type {
     RD_KT_NONE = 0,

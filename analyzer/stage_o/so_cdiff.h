@@ -1,4 +1,4 @@
-/* Structural diff of two configs (skdcci config-diff, issue 4 item 3).
+/* Structural diff of two configs (skdcci config-diff, docs/stage-o.md §8.1).
  *
  * A config (JSON or YAML, read by so_config into the JSON data model) must be
  * a mapping at the top level.  Two configs differ at the set of RFC 6901

@@ -1,6 +1,6 @@
 /* Reading a CLEAN root (the clean end-to-end runs of one incumbent or
  * trial) into the summaries of the option-trial gate
- * (stage-o-and-compile-safety.md §1.2-§1.4):
+ * (docs/stage-o.md §1, §2):
  *
  *   <root>/run-N/log_<rank>.log   (run directories named "run-" + anything)
  *

@@ -1,5 +1,5 @@
-/* The DCCI family report (issue 4 item 6; stage-o-and-compile-safety.md
- * §2.4): one decision for the whole DCCI family with every piece of evidence
+/* The DCCI family report (docs/stage-o.md §9): one decision for the whole
+ * DCCI family with every piece of evidence
  * the protocol asks for, as a canonical JSON document
  * (skdcci-dcci-family-report-v1) and a Chinese Markdown report.
  *

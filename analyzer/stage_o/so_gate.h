@@ -1,5 +1,5 @@
 /* The Stage O decisions on summarized CLEAN roots
- * (stage-o-and-compile-safety.md §1.5, §1.6):
+ * (docs/stage-o.md §4, §5):
  *
  * five-run stability  exact decimal spread of the per-run worst-rank means:
  *                     spread = max - min, mean = sum / n, spread_pct =

@@ -1,6 +1,6 @@
 /* superkernel-winner-option-matrix-v1: the frozen list of Stage O option
  * trials of one winner, with the DCCI family as one conditional item
- * (stage-o-and-compile-safety.md §2).  The reference has no schema or
+ * (docs/stage-o.md §7).  The reference has no schema or
  * validator for it; docs/schemas/winner-option-matrix-v1.schema.json
  * documents the shape and docs/stage-o.md every rule.  This module is the
  * validator: the JSON Schema file describes it, the C code enforces it.

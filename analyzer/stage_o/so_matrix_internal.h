@@ -28,7 +28,7 @@ extern const char *const so_mx_blocker_codes[];
 #define SO_MX_DCCI_DISABLE "dcci_disable_on_kernel"
 #define SO_MX_DCCI_BEFORE "dcci_before_kernel_start"
 #define SO_MX_DCCI_AFTER "dcci_after_kernel_end"
-/* Where options live in the configs (stage-o-and-compile-safety.md §2.3). */
+/* Where options live in the configs (docs/stage-o.md §7, "Rules"). */
 #define SO_MX_OPTIMIZE_MAP "super_kernel_optimize_options"
 #define SO_MX_DEBUG_MAP "super_kernel_debug_options"
 

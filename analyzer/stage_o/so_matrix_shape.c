@@ -21,7 +21,8 @@ const char *const so_mx_d2_statuses[] = {"pending", "complete", "blocked", NULL}
 const char *const so_mx_d3_statuses[] = {"pending", "complete", NULL};
 const char *const so_mx_d4_outcomes[] = {"pending", "accepted", "rejected", "failed", NULL};
 const char *const so_mx_validate_set[] = {"pending", "passed", "failed", NULL};
-/* Legal blocker grounds (§2.1), plus the DCCI collection blocker (§2.4). */
+/* Legal blocker grounds, plus the DCCI collection blocker
+ * (docs/stage-o.md §7). */
 const char *const so_mx_blocker_codes[] = {"probe_not_accepted",    "probe_unknown",
                                         "prerequisite_missing",  "risk_not_authorized",
                                         "budget_exhausted",      "diagnostic_collection_blocked",

@@ -1,5 +1,5 @@
 /* Consuming an option-probe report (check_environment.py --json,
- * stage-o-and-compile-safety.md §3).
+ * docs/stage-o.md §6).
  *
  * A report is usable evidence only when it says ready=true AND carries
  * runtime_environment.loaded=true (the proof that the probe ran after the

@@ -4,7 +4,7 @@
  *     Inference time (decode): N ms      Inference time (prefill): N ms
  * exactly as the reference's regular expression
  *     Inference time \((decode|prefill)\): ([0-9.]+) ms
- * does (stage-o-and-compile-safety.md §1.3): case-sensitive, N the maximal
+ * does (docs/stage-o.md §1): case-sensitive, N the maximal
  * run of [0-9.] characters directly followed by " ms"; anything after "ms"
  * is irrelevant.  Occurrences that do not fit (a sign, an exponent, a comma,
  * two spaces) are not matches and are ignored, as in the reference.  A match

@@ -1,5 +1,5 @@
 /* Checks on the human reasons of blocked/skipped Stage O matrix items
- * (stage-o-and-compile-safety.md §2.1).
+ * (docs/stage-o.md §7, "Rules").
  *
  * A Chinese reason must contain at least one CJK ideograph (the ledger's
  * Chinese check).  A reason may not rest on missing profiling evidence or a

@@ -1,5 +1,5 @@
 /* Proof of the DCCI joint repair rule on three configs
- * (stage-o-and-compile-safety.md §2.4 D4; skdcci config-diff --dcci-repair).
+ * (docs/stage-o.md §8.2; skdcci config-diff --dcci-repair).
  *
  * O0 carries no DCCI option; DISABLE_ALL sets dcci_disable_on_kernel to
  * exactly [".*"]; REPAIR keeps that and sets dcci_before_kernel_start and
@@ -39,8 +39,9 @@
 #define SO_DCCI_DISABLE "dcci_disable_on_kernel"
 #define SO_DCCI_BEFORE "dcci_before_kernel_start"
 #define SO_DCCI_AFTER "dcci_after_kernel_end"
-/* The map the reference keeps the options in (§2.3), used to choose between
- * several dcci_disable_on_kernel members (the debug map may carry one too). */
+/* The map the reference keeps the options in (docs/stage-o.md §7, §8.2),
+ * used to choose between several dcci_disable_on_kernel members (the debug
+ * map may carry one too). */
 #define SO_DCCI_OPTIONS_MAP "super_kernel_optimize_options"
 #define SO_REPAIR_SCHEMA "skdcci-dcci-repair-proof-v1"
 

@@ -1,7 +1,7 @@
 /* JSON documents and stdout text of `skdcci trial` and `skdcci stability`.
  *
  * The trial document carries every field of the reference's option-trial
- * output (stage-o-and-compile-safety.md §1.7) with the same names and
+ * output (docs/stage-o.md §5) with the same names and
  * values, written like SK_JSON_PRETTY (Python json.dumps indent=2,
  * sort_keys) by so_json_write_pretty, which keeps the sample arrays out of
  * the tree.  Additions, documented in docs/stage-o.md, are new keys only:

@@ -10,7 +10,8 @@
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_fs.h"
 
-/* Input chunk sizes of the reference reader (artifact-contract.md §2):
+/* Input chunk sizes of the reference tool's reader (docs/filesystem.md
+ * "Whole-file readers and hashing"):
  * artifacts are hashed in 1 MiB reads, JSON inputs read in 64 KiB chunks. */
 #define SK_FS_HASH_CHUNK ((size_t)1 << 20)
 #define SK_FS_READ_CHUNK ((size_t)64 << 10)

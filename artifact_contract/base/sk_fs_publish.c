@@ -1,5 +1,5 @@
-/* Atomic publication that never overwrites (artifact-contract.md §5.5, with
- * the improvements of docs/filesystem.md): the bytes are written and synced
+/* Atomic publication that never overwrites (docs/filesystem.md
+ * "Publication"): the bytes are written and synced
  * under a name nobody else uses, then linked to the target name, which
  * fails with EEXIST instead of replacing anything. */
 #include <errno.h>

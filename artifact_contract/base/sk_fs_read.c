@@ -1,6 +1,6 @@
 /* Stable reads: open without following symlinks or blocking, read through
  * the descriptor, then prove that neither the file nor its path changed
- * (artifact-contract.md §5.1 and §5.2). */
+ * (docs/filesystem.md "Opening an input" and "After the last read"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

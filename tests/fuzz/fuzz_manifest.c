@@ -1,5 +1,6 @@
 /* Fuzz target: collection-manifest validation (ac_manifest.h), the document
- * checks of artifact-contract.md §6.2 and §10 step 4 that need no
+ * checks of docs/artifact_contract.md "Manifest 1.0" and "validate-set and
+ * validate" that need no
  * filesystem access (validate-set and validate run them on every manifest
  * before they look at any artifact).
  *

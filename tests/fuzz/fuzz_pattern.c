@@ -264,7 +264,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * and running it anyway cost more than it checked: once the fuzzer
          * had found the "a*a*...b" family it fell from about 1,400 to 125
          * executions per second, over 90% of it in PCRE2's interpreter
-         * (docs/testing.md, 2026-12-02, second session).  Without JIT
+         * (docs/testing.md, "Design decisions").  Without JIT
          * support both handles are the interpreter and it runs. */
         int m4 = m3 < 0 && sk_pcre_uses_jit(jit) ? -1 : pcre_answer(interp, subj[i], slen[i]);
         FUZZ_ASSERT_MSG(m1 == want_m && m2 == want_m && (m3 < 0 || m3 == want_m) &&

@@ -1,4 +1,5 @@
-# The reference test suite's behaviours (artifact-contract.md §14) through
+# The reference tool's test-suite behaviours (docs/artifact_contract.md "Test
+# hooks of the contract layer") through
 # the CLI.  Test numbers are the reference's; 1-7, 15-19 and 45 are unit
 # tests (tests/unit/test_ac_rules.c, test_ac_contract.c).  Fault injection
 # uses the test hooks (SK_TEST_HOOK_<POINT>), injected faults

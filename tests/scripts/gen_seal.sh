@@ -1,6 +1,6 @@
 # tests/tools/seal_pair.sh seals generated pairs with artifact_contract
-# (begin, run, finalize --producer-record, validate-set).  Needs the contract
-# commands of issue 2; until they are built, the test reports a SKIP.
+# (begin, run, finalize --producer-record, validate-set).  Without the
+# artifact_contract binary the test reports a SKIP.
 source "$SK_REPO/tests/lib.sh"
 AC="$SK_BUILD/bin/artifact_contract"
 SEAL="$SK_REPO/tests/tools/seal_pair.sh"

@@ -1,5 +1,5 @@
 # skdcci trial / stability against an independent Python model of the
-# reference gate (stage-o-and-compile-safety.md §1.3-§1.7, written from the
+# reference gate (docs/stage-o.md §1-§5, written from the
 # spec with Python's decimal and statistics modules): random CLEAN trees
 # (ranks, runs, warmups, junk and prefill lines, odd path spellings), and the
 # full JSON output, stdout and exit code compared byte for byte, --robust

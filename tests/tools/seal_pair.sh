@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seals a raw pair written by skdcci_gen into two evidence-contract capture
-# roots (DCCI pair mode of artifact_contract, issue 2):
+# roots (DCCI pair mode of artifact_contract, docs/artifact_contract.md):
 #
 #   tests/tools/seal_pair.sh [options] DIR
 #
@@ -65,7 +65,8 @@ if [ -z "$REV" ]; then
     REV="skdcci_gen-${scenario}-seed${seed}"
 fi
 
-# The file role of a root-relative path (issue 2 file roles; sk_prof may be
+# The file role of a root-relative path (the DCCI file roles of
+# docs/artifact_contract.md "Roles"; sk_prof may be
 # .zst-compressed like every analyzer input).
 file_role() {
     case ${1##*/} in

@@ -274,7 +274,7 @@ static void input_revalidation(void)
     T_CONTAINS(d.msg, "control input changed: control does not exist");
     cJSON_Delete(v);
     ac_evidence_clear(&ev);
-    /* a FIFO never blocks the reader (S1) */
+    /* a FIFO never blocks the reader (docs/filesystem.md, differences) */
     T_EQ_INT(mkfifo(tfs_path("%s/fifo", dir), 0600), 0);
     T_EQ_INT(ac_input_load_json(tfs_path("%s/fifo", dir), "config", 0, &v, &ev, &d), SK_E_PATH);
     T_CONTAINS(d.msg, "config must be a regular file");
@@ -349,7 +349,7 @@ static void session_validation_rules(void)
                   "{" BASE ",\"capture_role\":\"candidate_compat\",\"schema_version\":\"2.0\","
                   "\"session_fingerprint\":\"x\"}",
                   "unsupported session schema_version", AC_E_SESSION_INVALID);
-    /* B2: a non-string role is an error, not a crash */
+    /* a non-string role is an error, not a crash (docs/artifact_contract.md) */
     check_session(__LINE__, dir,
                   "{" BASE ",\"capture_role\":[],\"schema_version\":\"1.0\","
                   "\"session_fingerprint\":\"x\"}",
@@ -374,7 +374,7 @@ static void session_validation_rules(void)
                   "\"capture_role\":\"candidate_compat\",\"schema_version\":\"1.0\","
                   "\"session_fingerprint\":\"x\"}",
                   "capture root no longer exists", AC_E_ROOT_MISSING);
-    /* B4: a symlink loop is a labelled error */
+    /* a symlink loop is a labelled error (docs/artifact_contract.md) */
     T_EQ_INT(symlink("loop", tfs_path("%s/loop", dir)), 0);
     check_session(__LINE__, tfs_path("%s/loop", dir),
                   "{\"capture_root\":\"%s\",\"root_was_empty\":true,\"started_ns\":5,"
@@ -463,7 +463,8 @@ static void scan_rejects_unsafe_entries_in_name_order(void)
     tfs_rm_rf(dir);
 }
 
-/* B3: very deep trees are refused with a clear message, not a crash */
+/* Very deep trees are refused with a clear message, not a crash
+ * (docs/artifact_contract.md "The root scan"). */
 static void scan_limits_depth(void)
 {
     const char *dir = tfs_scratch();
@@ -522,7 +523,7 @@ static void scan_strict_mode(void)
     tfs_write_str(tfs_path("%s/p/m.json", root), "m");
     T_EQ_INT(scan(root, &o, &d), SK_E_CONTRACT);
     unlink(tfs_path("%s/p/m.json", root));
-    /* S10: a listed artifact with another hard link */
+    /* a listed artifact with another hard link (sealed roots) */
     T_EQ_INT(link(tfs_path("%s/top.json", root), tfs_path("%s/p/q/alias", root)), 0);
     const char *listed2[] = {"p/q/alias", "p/q/k.csv", "top.json"};
     o.listed = listed2;

@@ -1,4 +1,5 @@
-/* Reference behaviours 1-7 and 45 (artifact-contract.md §14): workload
+/* Reference behaviours 1-7 and 45 (docs/artifact_contract.md "Test hooks of
+ * the contract layer"): workload
  * normalisation, round ids, the artifact path grammar; plus the rule codes. */
 #include <stdlib.h>
 

@@ -32,7 +32,7 @@ void gen_effective_options(const gen_model *m, gen_side side, gen_exec_options *
 
 /* ------------------------------------------------ CANN logger */
 
-/* The file logger's line prefix (sk_log.cpp FormatMessage): local time
+/* The file logger's line prefix (FormatMessage, docs/test-data.md §3.2): local time
  * with milliseconds, [pid:thread], [LEVEL], [file:line], [function], then
  * the message and a newline.  The clock advances deterministically. */
 typedef struct log_clock {
@@ -75,7 +75,7 @@ static void task_ratio(gen_ktype t, unsigned r[2])
 }
 
 /* SuperKernelKernelNode::Format / SuperKernelMemoryNode::Format
- * (sk_node.cpp @ 7ca37fe). */
+ * (docs/test-data.md §3.2). */
 static void node_format(gen_out *o, const gen_model *m, gen_side side, const gen_gnode *g)
 {
     gen_out_printf(o, "[nodeId:%llu, streamId:%u, streamIdxInGraph:%u, nodeIdxInStream:%u", (unsigned long long)g->id,
@@ -105,7 +105,7 @@ static const gen_gnode *fused_node(const gen_layout *l, unsigned sk, unsigned k)
 
 /* ------------------------------------------------ sk_fused_nodes.log */
 
-/* PrintSKNodesDetail (sk_optimizer.cpp @ 065b4d0): "  SK Function: ..."
+/* PrintSKNodesDetail (docs/test-data.md §3.2): "  SK Function: ..."
  * then "    [i] <node>" for the fused (filtered) list, original order. */
 static void sk_block(gen_out *o, log_clock *clk, int prefixed, const gen_model *m, gen_side side,
                      const gen_layout *l, unsigned sk)
@@ -195,7 +195,7 @@ static sk_err write_scope_split(const gen_model *m, gen_side side, const gen_lay
 /* ------------------------------------------------ sk_fusion_fail_reasons.log */
 
 /* DumpFusionFailReasons / PrintOriginalScopes / PrintFusedScopes
- * (sk_graph.cpp, sk_dump_json.cpp @ 20061b3).  The scope bit-flag text is
+ * (docs/test-data.md §3.2).  The scope bit-flag text is
  * not pinned by the source we read; it is printed as a hex mask. */
 static sk_err write_fail_reasons(const gen_model *m, gen_side side, const gen_layout *l, const char *dir,
                                  sk_diag *d)
@@ -318,7 +318,7 @@ static void jw_capability(gen_jw *w, const char *name, unsigned type)
     gen_jw_obj_end(w);
 }
 
-/* SuperKernelOptionsManager::ToJson (sk_options_manager.cpp @ 93c311f):
+/* SuperKernelOptionsManager::ToJson (docs/test-data.md §3.5):
  * every registered option as {name, type, value} keyed by name, type =
  * aclskOptionType, plus inner_options.  The graph JSON is a
  * nlohmann::json, so keys come out sorted. */
@@ -504,7 +504,7 @@ static void jw_node_id_or_none(gen_jw *w, uint64_t v)
         gen_jw_u64(w, v);
 }
 
-/* NodeWrapperToJson (sk_graph.cpp @ 68deb02). */
+/* NodeWrapperToJson (docs/test-data.md §3.5). */
 static void jw_node(gen_jw *w, const gen_model *m, gen_side side, const gen_gnode *g, int updated)
 {
     int main = updated && g->sk_main;
@@ -535,7 +535,7 @@ static void jw_node(gen_jw *w, const gen_model *m, gen_side side, const gen_gnod
     else
         gen_jw_null(w);
     if (main) {
-        /* InjectSkInfos (sk_dump_json.cpp @ 20061b3). */
+        /* InjectSkInfos (docs/test-data.md §3.5). */
         const gen_template *t = &m->tmpl[s->tmpl];
         gen_jw_key(w, "skinfos");
         gen_jw_obj_begin(w);

@@ -61,7 +61,7 @@ unsigned gen_op_aic_lanes(const gen_op *op)
 }
 
 /* MIX_1_2 runs 2 AIV blocks per AIC block (cubeNum = numBlocks, vecNum =
- * 2 * numBlocks; profiling-formats-and-dcci-analysis.md §1.4). */
+ * 2 * numBlocks; docs/readers.md §6). */
 unsigned gen_op_aiv_lanes(const gen_op *op)
 {
     switch (op->ktype) {
@@ -105,7 +105,7 @@ typedef struct op_def {
 } op_def;
 
 /* The compiled kernels of the synthetic decoder.  Durations are nominal
- * O0 critical-lane times; geometry follows §1.4 (numBlocks <= 24 so an SK
+ * O0 critical-lane times; geometry as above (numBlocks <= 24 so an SK
  * fits on the 25 AIC / 50 AIV cores). */
 enum {
     OP_RMSNORM, OP_QBMM, OP_RESHAPE_CACHE, OP_ROPE, OP_FIA, OP_MATMUL, OP_ADD_RMSNORM,

@@ -15,14 +15,13 @@
 #include "artifact_contract/base/sk_diag.h"
 
 /* DAV_2201 (910B class): SkRuntimeConfig eventCoreNum 75, tickUsMultiplier
- * 50, CoreIsAiv(core) = core >= 25 (profiling-formats-and-dcci-analysis.md
- * §1.3, from sk_event_recorder.cpp). */
+ * 50, CoreIsAiv(core) = core >= 25 (docs/test-data.md §2). */
 #define GEN_CORES 75u
 #define GEN_AIC_CORES 25u
 #define GEN_AIV_CORES 50u
 #define GEN_TICKS_PER_US 50u
 #define GEN_NS_PER_TICK 20u
-/* The dump thread polls every 100 ms (sk_event_recorder.cpp DumpThreadFunc). */
+/* The dump thread polls every 100 ms (DumpThreadFunc, docs/test-data.md §3.1). */
 #define GEN_POLL_TICKS (100000u * GEN_TICKS_PER_US)
 /* The runtime model id string and the profiler's integer Model ID. */
 #define GEN_MODEL_ID_STR "48_1"
@@ -97,7 +96,7 @@ typedef struct gen_template {
     unsigned kernel_task[GEN_MAX_KERNELS];
 } gen_template;
 
-/* ReorderWaitNodesForTaskBuild (sk_optimizer.cpp @ 065b4d0), used when
+/* ReorderWaitNodesForTaskBuild (docs/test-data.md §3.4), used when
  * auto_op_parallel is CUSTOMIZE_QUEUE: a wait node is deferred until just
  * before the next kernel of its own stream; a wait without a later kernel
  * in its stream stays in place.  Fills task[] (task index -> fused index)
@@ -203,7 +202,7 @@ void gen_model_free(gen_model *m);
 
 /* Record capacity of one core for ASCEND_PROF_SK_ON = kb: the size is
  * rounded up to 64 KB, an 8-byte header precedes 40-byte records
- * (sk_event_recorder.cpp ParseEnvAndSetSize / DumpDeviceData). */
+ * (ParseEnvAndSetSize / DumpDeviceData, docs/test-data.md §3.3). */
 uint64_t gen_capacity_records(unsigned kb);
 
 /* Physical core of SK block b (aiv: lane kind) in the g-th launch of the

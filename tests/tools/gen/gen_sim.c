@@ -214,7 +214,7 @@ static size_t put(char *buf, size_t n, const char *lit)
 }
 
 /* One record exactly as WriteNodeEventToJson / WriteSkEventToJson print it
- * (sk_event_recorder.cpp @ 4394e38), followed by the ",\n{" that starts
+ * (docs/test-data.md §3.1), followed by the ",\n{" that starts
  * the next object. */
 static void emit_record(sim *s, const gen_rec *rec)
 {

@@ -2,7 +2,7 @@
  * planted effects are what the written data shows.
  *
  * Statistics and classification follow the reference rules the analyzer
- * implements (profiling-formats-and-dcci-analysis.md §2.3-§2.4): P50,
+ * implements (docs/analysis-rules.md §2, §3): P50,
  * P90 (linear interpolation), unscaled MAD, noise = max(3 %, 2 MAD/P50 of
  * each side), |delta| >= 1 µs, the n = 3 tail guard.  They are computed in
  * exact integer arithmetic on the ns values the files carry.
@@ -37,7 +37,7 @@ void gen_stats_compute(int64_t *x, size_t n, gen_stats *st);
 gen_verdict gen_classify(const gen_stats *base, const gen_stats *cand);
 const char *gen_verdict_name(gen_verdict v);
 
-/* The runtime's DCCI pattern matcher (sk_options_manager.cpp @ 93c311f
+/* The runtime's DCCI pattern matcher (docs/analysis-rules.md §4,
  * MatchRegex): whitespace-trimmed pattern of [A-Za-z0-9_.*-] not starting
  * with '*'; full match where '.' is any character and 'X*' repeats X.
  * Returns 1 on a match, 0 otherwise (also for an invalid pattern), -1
