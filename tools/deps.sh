@@ -52,6 +52,7 @@ need pc libcrypto libssl-dev openssl-devel
 need pc yaml-0.1 libyaml-dev libyaml-devel
 need cmd python3 python3 python3
 need cmd zstd zstd zstd
+need cmd man man-db man-db
 # one name once, in order
 missing=$(printf '%s\n' $missing | awk 'NF && !seen[$0]++' | tr '\n' ' ' | sed 's/ $//')
 
