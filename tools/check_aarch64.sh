@@ -31,9 +31,16 @@ need() {
     fi
 }
 
+# With Debian's multiarch arm64 libc (pulled in by the :arm64 -dev packages)
+# the dynamic loader is at its native path and qemu needs no -L.  -L only
+# for a bare cross sysroot: qemu then looks every absolute path up in the
+# sysroot first, so "/" opens the sysroot and the tests that walk a path from
+# the root directory (sk_path) fail there.
+QEMU_L=""
+[ -e /lib/ld-linux-aarch64.so.1 ] || QEMU_L="-L $SYSROOT"
 wrap() { # REAL WRAPPER
     mkdir -p "$(dirname "$2")"
-    printf '#!/bin/sh\nexec %s -L %s %s "$@"\n' "$QEMU" "$SYSROOT" "$1" >"$2"
+    printf '#!/bin/sh\nexec %s %s %s "$@"\n' "$QEMU" "$QEMU_L" "$1" >"$2"
     chmod 755 "$2"
 }
 
@@ -50,8 +57,21 @@ run() {
     done
     echo "check-aarch64: $("$B/qemu/bin/skdcci" --version | head -1) under $($QEMU --version | head -1)"
     # the unit tests only: the CLI cases and scripts rely on host details
-    # (signals, /proc, timing) that qemu-user does not emulate faithfully
-    "$REPO/tests/run.sh" "$B/qemu" /tests/unit/
+    # (signals, /proc, timing) that qemu-user does not emulate faithfully.
+    # The one known divergence is listed here and reported, never hidden:
+    # qemu-user answers /proc/<own pid>/stat itself and leaves the process
+    # group (field 5) 0, so the test reading the real process finds pgid 0.
+    local expected="not ok - test_cs_proc.c:real_self_is_visible" log=$B/qemu/unit.log failed
+    "$REPO/tests/run.sh" "$B/qemu" /tests/unit/ >"$log" 2>&1 || true
+    grep -E '^(ok|not ok) .*# SKIP' "$log" || true
+    tail -1 "$log"
+    failed=$(sed -n '/^# failures:$/,$ s/^#   //p' "$log")
+    if [ "$failed" != "$expected" ] || ! grep -qE '^[0-9]+ passed, 1 failed$' "$log"; then
+        cat "$log"
+        echo "check-aarch64: unit tests failed (the only expected failure: $expected)" >&2
+        exit 1
+    fi
+    echo "check-aarch64: unit tests pass but for the known qemu-user divergence: $expected"
     B="$B/qemu" "$REPO/tools/demo.sh"
 }
 
