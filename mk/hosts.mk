@@ -12,10 +12,11 @@ check-signed-char:
 	tests/run.sh build/schar $(FILTER)
 
 # ---- aarch64: Debian's cross compiler and arm64 libraries, run by qemu-user
+# (the host's release artifact_contract seals the demo pair: docs/testing.md)
 AARCH64_B := build/aarch64
 AARCH64_TRIPLET ?= aarch64-linux-gnu
 AARCH64_PKG_CONFIG = env PKG_CONFIG_LIBDIR=/usr/lib/$(AARCH64_TRIPLET)/pkgconfig:/usr/share/pkgconfig $(PKG_CONFIG)
-check-aarch64:
+check-aarch64: $(B)/bin/artifact_contract
 	@tools/check_aarch64.sh --need $(AARCH64_TRIPLET)
 	$(MAKE) --no-print-directory B=$(AARCH64_B) CC=$(AARCH64_TRIPLET)-gcc \
 	  PKG_CONFIG="$(AARCH64_PKG_CONFIG)" $(TEST_FLAGS) \

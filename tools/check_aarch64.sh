@@ -58,20 +58,34 @@ run() {
     echo "check-aarch64: $("$B/qemu/bin/skdcci" --version | head -1) under $($QEMU --version | head -1)"
     # the unit tests only: the CLI cases and scripts rely on host details
     # (signals, /proc, timing) that qemu-user does not emulate faithfully.
-    # The one known divergence is listed here and reported, never hidden:
-    # qemu-user answers /proc/<own pid>/stat itself and leaves the process
-    # group (field 5) 0, so the test reading the real process finds pgid 0.
-    local expected="not ok - test_cs_proc.c:real_self_is_visible" log=$B/qemu/unit.log failed
-    "$REPO/tests/run.sh" "$B/qemu" /tests/unit/ >"$log" 2>&1 || true
+    # Known divergences are listed here and reported, never hidden: qemu-user
+    # answers /proc/<own pid>/stat itself, with most fields 0 (state "0",
+    # process group 0), so the tests that identify the running process
+    # through /proc fail under it; any other failure fails the target, and so
+    # does one of these passing.
+    local expected log=$B/qemu/unit.log failed
+    expected=$(printf 'not ok - %s\n' \
+        test_cs_proc.c:real_self_is_visible test_proc.c:stat_reads_self_and_child \
+        test_proc.c:boot_id_rules test_run.c:runs_and_restores_caller_state \
+        test_run.c:rejects_bad_options test_run.c:allocation_failures_leave_consistent_state)
+    # emulation is about ten times slower than the host
+    SK_TEST_TIMEOUT=${SK_TEST_TIMEOUT:-3000} "$REPO/tests/run.sh" "$B/qemu" /tests/unit/ >"$log" 2>&1 || true
     grep -E '^(ok|not ok) .*# SKIP' "$log" || true
-    tail -1 "$log"
-    failed=$(sed -n '/^# failures:$/,$ s/^#   //p' "$log")
-    if [ "$failed" != "$expected" ] || ! grep -qE '^[0-9]+ passed, 1 failed$' "$log"; then
+    failed=$(sed -n '/^# failures:$/,$ s/^#   //p' "$log" | LC_ALL=C sort)
+    if [ "$failed" != "$(LC_ALL=C sort <<<"$expected")" ]; then
         cat "$log"
-        echo "check-aarch64: unit tests failed (the only expected failure: $expected)" >&2
+        echo "check-aarch64: unit tests: $(tail -1 "$log"); expected failures only:" >&2
+        echo "$expected" >&2
         exit 1
     fi
-    echo "check-aarch64: unit tests pass but for the known qemu-user divergence: $expected"
+    echo "check-aarch64: unit tests: $(tail -1 "$log"), the known qemu-user /proc divergences only:"
+    echo "$expected" | sed 's/^/  /'
+    # The demo: the analysis (skdcci) runs on arm64; sealing needs
+    # `artifact_contract run`, which identifies itself through /proc, so the
+    # host's release artifact_contract seals the pair.
+    local host_ac=$REPO/build/bin/artifact_contract
+    [ -x "$host_ac" ] || { echo "check-aarch64: $host_ac is not built (make bins)" >&2; exit 1; }
+    ln -sf "$host_ac" "$B/qemu/bin/artifact_contract"
     B="$B/qemu" "$REPO/tools/demo.sh"
 }
 
