@@ -10,18 +10,25 @@
 #   make fuzz-replay     replay every committed fuzz corpus under ASan+UBSan (gcc)
 #   make demo            seal the shipped demo collection and analyse it
 #   make bench           benchmarks (docs/benchmarks.md)
-#   make deps            install the Debian packages (root) or say which
+#   make deps            install the packages (apt-get, dnf or yum; root) or say which
+#   make check-unsigned-char / check-signed-char   the suite with that char signedness
+#   make check-aarch64   cross build for arm64, unit tests and demo under qemu-user
+#   make install / uninstall   PREFIX=/usr/local DESTDIR= (docs/install.md)
+#   make man completion  generate the man pages and bash completion from --help
+#   make dist            source tarball build/dist/skdcci-VERSION.tar.gz
+#   WERROR=1             warnings are errors (CI sets it; docs/install.md)
 CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS := libpcre2-8 libcjson libzstd libcrypto yaml-0.1
-DEB_PKGS := build-essential pkg-config libpcre2-dev libcjson-dev libzstd-dev libssl-dev \
-            libyaml-dev python3 zstd
 B ?= build
 OPT ?= -O2 -g
 EXTRA_CFLAGS ?=
 EXTRA_LDFLAGS ?=
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
+# -Werror only when asked (WERROR=1, as CI and the developers do): a newer
+# compiler's new warning must not stop a user's build.
+WERROR ?= 0
+WARN := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
         -Wvla -Wpointer-arith -Wundef
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -197,12 +204,14 @@ bench: bins
 	bench/run.sh
 
 deps:
-	@tools/deps.sh $(DEB_PKGS)
+	@tools/deps.sh
 
 lint:
 	tools/lint.sh
 
 clean:
 	rm -rf build
+
+include mk/hosts.mk
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

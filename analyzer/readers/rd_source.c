@@ -162,6 +162,20 @@ static uint32_t read_le32(const unsigned char *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* libzstd before 1.5 (Ubuntu 22.04 ships 1.4.8; docs/install.md) may lack
+ * ZSTD_isSkippableFrame and ZSTD_SKIPPABLEHEADERSIZE: RFC 8878 fixes both,
+ * the 16 magics 0x184D2A50 to 0x184D2A5F and an 8-byte header. */
+#if ZSTD_VERSION_NUMBER < 10500
+static unsigned skippable_magic(const unsigned char *p, size_t n)
+{
+    return n >= MAGIC_LEN && (read_le32(p) & 0xFFFFFFF0u) == 0x184D2A50u;
+}
+#define ZSTD_isSkippableFrame(p, n) skippable_magic(p, n)
+#endif
+#ifndef ZSTD_SKIPPABLEHEADERSIZE
+#define ZSTD_SKIPPABLEHEADERSIZE 8
+#endif
+
 static int is_zstd_magic(const unsigned char *p)
 {
     return read_le32(p) == ZSTD_MAGICNUMBER || ZSTD_isSkippableFrame(p, MAGIC_LEN);

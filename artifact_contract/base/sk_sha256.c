@@ -13,16 +13,23 @@ struct sk_sha256 {
 
 /* Fetched once per process: EVP_sha256() makes every init look the
  * algorithm up again (OpenSSL 3 implicit fetch), which costs allocations and
- * time for the many small fingerprints.  Never freed: process lifetime. */
-static EVP_MD *sha256_md;
+ * time for the many small fingerprints.  Never freed: process lifetime.
+ * OpenSSL 1.1.1 has no fetching and EVP_sha256() is a static table there
+ * (docs/install.md: both are supported). */
+static const EVP_MD *sha256_md;
 static pthread_once_t sha256_once = PTHREAD_ONCE_INIT;
 
 static void fetch_sha256(void)
 {
     /* an explicit, checked initialisation: EVP_MD_fetch would run it
      * implicitly and carry on with a half-initialised library */
-    if (OPENSSL_init_crypto(0, NULL) == 1)
+    if (OPENSSL_init_crypto(0, NULL) == 1) {
+#if OPENSSL_VERSION_NUMBER >= 0x30000000L
         sha256_md = EVP_MD_fetch(NULL, "SHA256", NULL);
+#else
+        sha256_md = EVP_sha256();
+#endif
+    }
 }
 
 sk_err sk_sha256_global_init(void)

@@ -8,7 +8,6 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_sha256.h"
-#include "artifact_contract/base/sk_version.h"
 
 static const cli_tool *current;
 
@@ -226,7 +225,7 @@ int cli_main(const cli_tool *t, int argc, char **argv)
         return finish_stdout(t, 0);
     }
     if (strcmp(name, "--version") == 0) {
-        printf("%s %s\n", t->prog, SK_VERSION);
+        cli_print_version(t, stdout);
         return finish_stdout(t, 0);
     }
     for (size_t i = 0; t->cmds[i].name; i++) {

@@ -35,6 +35,10 @@ typedef struct cli_tool {
  * then the command; finally checks that stdout was written completely. */
 int cli_main(const cli_tool *tool, int argc, char **argv);
 
+/* `--version`: "<prog> <version>" and the run-time version of each linked
+ * library (cli_version.c). */
+void cli_print_version(const cli_tool *t, FILE *f);
+
 /* The tool being run (set by cli_main) */
 const cli_tool *cli_current(void);
 
