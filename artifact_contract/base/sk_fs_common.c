@@ -159,19 +159,6 @@ int sk_fs_random_hex(char out[17])
     return 0;
 }
 
-int sk_fs_temp_name(const char *name, char *out, size_t n)
-{
-    char hex[17];
-    int err = sk_fs_random_hex(hex);
-    if (err)
-        return err;
-    int keep = (int)strnlen(name, SK_FS_TEMP_NAME_KEEP);
-    int w = snprintf(out, n, ".%.*s.%s.tmp", keep, name, hex);
-    if (w < 0 || (size_t)w >= n)
-        return ENAMETOOLONG;
-    return 0;
-}
-
 int sk_fs_is_plain_name(const char *name)
 {
     return name && name[0] && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
