@@ -219,13 +219,17 @@ static sk_err join(const char *dir, const char *name, sk_buf *out)
     return sk_buf_puts(out, name);
 }
 
-/* Sorted names in dir (no "." / ".."); a missing or unreadable directory
- * yields an empty list. */
+/* Sorted names in dir (no "." / ".."); a missing directory (or a file, such
+ * as a zip archive on sys.path) yields an empty list, while one that exists
+ * but cannot be listed is an error: a hook could hide in it. */
 static sk_err list_dir(const char *dir, cs_strlist *names, sk_diag *d)
 {
     DIR *dh = opendir(dir);
-    if (!dh)
-        return SK_OK;
+    if (!dh) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return SK_OK;
+        return sk_diag_set(d, SK_E_IO, dir, 0, "cannot list directory: %s", strerror(errno));
+    }
     sk_err e = SK_OK;
     for (;;) {
         errno = 0;
@@ -670,6 +674,17 @@ sk_err cs_pyhooks_scan_run(const cs_pyhooks_opts *o, cs_pyhooks_scan *s, sk_diag
      * interpreter failing to start, blaming the wrong input. */
     if (o->cwd) {
         e = cs_require_dir("--cwd", o->cwd, 0, d);
+        if (e)
+            goto out;
+    }
+    /* named by the user: absent or unreadable must not read as "no hooks
+     * there", and is said before any interpreter runs */
+    for (size_t i = 0; i < o->nscript; i++) {
+        sk_buf_reset(&p);
+        if (o->script_dirs[i][0] != '/' ? join(cwd, o->script_dirs[i], &p)
+                                        : sk_buf_puts(&p, o->script_dirs[i]))
+            NOMEM_OUT;
+        e = cs_require_dir("--script-dir", p.data, 1, d);
         if (e)
             goto out;
     }
