@@ -1,5 +1,6 @@
 /* Small pieces shared by the safe-filesystem layer: messages, errno text,
  * EINTR-safe system calls, temporary names, stat comparison. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -157,6 +158,30 @@ int sk_fs_random_hex(char out[17])
     }
     out[16] = '\0';
     return 0;
+}
+
+int sk_fs_each_entry(int fd, int (*fn)(void *ctx, int fd, const char *name), void *ctx)
+{
+    char buf[4096];
+    for (;;) {
+        ssize_t n = getdents64(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0)
+            return 0;
+        for (ssize_t off = 0; off < n;) {
+            struct dirent64 *ent = (struct dirent64 *)(void *)(buf + off);
+            off += ent->d_reclen;
+            if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+                continue;
+            int r = fn(ctx, fd, ent->d_name);
+            if (r)
+                return r;
+        }
+    }
 }
 
 int sk_fs_is_plain_name(const char *name)

@@ -68,6 +68,11 @@ int sk_fs_random_hex(char out[17]);
 int sk_fs_temp_name(const char *name, char *out, size_t n);
 /* 1 when ent is a stamped staging name; fills tag (8 hex + NUL), pid, start. */
 int sk_fs_parse_stamped(const char *ent, char tag[9], int64_t *pid, uint64_t *start);
+/* Calls fn(ctx, fd, name) for each entry of the directory fd except "." and
+ * ".." (getdents64 into a stack buffer: no allocation), from fd's current
+ * offset, until fn returns nonzero.  Returns that value, 0 at the end of the
+ * listing, or -1 with errno when listing fails. */
+int sk_fs_each_entry(int fd, int (*fn)(void *ctx, int fd, const char *name), void *ctx);
 /* 1 when name is one usable path component: not empty, ".", ".." and no "/". */
 int sk_fs_is_plain_name(const char *name);
 /* Counts the non-empty "/"-separated components of path[0..len). */

@@ -26,27 +26,20 @@ struct sk_outdir {
     int committed;
 };
 
+static int any_entry(void *ctx, int fd, const char *name)
+{
+    (void)ctx;
+    (void)fd;
+    (void)name;
+    return 1;
+}
+
 /* 1 when fd (a directory) has no entry besides "." and "..", 0 when it has
- * one, -1 with errno on failure.  getdents64 avoids readdir's allocation. */
+ * one, -1 with errno on failure. */
 static int dir_is_empty(int fd)
 {
-    char buf[4096];
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (n == 0)
-            return 1;
-        for (ssize_t off = 0; off < n;) {
-            struct dirent64 *ent = (struct dirent64 *)(void *)(buf + off);
-            if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
-                return 0;
-            off += ent->d_reclen;
-        }
-    }
+    int r = sk_fs_each_entry(fd, any_entry, NULL);
+    return r < 0 ? -1 : !r;
 }
 
 /* Removes what this set created: its files, then its temporary directory.

@@ -179,6 +179,15 @@ int sk_fs_parse_stamped(const char *ent, char tag[9], int64_t *pid, uint64_t *st
     return 1;
 }
 
+static int unlink_file(void *ctx, int fd, const char *name)
+{
+    (void)ctx;
+    struct stat st;
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
+        (void)unlinkat(fd, name, 0);
+    return 0;
+}
+
 /* Removes a stale entry: a file, or a directory holding only non-directory
  * entries (what an output set stages).  1 when it is gone now. */
 static int remove_stale(int dirfd, const char *ent)
@@ -193,65 +202,39 @@ static int remove_stale(int dirfd, const char *ent)
     int fd = sk_fs_openat(dirfd, ent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd < 0)
         return 0;
-    char buf[4096];
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (ssize_t off = 0; off < n;) {
-            struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
-            off += e->d_reclen;
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            struct stat inner;
-            if (fstatat(fd, e->d_name, &inner, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(inner.st_mode))
-                (void)unlinkat(fd, e->d_name, 0);
-        }
-    }
+    (void)sk_fs_each_entry(fd, unlink_file, NULL);
     sk_fs_close(fd);
     return unlinkat(dirfd, ent, AT_REMOVEDIR) == 0;
 }
 
-/* Finds one stale entry of this machine's naming whose creator is gone and
- * removes it; 1 when one was removed (the listing is then started again,
- * since removing entries during getdents may skip others). */
+/* Removes name when it is a stale entry of this machine's naming whose
+ * creator is gone; 1 when it did (the listing is then started again, since
+ * removing entries during getdents may skip others). */
+static int sweep_entry(void *ctx, int fd, const char *name)
+{
+    char tag[9];
+    int64_t pid;
+    uint64_t start;
+    if (name[0] != '.' || !sk_fs_parse_stamped(name, tag, &pid, &start) ||
+        strcmp(tag, identity.tag) != 0)
+        return 0;
+    if (pid == identity.pid && start == identity.start)
+        return 0; /* this process's own entry */
+    if (!identity.gone(pid, start))
+        return 0; /* alive, stopped, or cannot be told */
+    if (!remove_stale(fd, name))
+        return 0;
+    if (stale_report)
+        stale_report(stale_ctx, (const char *)ctx, name);
+    return 1;
+}
+
 static int sweep_once(int dirfd, const char *display)
 {
     int fd = sk_fs_openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0)
         return 0;
-    int removed = 0;
-    char buf[4096];
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (ssize_t off = 0; off < n && !removed;) {
-            struct dirent64 *e = (struct dirent64 *)(void *)(buf + off);
-            off += e->d_reclen;
-            char tag[9];
-            int64_t pid;
-            uint64_t start;
-            if (e->d_name[0] != '.' || !sk_fs_parse_stamped(e->d_name, tag, &pid, &start) ||
-                strcmp(tag, identity.tag) != 0)
-                continue;
-            if (pid == identity.pid && start == identity.start)
-                continue; /* this process's own entry */
-            if (!identity.gone(pid, start))
-                continue; /* alive, stopped, or cannot be told */
-            if (remove_stale(fd, e->d_name)) {
-                removed = 1;
-                if (stale_report)
-                    stale_report(stale_ctx, display, e->d_name);
-            }
-        }
-        if (removed)
-            break;
-    }
+    int removed = sk_fs_each_entry(fd, sweep_entry, (void *)display) == 1;
     sk_fs_close(fd);
     return removed;
 }
