@@ -9,6 +9,7 @@
 
 #include "artifact_contract/ac_codes.h"
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_thread.h"
 
 typedef struct pool {
     ac_hash_job *jobs;
@@ -91,7 +92,7 @@ void ac_hash_run(ac_hash_job *jobs, size_t n, unsigned threads)
     unsigned started = 0;
     /* the calling thread is one of the workers */
     for (unsigned i = 1; i < threads; i++) {
-        if (pthread_create(&tids[started], NULL, worker, &p) != 0)
+        if (sk_thread_create(&tids[started], worker, &p) != 0)
             break; /* fewer threads: slower, same result */
         started++;
     }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact_contract/base/sk_sha256.h"
+
 /* field 22 (starttime) is the last one we need; see proc(5) */
 #define STAT_FIELD_START_TIME 22
 
@@ -321,4 +323,42 @@ const char *ac_signal_name(int sig, char buf[AC_SIGNAL_NAME_MAX])
         snprintf(buf, AC_SIGNAL_NAME_MAX, "SIG%d", sig);
     }
     return buf;
+}
+
+static int staging_creator_gone(int64_t pid, uint64_t start)
+{
+    ac_proc_stat st;
+    if (pid <= 0 || pid > INT32_MAX)
+        return 0;
+    if (ac_proc_stat_read(pid, &st, NULL) == SK_OK)
+        return st.start_time_ticks != start; /* the pid now names another process */
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+sk_err ac_proc_staging_identity(sk_fs_identity *out, sk_diag *d)
+{
+    char boot[AC_BOOT_ID_LEN + 1], ns[128], text[256], hex[SK_SHA256_HEX_LEN + 1];
+    ac_proc_stat self;
+    sk_err e = ac_proc_check_namespace(d);
+    if (!e)
+        e = ac_proc_boot_id(boot, d);
+    if (!e)
+        e = ac_proc_stat_read((int64_t)getpid(), &self, d);
+    if (e)
+        return e;
+    ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    if (n <= 0)
+        return sk_diag_set(d, SK_E_IO, "/proc/self/ns/pid", 0, "cannot be read: %s",
+                           strerror(n < 0 ? errno : EINVAL));
+    ns[n] = '\0';
+    snprintf(text, sizeof text, "%s %s", boot, ns);
+    e = sk_sha256_hex(text, strlen(text), hex);
+    if (e)
+        return sk_diag_set(d, e, "", 0, "cannot hash the staging identity");
+    memcpy(out->tag, hex, 8);
+    out->tag[8] = '\0';
+    out->pid = self.pid;
+    out->start = self.start_time_ticks;
+    out->gone = staging_creator_gone;
+    return SK_OK;
 }

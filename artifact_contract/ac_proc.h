@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_fs.h"
 
 /* /proc/<pid>/stat is one line of at most a few hundred bytes (comm is at
  * most 64 bytes even for kernel threads); a larger line is refused rather
@@ -52,6 +53,14 @@ sk_err ac_proc_check_namespace(sk_diag *d);
  * is pgid, not counting exclude_pid.  Processes that vanish during the scan
  * are skipped. */
 sk_err ac_proc_group_live_count(int64_t pgid, int64_t exclude_pid, int64_t *count, sk_diag *d);
+
+/* This process's identity for staging names (sk_fs_staging_set_identity):
+ * the tag is the first 8 hex digits of SHA-256("<boot id> <pid namespace
+ * link>"), so that entries made on another boot, machine or PID namespace
+ * never look like this one's; gone() compares the /proc start time of the
+ * pid, and counts a pid as gone only when kill(pid, 0) says ESRCH.  Fails
+ * when /proc does not describe this PID namespace. */
+sk_err ac_proc_staging_identity(sk_fs_identity *out, sk_diag *d);
 
 /* Name of a signal number: "SIGTERM", "SIGRTMIN+3"; NULL when sig is not a
  * signal number of this system (valid range 1..SIGRTMAX).  buf holds the

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "artifact_contract/base/cli/cli_util.h"
@@ -104,6 +105,11 @@ static int check_outdir(const char *outdir, const char *const args[2])
     int rc = 0;
     for (int i = 0; i < 2 && !rc; i++) {
         char *root = NULL, *manifest = NULL;
+        struct stat st;
+        /* a missing input would resolve as a manifest in ".", and the
+         * refusal would blame the output: the analysis names it instead */
+        if (stat(args[i], &st) != 0)
+            continue;
         if (dcci_input_resolve_arg(args[i], &root, &manifest, &d))
             continue;
         char real[PATH_MAX];

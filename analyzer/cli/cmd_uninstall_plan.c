@@ -28,6 +28,7 @@ const char cmd_uninstall_plan_usage[] =
     "                            realpath($ASCEND_HOME_PATH)/opp/static_kernel/ai_core/P/uninstall.sh\n"
     "  install_chain_symlink     that expected path is not its own realpath\n"
     "Otherwise a missing script is skipped (already removed), a non-regular one fails.\n"
+    "DIR must be an existing, readable directory (exit 1 otherwise, no plan written).\n"
     "\n"
     "  --execute        run each safe script, in order, as /bin/bash SCRIPT (no shell\n"
     "                   string); its output goes to stderr; each exit status is reported\n"

@@ -1,4 +1,5 @@
 /* skdcci: SuperKernel DCCI diagnostics and Stage O gates. */
+#include "artifact_contract/ac_proc.h"
 #include "artifact_contract/base/cli/cli_util.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
@@ -141,6 +142,7 @@ int main(int argc, char **argv)
         .nexits = sizeof exits / sizeof exits[0],
         .usage_exit = SKX_USAGE,
         .io_exit = SKX_FAIL,
+        .staging_identity = ac_proc_staging_identity,
     };
     return cli_main(&tool, argc, argv);
 }

@@ -222,3 +222,31 @@ void cs_outputs_free(cs_outputs *o)
     list_free(&o->run_packages);
     memset(o, 0, sizeof *o);
 }
+
+sk_err cs_require_dir(const char *option, const char *path, int readable, sk_diag *d)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int err = errno;
+        return sk_diag_set(d, SK_E_PATH, option, 0, "%s %s", path,
+                           err == ENOENT    ? "does not exist"
+                           : err == ENOTDIR ? "is not a directory"
+                                            : strerror(err));
+    }
+    if (!S_ISDIR(st.st_mode))
+        return sk_diag_set(d, SK_E_PATH, option, 0, "%s is not a directory", path);
+    if (readable) {
+        DIR *dir = opendir(path);
+        int err = dir ? 0 : errno;
+        if (dir) {
+            errno = 0;
+            if (!readdir(dir))
+                err = errno; /* 0: end of a listing, which always holds "." */
+            closedir(dir);
+        }
+        if (err)
+            return sk_diag_set(d, SK_E_PATH, option, 0, "%s cannot be read: %s", path,
+                               strerror(err));
+    }
+    return SK_OK;
+}

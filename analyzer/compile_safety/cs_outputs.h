@@ -44,6 +44,12 @@ typedef struct cs_outputs {
  * recorded (exists = 0); a root that is a symlink or not a directory is an
  * SK_E_PATH error. */
 sk_err cs_outputs_walk(cs_outputs *o, const char *root, sk_diag *d);
+
+/* Refuses an option's directory argument that is not there: SK_E_PATH with
+ * file = option and "<path> does not exist", "<path> is not a directory" or,
+ * when readable is set, "<path> cannot be read: <why>".  A path that could
+ * not be looked at must not pass for an empty or absent one. */
+sk_err cs_require_dir(const char *option, const char *path, int readable, sk_diag *d);
 /* Sorts the lists (bytewise) so output is deterministic. */
 void cs_outputs_finish(cs_outputs *o);
 void cs_outputs_free(cs_outputs *o);

@@ -219,13 +219,17 @@ static sk_err join(const char *dir, const char *name, sk_buf *out)
     return sk_buf_puts(out, name);
 }
 
-/* Sorted names in dir (no "." / ".."); a missing or unreadable directory
- * yields an empty list. */
+/* Sorted names in dir (no "." / ".."); a missing directory (or a file, such
+ * as a zip archive on sys.path) yields an empty list, while one that exists
+ * but cannot be listed is an error: a hook could hide in it. */
 static sk_err list_dir(const char *dir, cs_strlist *names, sk_diag *d)
 {
     DIR *dh = opendir(dir);
-    if (!dh)
-        return SK_OK;
+    if (!dh) {
+        if (errno == ENOENT || errno == ENOTDIR)
+            return SK_OK;
+        return sk_diag_set(d, SK_E_IO, dir, 0, "cannot list directory: %s", strerror(errno));
+    }
     sk_err e = SK_OK;
     for (;;) {
         errno = 0;
@@ -506,6 +510,9 @@ out:
 
 /* ------------------------------------------------------------ profiler schedule */
 
+/* Every refusal of the schedule names the option it came from. */
+#define CS_SCHEDULE_OPTION "--profiler-schedule"
+
 sk_err cs_profiler_schedule_parse(const char *text, cJSON **out, sk_diag *d)
 {
     static const char *const keys[] = {"wait", "warmup", "active", "repeat", "skip_first", NULL};
@@ -513,10 +520,10 @@ sk_err cs_profiler_schedule_parse(const char *text, cJSON **out, sk_diag *d)
     cJSON *in = NULL, *eff = NULL;
     sk_json_lex_opts o = {.label = "profiler schedule"};
     *out = NULL;
-    e = sk_json_parse(text, strlen(text), &o, &in, d);
+    e = sk_json_parse_option(CS_SCHEDULE_OPTION, text, &o, &in, d);
     if (e)
         goto out;
-    e = sk_json_check_keys(in, "profiler schedule", NULL, keys, d);
+    e = sk_json_check_keys(in, CS_SCHEDULE_OPTION, NULL, keys, d);
     if (e)
         goto out;
     eff = cJSON_CreateObject();
@@ -528,12 +535,12 @@ sk_err cs_profiler_schedule_parse(const char *text, cJSON **out, sk_diag *d)
         const cJSON *n = sk_json_get(in, keys[i]);
         int64_t v = 0; /* torch.profiler.schedule's default for every member but active */
         if (n && (!sk_json_is_int(n) || sk_json_get_i64(n, &v) || v < 0 || v > INT32_MAX)) {
-            e = sk_diag_set(d, SK_E_SCHEMA, "profiler schedule", 0,
+            e = sk_diag_set(d, SK_E_SCHEMA, CS_SCHEDULE_OPTION, 0,
                             "%s must be a non-negative integer", keys[i]);
             goto out;
         }
         if (strcmp(keys[i], "active") == 0 && (!n || v < 1)) {
-            e = sk_diag_set(d, SK_E_SCHEMA, "profiler schedule", 0,
+            e = sk_diag_set(d, SK_E_SCHEMA, CS_SCHEDULE_OPTION, 0,
                             "active is required and must be at least 1 (torch.profiler.schedule)");
             goto out;
         }
@@ -649,7 +656,7 @@ sk_err cs_pyhooks_scan_run(const cs_pyhooks_opts *o, cs_pyhooks_scan *s, sk_diag
     } while (0)
     for (size_t i = 0; i < o->napp; i++)
         if (!identifier(o->app_packages[i])) {
-            e = sk_diag_set(d, SK_E_ARG, "", 0,
+            e = sk_diag_set(d, SK_E_ARG, "--app-package", 0,
                             "application package '%s' must be a top-level module name "
                             "([A-Za-z_][A-Za-z0-9_]*)",
                             o->app_packages[i]);
@@ -663,6 +670,24 @@ sk_err cs_pyhooks_scan_run(const cs_pyhooks_opts *o, cs_pyhooks_scan *s, sk_diag
     cwd = sk_path_abspath(o->cwd ? o->cwd : ".");
     if (!cwd)
         NOMEM_OUT;
+    /* A launcher directory that is not there would otherwise surface as the
+     * interpreter failing to start, blaming the wrong input. */
+    if (o->cwd) {
+        e = cs_require_dir("--cwd", o->cwd, 0, d);
+        if (e)
+            goto out;
+    }
+    /* named by the user: absent or unreadable must not read as "no hooks
+     * there", and is said before any interpreter runs */
+    for (size_t i = 0; i < o->nscript; i++) {
+        sk_buf_reset(&p);
+        if (o->script_dirs[i][0] != '/' ? join(cwd, o->script_dirs[i], &p)
+                                        : sk_buf_puts(&p, o->script_dirs[i]))
+            NOMEM_OUT;
+        e = cs_require_dir("--script-dir", p.data, 1, d);
+        if (e)
+            goto out;
+    }
     /* PYTHONPATH and PYTHONSTARTUP as the launcher will see them */
     const char *pp = cs_env_get(o->env, "PYTHONPATH");
     s->pythonpath_set = pp != NULL;

@@ -344,6 +344,12 @@ sk_err cs_uninstall_plan_build(const char *run_log, const char *outputs, const c
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;
     }
+    /* Before anything else: the walk records a missing root as "nothing
+     * produced", which would refuse every script as not produced by this
+     * run; a mistyped root must not read as that evidence. */
+    e = cs_require_dir("--outputs", outputs, 1, d);
+    if (e)
+        goto out;
     e = cs_uninstall_candidates(run_log, &cands, p->run_log_sha256, &p->long_tokens_skipped, d);
     if (e)
         goto out;

@@ -7,6 +7,7 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_testhook.h"
+#include "artifact_contract/base/sk_thread.h"
 #include "analyzer/dcci/dcci_children.h"
 #include "analyzer/dcci/dcci_compare.h"
 #include "analyzer/dcci/dcci_contract.h"
@@ -106,7 +107,7 @@ static sk_err both_sides(dcci_analysis *a, void *(*fn)(void *), const unsigned c
         jobs[i].tracked = tracked ? tracked[i] : NULL;
     }
     for (int i = 0; i < 2; i++) {
-        if (!a->opts.serial && pthread_create(&th[i], NULL, fn, &jobs[i]) == 0)
+        if (!a->opts.serial && sk_thread_create(&th[i], fn, &jobs[i]) == 0)
             started[i] = 1;
         else
             fn(&jobs[i]); /* no thread available: run it here */

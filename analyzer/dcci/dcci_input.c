@@ -542,6 +542,17 @@ out:
 
 sk_err dcci_input_discover(const char *arg, dcci_side_input *in, sk_diag *d)
 {
+    struct stat st;
+    /* A path that is not there would resolve as a manifest in "." and the
+     * discovery would then find an empty root; refuse it as the root it
+     * was meant to be, with the capture root's usual message. */
+    if (arg && arg[0] && stat(arg, &st) != 0) {
+        int fd = -1;
+        sk_err e = sk_dir_open(arg, SK_PATH_NOFOLLOW_LEAF, "capture root", &fd, d);
+        if (e)
+            return e;
+        close(fd); /* it appeared meanwhile: discover it as usual */
+    }
     sk_err e = dcci_input_resolve_arg(arg, &in->root, &in->manifest_path, d);
     if (e)
         return e;

@@ -182,6 +182,37 @@ sk_err sk_outdir_add(sk_outdir *o, const char *name, const void *data, size_t le
 sk_err sk_outdir_commit(sk_outdir *o, sk_diag *d);
 void sk_outdir_free(sk_outdir *o);
 
+/* Interruption and stale staging (docs/filesystem.md).
+ *
+ * While a publication is under way its staging entry (the named temporary
+ * file of sk_publish, the temporary directory of an output set and the files
+ * in it) is listed in this process.  sk_fs_staging_abort removes every listed
+ * entry with unlinkat alone and is async-signal-safe: a program's handler for
+ * SIGINT, SIGTERM and SIGHUP calls it and then dies by the signal.  This
+ * module installs no handler itself.
+ *
+ * A process that knows its identity (sk_fs_staging_set_identity) stamps
+ * staging names as ".<name>.<tag>-<pid>-<start>-<8 hex>.tmp".  Before each
+ * publication the output's directory is swept: a stamped entry with this
+ * process's tag whose creator is gone (gone(pid, start) returns 1) is
+ * removed, and the reporter, when set, is told about each one.  Entries of
+ * another tag (another machine, boot or PID namespace), of a live, stopped
+ * or undeterminable creator, and every other name are left alone. */
+typedef struct sk_fs_identity {
+    char tag[9];    /* 8 lowercase hex digits naming the boot and PID namespace */
+    int64_t pid;    /* this process */
+    uint64_t start; /* its start time (clock ticks since boot) */
+    /* 1 when the process (pid, start) certainly no longer exists */
+    int (*gone)(int64_t pid, uint64_t start);
+} sk_fs_identity;
+/* NULL (the default) turns stamping and sweeping off. */
+void sk_fs_staging_set_identity(const sk_fs_identity *id);
+/* dir names the directory as the publication shows it, name the removed entry. */
+typedef void (*sk_fs_stale_report)(void *ctx, const char *dir, const char *name);
+void sk_fs_staging_set_reporter(sk_fs_stale_report fn, void *ctx);
+/* Async-signal-safe; afterwards no entry is listed. */
+void sk_fs_staging_abort(void);
+
 /* mkdir -p: ancestors are resolved by the kernel (symlinks followed, like
  * mkdir -p); created directories get mode filtered by the umask, as
  * mkdir(2) does.  An existing directory is fine; anything else on the way

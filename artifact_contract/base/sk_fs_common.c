@@ -1,5 +1,6 @@
 /* Small pieces shared by the safe-filesystem layer: messages, errno text,
  * EINTR-safe system calls, temporary names, stat comparison. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -159,17 +160,28 @@ int sk_fs_random_hex(char out[17])
     return 0;
 }
 
-int sk_fs_temp_name(const char *name, char *out, size_t n)
+int sk_fs_each_entry(int fd, int (*fn)(void *ctx, int fd, const char *name), void *ctx)
 {
-    char hex[17];
-    int err = sk_fs_random_hex(hex);
-    if (err)
-        return err;
-    int keep = (int)strnlen(name, SK_FS_TEMP_NAME_KEEP);
-    int w = snprintf(out, n, ".%.*s.%s.tmp", keep, name, hex);
-    if (w < 0 || (size_t)w >= n)
-        return ENAMETOOLONG;
-    return 0;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = getdents64(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (n == 0)
+            return 0;
+        for (ssize_t off = 0; off < n;) {
+            struct dirent64 *ent = (struct dirent64 *)(void *)(buf + off);
+            off += ent->d_reclen;
+            if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+                continue;
+            int r = fn(ctx, fd, ent->d_name);
+            if (r)
+                return r;
+        }
+    }
 }
 
 int sk_fs_is_plain_name(const char *name)

@@ -2,7 +2,9 @@
 #ifndef SK_FS_INTERNAL_H
 #define SK_FS_INTERNAL_H
 
+#include <signal.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -25,7 +27,8 @@
  * after "..." so that the reason still fits in SK_DIAG_MSG_MAX. */
 #define SK_FS_SHOWN_PATH_MAX 256
 /* Bytes of the target name kept in a temporary name so that
- * ".<name>.<16 hex>.tmp" stays within NAME_MAX (255). */
+ * ".<name>.<16 hex>.tmp", and the stamped form with a pid of up to 7 digits
+ * and a 20-digit start time, stay within NAME_MAX (255). */
 #define SK_FS_TEMP_NAME_KEEP 200
 
 /* One directory identity remembered by a walk. */
@@ -59,8 +62,18 @@ int sk_fs_write_all(int fd, const void *data, size_t len);
 int sk_fs_fsync_dir(int fd);
 /* 16 lowercase hex digits from getrandom(2); 0 or an errno. */
 int sk_fs_random_hex(char out[17]);
-/* ".<name>.<16 hex>.tmp" into out (NAME_MAX + 1 bytes); 0 or an errno. */
+/* A fresh staging name for name into out (NAME_MAX + 1 bytes): once the
+ * process has an identity (sk_fs_staging_set_identity)
+ * ".<name>.<tag>-<pid>-<start>-<8 hex>.tmp", otherwise ".<name>.<16 hex>.tmp".
+ * 0 or an errno. */
 int sk_fs_temp_name(const char *name, char *out, size_t n);
+/* 1 when ent is a stamped staging name; fills tag (8 hex + NUL), pid, start. */
+int sk_fs_parse_stamped(const char *ent, char tag[9], int64_t *pid, uint64_t *start);
+/* Calls fn(ctx, fd, name) for each entry of the directory fd except "." and
+ * ".." (getdents64 into a stack buffer: no allocation), from fd's current
+ * offset, until fn returns nonzero.  Returns that value, 0 at the end of the
+ * listing, or -1 with errno when listing fails. */
+int sk_fs_each_entry(int fd, int (*fn)(void *ctx, int fd, const char *name), void *ctx);
 /* 1 when name is one usable path component: not empty, ".", ".." and no "/". */
 int sk_fs_is_plain_name(const char *name);
 /* Counts the non-empty "/"-separated components of path[0..len). */
@@ -117,6 +130,26 @@ int sk_fs_rename_noreplace(int dirfd, const char *from, const char *to);
 /* Opens the directory part of path (following symlinks) into *dirfd and
  * points *name at the last component, which must be a plain name. */
 sk_err sk_fs_open_output_parent(const char *path, int *dirfd, const char **name, sk_diag *d);
+
+/* One live staging entry: a file, or a directory whose files are
+ * (*files)[0 .. *nfiles) (pointers into the owner, so that the list always
+ * shows what exists).  Add, remove and every change of those files happen
+ * between sk_fs_stage_hold and sk_fs_stage_release, which block every signal
+ * in the calling thread, so sk_fs_staging_abort sees consistent data. */
+typedef struct sk_fs_stage {
+    struct sk_fs_stage *next;
+    int dirfd; /* the directory holding name; open while listed */
+    char name[NAME_MAX + 1];
+    char ***files; /* NULL for a file */
+    size_t *nfiles;
+} sk_fs_stage;
+void sk_fs_stage_hold(sigset_t *old);
+void sk_fs_stage_release(const sigset_t *old);
+void sk_fs_stage_add(sk_fs_stage *s);    /* while held */
+void sk_fs_stage_remove(sk_fs_stage *s); /* while held */
+/* Removes the stale staging entries in dirfd (see sk_fs_staging_set_identity)
+ * and reports each with the directory's path from /proc/self/fd. */
+void sk_fs_sweep_stale(int dirfd);
 
 #ifdef SK_TEST_HOOKS
 unsigned sk_fs_test_disabled(void); /* SK_FS_TEST_* bits */

@@ -18,7 +18,7 @@ struct sk_outdir {
     int temp_fd;
     char *path; /* display path */
     char *name; /* final name inside parent_fd */
-    char temp_name[NAME_MAX + 1];
+    sk_fs_stage stage; /* the temporary directory: name, files */
     int temp_created;
     char **files; /* names written into the temporary directory */
     size_t nfiles, cap;
@@ -26,42 +26,40 @@ struct sk_outdir {
     int committed;
 };
 
+static int any_entry(void *ctx, int fd, const char *name)
+{
+    (void)ctx;
+    (void)fd;
+    (void)name;
+    return 1;
+}
+
 /* 1 when fd (a directory) has no entry besides "." and "..", 0 when it has
- * one, -1 with errno on failure.  getdents64 avoids readdir's allocation. */
+ * one, -1 with errno on failure. */
 static int dir_is_empty(int fd)
 {
-    char buf[4096];
-    for (;;) {
-        ssize_t n = getdents64(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (n == 0)
-            return 1;
-        for (ssize_t off = 0; off < n;) {
-            struct dirent64 *ent = (struct dirent64 *)(void *)(buf + off);
-            if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
-                return 0;
-            off += ent->d_reclen;
-        }
-    }
+    int r = sk_fs_each_entry(fd, any_entry, NULL);
+    return r < 0 ? -1 : !r;
 }
 
 /* Removes what this set created: its files, then its temporary directory.
  * Anything else found there is left alone (rmdir then fails quietly). */
 static void outdir_cleanup(sk_outdir *o)
 {
+    sigset_t old;
+    sk_fs_stage_hold(&old);
     for (size_t i = 0; i < o->nfiles; i++) {
         if (o->temp_fd >= 0)
             (void)unlinkat(o->temp_fd, o->files[i], 0);
         sk_free(o->files[i]);
     }
     o->nfiles = 0;
-    if (o->temp_created && o->parent_fd >= 0)
-        (void)unlinkat(o->parent_fd, o->temp_name, AT_REMOVEDIR);
+    if (o->temp_created && o->parent_fd >= 0) {
+        (void)unlinkat(o->parent_fd, o->stage.name, AT_REMOVEDIR);
+        sk_fs_stage_remove(&o->stage);
+    }
     o->temp_created = 0;
+    sk_fs_stage_release(&old);
     sk_fs_close(o->temp_fd);
     o->temp_fd = -1;
 }
@@ -140,20 +138,31 @@ sk_err sk_outdir_begin(const char *path, unsigned dir_mode, sk_outdir **out, sk_
     e = check_target_free(o, d);
     if (e)
         goto out;
+    sk_fs_sweep_stale(o->parent_fd);
+    o->stage.dirfd = o->parent_fd;
+    o->stage.files = &o->files;
+    o->stage.nfiles = &o->nfiles;
     int err = EEXIST;
     for (int attempt = 0; attempt < SK_FS_TEMP_ATTEMPTS && err == EEXIST; attempt++) {
-        err = sk_fs_temp_name(name, o->temp_name, sizeof o->temp_name);
+        err = sk_fs_temp_name(name, o->stage.name, sizeof o->stage.name);
         if (err)
             break;
-        err = mkdirat(o->parent_fd, o->temp_name, 0700) == 0 ? 0 : errno;
+        /* listed in the same breath as created, so an interruption finds it */
+        sigset_t old;
+        sk_fs_stage_hold(&old);
+        err = mkdirat(o->parent_fd, o->stage.name, 0700) == 0 ? 0 : errno;
+        if (!err) {
+            o->temp_created = 1;
+            sk_fs_stage_add(&o->stage);
+        }
+        sk_fs_stage_release(&old);
     }
     if (err) {
         e = sk_fs_output_error(o->path, "creating a temporary directory failed", err, d);
         goto out;
     }
-    o->temp_created = 1;
     o->temp_fd =
-        sk_fs_openat(o->parent_fd, o->temp_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        sk_fs_openat(o->parent_fd, o->stage.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
     if (o->temp_fd < 0) {
         e = sk_fs_output_error(o->path, "opening the temporary directory failed", errno, d);
         goto out;
@@ -181,28 +190,44 @@ sk_err sk_outdir_add(sk_outdir *o, const char *name, const void *data, size_t le
         if (strcmp(o->files[i], name) == 0)
             return sk_fs_fail(d, SK_E_ARG, SK_FS_SUB_EXISTS, o->path, "output file added twice: %s",
                            name);
-    if (o->nfiles == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 8;
-        char **grown = sk_realloc(o->files, cap * sizeof *grown);
-        if (!grown) {
-            e = sk_fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, o->path, "out of memory");
-            goto fail;
-        }
-        o->files = grown;
-        o->cap = cap;
-    }
     copy = sk_strdup(name);
     if (!copy) {
         e = sk_fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, o->path, "out of memory");
         goto fail;
     }
-    fd = sk_fs_openat(o->temp_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        e = sk_fs_output_error(o->path, "creating an output file failed", errno, d);
+    /* The list an interruption reads (o->stage) points at files and nfiles:
+     * they change, and the file appears, with every signal blocked. */
+    sigset_t old;
+    int grown_ok = 1, err = 0;
+    sk_fs_stage_hold(&old);
+    if (o->nfiles == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 8;
+        char **grown = sk_realloc(o->files, cap * sizeof *grown);
+        if (grown) {
+            o->files = grown;
+            o->cap = cap;
+        } else {
+            grown_ok = 0;
+        }
+    }
+    if (grown_ok) {
+        fd = sk_fs_openat(o->temp_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          0600);
+        err = errno;
+        if (fd >= 0) {
+            o->files[o->nfiles++] = copy; /* from now on cleanup removes it */
+            copy = NULL;
+        }
+    }
+    sk_fs_stage_release(&old);
+    if (!grown_ok) {
+        e = sk_fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, o->path, "out of memory");
         goto fail;
     }
-    o->files[o->nfiles++] = copy; /* from now on cleanup removes it */
-    copy = NULL;
+    if (fd < 0) {
+        e = sk_fs_output_error(o->path, "creating an output file failed", err, d);
+        goto fail;
+    }
     e = sk_fs_fill_output(fd, data, len, mode, o->path, d);
     if (e)
         goto fail;
@@ -231,7 +256,7 @@ sk_err sk_outdir_commit(sk_outdir *o, sk_diag *d)
         goto out;
     }
     sk_fs_hook("before_publish", o->parent_fd, o->name);
-    int r = sk_fs_rename_noreplace(o->parent_fd, o->temp_name, o->name);
+    int r = sk_fs_rename_noreplace(o->parent_fd, o->stage.name, o->name);
     if (r != 0 && errno == EEXIST) {
         /* rmdir removes only an empty directory, and does so atomically,
          * so nothing anyone wrote can be lost here. */
@@ -244,13 +269,13 @@ sk_err sk_outdir_commit(sk_outdir *o, sk_diag *d)
                 e = sk_fs_output_error(o->path, "removing the empty target directory failed", err, d);
             goto out;
         }
-        r = sk_fs_rename_noreplace(o->parent_fd, o->temp_name, o->name);
+        r = sk_fs_rename_noreplace(o->parent_fd, o->stage.name, o->name);
     }
     if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
         /* Without RENAME_NOREPLACE a plain rename is still safe for a
          * directory: it only replaces a missing name or an empty directory
          * and fails with ENOTEMPTY/ENOTDIR/EISDIR otherwise. */
-        r = renameat(o->parent_fd, o->temp_name, o->parent_fd, o->name);
+        r = renameat(o->parent_fd, o->stage.name, o->parent_fd, o->name);
     }
     if (r != 0) {
         int err = errno;
@@ -260,6 +285,10 @@ sk_err sk_outdir_commit(sk_outdir *o, sk_diag *d)
             e = sk_fs_output_error(o->path, "renaming the directory into place failed", err, d);
         goto out;
     }
+    sigset_t old;
+    sk_fs_stage_hold(&old);
+    sk_fs_stage_remove(&o->stage);
+    sk_fs_stage_release(&old);
     o->committed = 1;
     o->temp_created = 0;
     int err = sk_fs_fsync_dir(o->parent_fd);

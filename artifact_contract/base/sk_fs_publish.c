@@ -131,14 +131,23 @@ static sk_err publish_named(int dirfd, const char *name, const char *display, co
     sk_err e = SK_OK;
     int fd = -1;
     int created = 0, renamed = 0;
-    char temp[NAME_MAX + 1];
+    sk_fs_stage stage = {.dirfd = dirfd};
+    sigset_t old;
     for (int attempt = 0; attempt < SK_FS_TEMP_ATTEMPTS; attempt++) {
-        int err = sk_fs_temp_name(name, temp, sizeof temp);
+        int err = sk_fs_temp_name(name, stage.name, sizeof stage.name);
         if (err) {
             e = sk_fs_output_error(display, "choosing a temporary name failed", err, d);
             goto out;
         }
-        fd = sk_fs_openat(dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        /* listed in the same breath as created, so an interruption finds it */
+        sk_fs_stage_hold(&old);
+        fd = sk_fs_openat(dirfd, stage.name,
+                          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int err2 = errno;
+        if (fd >= 0)
+            sk_fs_stage_add(&stage);
+        sk_fs_stage_release(&old);
+        errno = err2;
         if (fd >= 0 || errno != EEXIST)
             break;
     }
@@ -154,7 +163,7 @@ static sk_err publish_named(int dirfd, const char *name, const char *display, co
         sk_fs_hook("before_publish", dirfd, name);
         *hook_fired = 1;
     }
-    if (do_linkat(dirfd, temp, dirfd, name, 0) == 0)
+    if (do_linkat(dirfd, stage.name, dirfd, name, 0) == 0)
         goto out;
     int err = errno;
     if (err == EEXIST) {
@@ -165,7 +174,7 @@ static sk_err publish_named(int dirfd, const char *name, const char *display, co
         e = sk_fs_output_error(display, "linking the file into place failed", err, d);
         goto out;
     }
-    if (sk_fs_rename_noreplace(dirfd, temp, name) == 0) {
+    if (sk_fs_rename_noreplace(dirfd, stage.name, name) == 0) {
         renamed = 1;
         goto out;
     }
@@ -182,8 +191,13 @@ static sk_err publish_named(int dirfd, const char *name, const char *display, co
         e = sk_fs_output_error(display, "renaming the file into place failed", err, d);
 out:
     sk_fs_close(fd);
-    if (created && !renamed)
-        (void)unlinkat(dirfd, temp, 0);
+    if (created) {
+        sk_fs_stage_hold(&old);
+        if (!renamed)
+            (void)unlinkat(dirfd, stage.name, 0);
+        sk_fs_stage_remove(&stage);
+        sk_fs_stage_release(&old);
+    }
     return e;
 }
 
@@ -191,6 +205,7 @@ static sk_err publish_in(int dirfd, const char *name, const char *display, const
                          size_t len, unsigned mode, sk_diag *d)
 {
     int hook_fired = 0, fallback = 0;
+    sk_fs_sweep_stale(dirfd);
     sk_err e = publish_tmpfile(dirfd, name, display, data, len, mode, &hook_fired, &fallback, d);
     if (!e && fallback)
         e = publish_named(dirfd, name, display, data, len, mode, &hook_fired, d);

@@ -443,6 +443,35 @@ out:
     return e;
 }
 
+sk_err sk_json_parse_option(const char *option, const char *text, const sk_json_lex_opts *opts,
+                            cJSON **out, sk_diag *d)
+{
+    sk_json_lex_opts o = {0};
+    if (opts)
+        o = *opts;
+    o.path = option;
+    size_t len = strlen(text);
+    sk_err e = sk_json_parse(text, len, &o, out, d);
+    if (!e || !d)
+        return e;
+    char msg[SK_DIAG_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", d->msg);
+    if (!d->has_offset || d->offset > len)
+        return sk_diag_set(d, e, option, 0, "%s", msg);
+    /* a value typed on a command line has no file line to point at */
+    uint64_t line = 1, start = 0;
+    for (uint64_t i = 0; i < d->offset; i++)
+        if (text[i] == '\n') {
+            line++;
+            start = i + 1;
+        }
+    uint64_t col = d->offset - start + 1;
+    if (line > 1)
+        return sk_diag_set(d, e, option, 0, "%s at line %llu column %llu", msg,
+                           (unsigned long long)line, (unsigned long long)col);
+    return sk_diag_set(d, e, option, 0, "%s at column %llu", msg, (unsigned long long)col);
+}
+
 sk_err sk_json_lex_read_value(sk_json_lex *lx, cJSON **out, sk_diag *d)
 {
     return build_value(lx, sk_json_lex_label(lx), sk_json_lex_path(lx), sk_json_lex_max_depth(lx), out,

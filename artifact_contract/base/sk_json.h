@@ -26,6 +26,14 @@
 sk_err sk_json_parse(const char *buf, size_t len, const sk_json_lex_opts *opts, cJSON **out,
                      sk_diag *d);
 
+/* Parses the JSON text of a command-line option's value like sk_json_parse
+ * (opts may be NULL; its path is replaced) and names the option in every
+ * error: d->file is option and a position ends the message as
+ * " at column C" (" at line L column C" when the value has several lines),
+ * e.g. "--profiler-schedule: non-standard JSON constant: NaN at column 11". */
+sk_err sk_json_parse_option(const char *option, const char *text, const sk_json_lex_opts *opts,
+                            cJSON **out, sk_diag *d);
+
 /* Reads the next complete value from a streaming tokenizer into a tree (same
  * node rules as sk_json_parse), e.g. the "options" member of a large graph
  * file while the rest is skipped with sk_json_lex_skip_value. */

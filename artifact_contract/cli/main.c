@@ -1,4 +1,5 @@
 /* artifact_contract: binds each profile root to the run that produced it. */
+#include "artifact_contract/ac_proc.h"
 #include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/cli/commands.h"
 
@@ -177,6 +178,7 @@ int main(int argc, char **argv)
         .nexits = sizeof exits / sizeof exits[0],
         .usage_exit = 2,
         .io_exit = 2,
+        .staging_identity = ac_proc_staging_identity,
     };
     return cli_main(&tool, argc, argv);
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,57 @@ static int wants_help(int argc, char **argv)
     return 0;
 }
 
+/* Runs on the thread that received the signal; sk_thread.h keeps that off
+ * worker threads.  Only async-signal-safe calls. */
+static void on_interrupt(int sig)
+{
+    sk_fs_staging_abort();
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    /* sig is blocked while its handler runs: raise queues it, and the
+     * unblock delivers it with the default action, which ends the process */
+    raise(sig);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+}
+
+static void install_interrupt_handlers(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction act, cur;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = on_interrupt;
+    sigemptyset(&act.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&act.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        /* an interruption the caller chose to ignore (nohup, a background
+         * job's SIGINT) stays ignored */
+        if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &act, NULL);
+}
+
+static void report_stale(void *ctx, const char *dir, const char *name)
+{
+    (void)ctx;
+    fprintf(stderr, "%s: note: removed stale staging entry %s/%s of a process that no longer runs\n",
+            prog(), strcmp(dir, "/") == 0 ? "" : dir, name);
+}
+
+static void setup_staging(const cli_tool *t)
+{
+    sk_fs_identity id;
+    if (t->staging_identity && t->staging_identity(&id, NULL) == SK_OK) {
+        sk_fs_staging_set_identity(&id);
+        sk_fs_staging_set_reporter(report_stale, NULL);
+    }
+}
+
 int cli_main(const cli_tool *t, int argc, char **argv)
 {
     current = t;
@@ -208,6 +260,9 @@ int cli_main(const cli_tool *t, int argc, char **argv)
         cli_error("out of memory initialising OpenSSL libcrypto");
         return t->io_exit;
     }
+    /* before fault injection too: without an identity publication still
+     * works, only unstamped */
+    setup_staging(t);
     sk_alloc_init_from_env();
     if (argc < 2)
         return cli_usage(NULL, "a command is required");
@@ -235,6 +290,7 @@ int cli_main(const cli_tool *t, int argc, char **argv)
             fputs(t->cmds[i].usage, stdout);
             return finish_stdout(t, 0);
         }
+        install_interrupt_handlers();
         int rc = t->cmds[i].fn(argc - 1, argv + 1);
         return finish_stdout(t, rc);
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_fs.h"
 
 typedef struct cli_cmd {
     const char *name;
@@ -29,10 +30,20 @@ typedef struct cli_tool {
     size_t nexits;
     int usage_exit;          /* exit code for usage errors (2) */
     int io_exit;             /* exit code when writing stdout fails */
+    /* Fills this process's identity for stamped staging names and the sweep
+     * of stale ones (sk_fs.h); NULL or a failure leaves both off. */
+    sk_err (*staging_identity)(sk_fs_identity *out, sk_diag *d);
 } cli_tool;
 
 /* Runs the whole program: global --help/--version, command lookup, CMD --help,
- * then the command; finally checks that stdout was written completely. */
+ * then the command; finally checks that stdout was written completely.
+ * Before the command runs it installs the interruption handler: SIGINT,
+ * SIGTERM and SIGHUP (unless inherited as ignored) remove the staging entries
+ * of the publications under way (sk_fs_staging_abort) and then end the
+ * process by the same signal with its default action.  Each stale staging
+ * entry the sweep removes is reported as one line
+ * "<prog>: note: removed stale staging entry <dir>/<name> of a process that
+ * no longer runs" on stderr. */
 int cli_main(const cli_tool *tool, int argc, char **argv);
 
 /* `--version`: "<prog> <version>" and the run-time version of each linked
