@@ -54,6 +54,8 @@ setup_probe() { cp -a "$SK_REPO/tests/cases/skdcci/probe_accepts_exact_values/in
 run_probe() { skdcci probe check --report environment.json --values values.json --json-out out/probe.json; }
 setup_config_diff() { (source "$SK_REPO/tests/cases/skdcci/cdiff_repair_json_out/setup") && mkdir -p out; }
 run_config_diff() { skdcci config-diff --dcci-repair o0.yaml da.yaml rp.yaml --json out/proof.json; }
+setup_repair_config() { cp "$SK_REPO"/tests/data/family/da.yaml . && mkdir out; }
+run_repair_config() { skdcci repair-config --disable-all da.yaml --options "$SK_REPO/tests/data/family/analysis/dcci-repair-options.json" -o out/repair.yaml; }
 setup_family() { cp -a "$SK_REPO/tests/data/family/." . && (source ./mkclean.sh) >/dev/null; }
 run_family() { skdcci family report --warmup 0 --expected-ranks 2 --o0 O0 --disable-all DA_GAIN --probe environment.json --configs o0.yaml da.yaml - -o out; }
 setup_matrix() { cp -a "$SK_REPO/tests/cases/skdcci/matrix_validate_json_out/in/." . && mkdir -p out; }
@@ -84,7 +86,7 @@ setup_validate_set() {
 }
 run_validate_set() { artifact_contract validate-set --manifest "dcci_o0=$PWD/dcci_o0/m.json" --manifest "dcci_disable_all=$PWD/dcci_disable_all/m.json" --json-out "$PWD/sum.json"; }
 
-COMMANDS="analyze trial stability probe config_diff family matrix compile_jobs compile_state pyhooks uninstall_plan begin finalize validate_set"
+COMMANDS="analyze trial stability probe config_diff repair_config family matrix compile_jobs compile_state pyhooks uninstall_plan begin finalize validate_set"
 
 interrupt_one() { # COMMAND SIGNAL
     local c=$1 sig=$2 name="$1_$2" w="$BASE/w_$1_$2" before rc
