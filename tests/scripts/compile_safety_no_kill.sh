@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compile-state, compile-lease and compile-diagnose never signal a process:
+# compile-state, compile-lease, compile-scene and compile-diagnose never signal a process:
 # no signal-sending call in their sources or in their object files.  Across the whole compile-safety code the
 # only signal is cs_spawn.c's SIGKILL to the session it created itself (the
 # pyhooks interpreter query at its timeout).
@@ -8,7 +8,8 @@ cd "$SK_REPO" || exit 1
 COMPILE_STATE_SRC="analyzer/compile_safety/cs_proc.c analyzer/compile_safety/cs_liveness.c analyzer/compile_safety/cs_summary.c analyzer/compile_safety/cs_outputs.c
 analyzer/compile_safety/cs_state.c analyzer/compile_safety/cs_compile_state.c analyzer/compile_safety/cs_text.c analyzer/cli/cmd_compile_state.c
 analyzer/cli/cs_cli.c analyzer/compile_safety/cs_proc_info.c analyzer/compile_safety/cs_lease.c
-analyzer/cli/cmd_compile_lease.c analyzer/compile_safety/cs_diagnose.c analyzer/cli/cmd_compile_diagnose.c"
+analyzer/cli/cmd_compile_lease.c analyzer/compile_safety/cs_diagnose.c analyzer/cli/cmd_compile_diagnose.c
+analyzer/compile_safety/cs_scene.c analyzer/cli/cmd_compile_scene.c"
 SIGNAL_CALLS='\<(kill|killpg|tgkill|tkill|sigqueue|pidfd_send_signal|raise)[[:space:]]*\('
 hits=$(grep -nE "$SIGNAL_CALLS" $COMPILE_STATE_SRC)
 [ -z "$hits" ] && t_pass compile_state_sources_have_no_signal_call || t_fail compile_state_sources_have_no_signal_call "$hits"
