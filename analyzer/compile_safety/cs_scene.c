@@ -213,15 +213,15 @@ static sk_err make_parents(stage *s, const char *rel, sk_diag *d)
         }
         if (cs_strlist_has(&s->made, p.data))
             continue;
-        p.data[p.len - 1] = '\0';
-        if (mkdirat(s->fd, p.data, 0755) != 0) {
-            e = sk_diag_set(d, SK_E_IO, p.data, 0, "cannot create a scene directory: %s",
-                            strerror(errno));
+        /* listed before it exists, so that a failure after mkdirat still removes it */
+        if (cs_strlist_add(&s->made, p.data)) {
+            e = nomem(d);
             break;
         }
-        p.data[p.len - 1] = '/';
-        if (cs_strlist_add(&s->made, p.data))
-            e = nomem(d);
+        p.data[p.len - 1] = '\0';
+        if (mkdirat(s->fd, p.data, 0755) != 0)
+            e = sk_diag_set(d, SK_E_IO, p.data, 0, "cannot create a scene directory: %s",
+                            strerror(errno));
     }
     sk_buf_free(&p);
     return e;
@@ -247,13 +247,11 @@ static sk_err create_file(stage *s, const char *rel, int *fd, sk_diag *d)
     sk_err e = make_parents(s, rel, d);
     if (e)
         return e;
+    if (cs_strlist_add(&s->made, rel))
+        return nomem(d);
     *fd = openat(s->fd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (*fd < 0)
         return sk_diag_set(d, SK_E_IO, rel, 0, "cannot create a scene file: %s", strerror(errno));
-    if (cs_strlist_add(&s->made, rel)) {
-        close(*fd);
-        return nomem(d);
-    }
     return SK_OK;
 }
 
