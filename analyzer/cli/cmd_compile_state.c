@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "artifact_contract/base/cli/cli_util.h"
-#include "artifact_contract/base/sk_alloc.h"
 #include "analyzer/compile_safety/cs_compile_state.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/cs_cli.h"
@@ -71,95 +70,40 @@ static int exit_for(cs_state s)
 int cmd_compile_state(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"record", required_argument, NULL, 'r'},
-        {"outputs", required_argument, NULL, 'o'},
-        {"summary-pattern", required_argument, NULL, 'p'},
-        {"log", required_argument, NULL, 'l'},
-        {"parent-pid", required_argument, NULL, 'P'},
+        CS_EVIDENCE_LONGOPTS,
         {"json-out", required_argument, NULL, 'j'},
-        {"proc-root", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "compile-state";
     int rc = SKX_FAIL;
-    cs_args outputs = {0}, patterns = {0}, logs = {0}, parents_txt = {0};
-    cs_parent_spec *parents = NULL;
+    cs_evidence_args ev = {0};
+    cs_compile_state_opts o;
     cs_compile_state_result res = {0};
-    const char *record = NULL, *json_out = NULL, *proc_root = NULL;
+    const char *json_out = NULL;
     sk_diag d;
     sk_diag_clear(&d);
     optind = 0;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int oom = 0;
-        switch (c) {
-        case 'r':
-            if (record) {
-                rc = cli_usage(cmd, "--record given more than once");
-                goto out;
-            }
-            record = optarg;
-            break;
-        case 'o':
-            oom = cs_args_add(&outputs, optarg);
-            break;
-        case 'p':
-            oom = cs_args_add(&patterns, optarg);
-            break;
-        case 'l':
-            oom = cs_args_add(&logs, optarg);
-            break;
-        case 'P':
-            oom = cs_args_add(&parents_txt, optarg);
-            break;
-        case 'j':
-            json_out = optarg;
-            break;
-        case 'R':
-            proc_root = optarg;
-            break;
-        default:
+        int taken = cs_evidence_opt(&ev, cmd, c, optarg, &rc);
+        if (taken < 0)
+            goto out;
+        if (taken)
+            continue;
+        if (c != 'j') {
             rc = cli_bad_option(cmd, argv, c);
             goto out;
         }
-        if (oom) {
-            cli_error("out of memory");
-            goto out;
-        }
+        json_out = optarg;
     }
     if (optind < argc) {
         rc = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
         goto out;
     }
-    if (!record) {
-        rc = cli_usage(cmd, "--record is required");
+    if ((rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
         goto out;
-    }
-    if (parents_txt.n) {
-        parents = sk_calloc(parents_txt.n, sizeof *parents);
-        if (!parents) {
-            cli_error("out of memory");
-            goto out;
-        }
-        for (size_t i = 0; i < parents_txt.n; i++)
-            if (cs_parent_spec_parse(parents_txt.v[i], &parents[i], &d)) {
-                rc = cs_fail(&d);
-                goto out;
-            }
-    }
-    cs_compile_state_opts o = {
-        .record_path = record,
-        .outputs = outputs.v,
-        .noutputs = outputs.n,
-        .patterns = patterns.v,
-        .npatterns = patterns.n,
-        .logs = logs.v,
-        .nlogs = logs.n,
-        .parents = parents,
-        .nparents = parents_txt.n,
-        .proc_root = proc_root,
-    };
+    rc = SKX_FAIL;
     if (cs_compile_state_run(&o, &res, &d)) {
         rc = cs_fail(&d);
         goto out;
@@ -172,10 +116,6 @@ int cmd_compile_state(int argc, char **argv)
     rc = exit_for(res.compile_state);
 out:
     cs_compile_state_result_free(&res);
-    sk_free(parents);
-    cs_args_free(&outputs);
-    cs_args_free(&patterns);
-    cs_args_free(&logs);
-    cs_args_free(&parents_txt);
+    cs_evidence_free(&ev);
     return rc;
 }

@@ -64,3 +64,81 @@ int cs_fail(const sk_diag *d)
     cli_error_diag(d);
     return d->code == SK_E_ARG || d->code == SK_E_REGEX ? SKX_USAGE : SKX_FAIL;
 }
+
+int cs_evidence_opt(cs_evidence_args *a, const char *cmd, int c, const char *arg, int *rc)
+{
+    int oom = 0;
+    switch (c) {
+    case 'r':
+        if (a->record) {
+            *rc = cli_usage(cmd, "--record given more than once");
+            return -1;
+        }
+        a->record = arg;
+        break;
+    case 'o':
+        oom = cs_args_add(&a->outputs, arg);
+        break;
+    case 'p':
+        oom = cs_args_add(&a->patterns, arg);
+        break;
+    case 'l':
+        oom = cs_args_add(&a->logs, arg);
+        break;
+    case 'P':
+        oom = cs_args_add(&a->parents_txt, arg);
+        break;
+    case 'R':
+        a->proc_root = arg;
+        break;
+    default:
+        return 0;
+    }
+    if (oom) {
+        cli_error("out of memory");
+        *rc = SKX_FAIL;
+        return -1;
+    }
+    return 1;
+}
+
+int cs_evidence_finish(cs_evidence_args *a, const char *cmd, cs_compile_state_opts *o)
+{
+    sk_diag d;
+    sk_diag_clear(&d);
+    if (!a->record)
+        return cli_usage(cmd, "--record is required");
+    if (a->parents_txt.n) {
+        a->parents = sk_calloc(a->parents_txt.n, sizeof *a->parents);
+        if (!a->parents) {
+            cli_error("out of memory");
+            return SKX_FAIL;
+        }
+        for (size_t i = 0; i < a->parents_txt.n; i++)
+            if (cs_parent_spec_parse(a->parents_txt.v[i], &a->parents[i], &d))
+                return cs_fail(&d);
+    }
+    *o = (cs_compile_state_opts){
+        .record_path = a->record,
+        .outputs = a->outputs.v,
+        .noutputs = a->outputs.n,
+        .patterns = a->patterns.v,
+        .npatterns = a->patterns.n,
+        .logs = a->logs.v,
+        .nlogs = a->logs.n,
+        .parents = a->parents,
+        .nparents = a->parents_txt.n,
+        .proc_root = a->proc_root,
+    };
+    return 0;
+}
+
+void cs_evidence_free(cs_evidence_args *a)
+{
+    sk_free(a->parents);
+    cs_args_free(&a->outputs);
+    cs_args_free(&a->patterns);
+    cs_args_free(&a->logs);
+    cs_args_free(&a->parents_txt);
+    a->parents = NULL;
+}

@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
+#include "analyzer/compile_safety/cs_lease.h"
 #include "analyzer/compile_safety/cs_outputs.h"
 #include "analyzer/compile_safety/cs_summary.h"
 #include "analyzer/compile_safety/cs_text.h"
@@ -639,6 +640,10 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;
     }
+    /* information only: other runs' compilers change no state */
+    e = cs_lease_add_blockers(root, proc_root, rec.rec, &live, d);
+    if (e)
+        goto out;
     e = human_line(r, &dec, &outs, dec.compile_state);
     if (e) {
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");

@@ -104,6 +104,15 @@ static cs_pid_status identify(const cs_proc *p, int has_start, uint64_t start)
     return CS_PID_ALIVE;
 }
 
+int cs_liveness_owns(const cs_liveness_input *in, const cs_liveness *l, const cs_proc *p)
+{
+    if (!l->group_observed || (p->pgid != in->leader_pid && p->sid != in->leader_pid))
+        return 0;
+    if (p->pid == in->leader_pid)
+        return p->start_ticks == in->leader_start_ticks;
+    return l->leader != CS_PID_REUSED && p->start_ticks >= in->leader_start_ticks;
+}
+
 sk_err cs_liveness_observe(const cs_liveness_input *in, cs_liveness *out, sk_diag *d)
 {
     sk_err e = SK_OK;
@@ -157,11 +166,7 @@ sk_err cs_liveness_observe(const cs_liveness_input *in, cs_liveness *out, sk_dia
         const cs_proc *p = &snap.v[i];
         if (p->pgid != in->leader_pid && p->sid != in->leader_pid)
             continue;
-        int ours;
-        if (p->pid == in->leader_pid)
-            ours = p->start_ticks == in->leader_start_ticks;
-        else
-            ours = out->leader != CS_PID_REUSED && p->start_ticks >= in->leader_start_ticks;
+        int ours = cs_liveness_owns(in, out, p);
         cs_proc_table *dst = !ours ? &out->foreign : cs_proc_is_dead(p) ? &out->zombies : &out->alive;
         if (table_add(dst, p)) {
             e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");

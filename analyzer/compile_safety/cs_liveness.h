@@ -74,6 +74,11 @@ typedef struct cs_liveness {
 sk_err cs_liveness_observe(const cs_liveness_input *in, cs_liveness *out, sk_diag *d);
 void cs_liveness_free(cs_liveness *l);
 
+/* The ownership rule for one process p seen after l was observed (l gives
+ * whether the group could be checked and whether the leader's pid was
+ * reused): 1 when p belongs to the recorded run. */
+int cs_liveness_owns(const cs_liveness_input *in, const cs_liveness *l, const cs_proc *p);
+
 /* Owned processes alive (group or session members). */
 size_t cs_liveness_owned_alive(const cs_liveness *l);
 /* Explicit parents alive. */

@@ -182,7 +182,8 @@ sk_err cs_outputs_walk(cs_outputs *o, const char *root, sk_diag *d)
             dst = &o->succ_logs;
         else if (cs_name_has_suffix(de->d_name, ".run"))
             dst = &o->run_packages;
-        if (dst && list_add(dst, sk_buf_cstr(&path))) {
+        if ((dst && list_add(dst, sk_buf_cstr(&path))) ||
+            (o->list_all && list_add(&o->all, sk_buf_cstr(&path)))) {
             e = sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
             goto out;
         }
@@ -204,8 +205,8 @@ static int cmp_str(const void *a, const void *b)
 
 void cs_outputs_finish(cs_outputs *o)
 {
-    cs_path_list *lists[3] = {&o->error_logs, &o->succ_logs, &o->run_packages};
-    for (int i = 0; i < 3; i++)
+    cs_path_list *lists[4] = {&o->error_logs, &o->succ_logs, &o->run_packages, &o->all};
+    for (int i = 0; i < 4; i++)
         if (lists[i]->n > 1)
             qsort(lists[i]->v, lists[i]->n, sizeof *lists[i]->v, cmp_str);
 }
@@ -220,6 +221,7 @@ void cs_outputs_free(cs_outputs *o)
     list_free(&o->error_logs);
     list_free(&o->succ_logs);
     list_free(&o->run_packages);
+    list_free(&o->all);
     memset(o, 0, sizeof *o);
 }
 

@@ -36,6 +36,8 @@ typedef struct cs_outputs {
     cs_path_list error_logs;   /* *_compile_error.log */
     cs_path_list succ_logs;    /* *_compile_succ.log */
     cs_path_list run_packages; /* *.run */
+    int list_all;              /* set by the caller: also list every regular file in all */
+    cs_path_list all;
     uint64_t entries;          /* directory entries examined */
     uint64_t symlinks_skipped;
 } cs_outputs;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_diag.h"
 
 /* TASK_COMM_LEN in the kernel is 16 (15 bytes + NUL); comm is shown in
@@ -63,5 +64,22 @@ const cs_proc *cs_proc_find(const cs_proc_table *t, int64_t pid);
 
 /* 1 when the process has ended but is not yet reaped (Z) or is dead (X/x). */
 int cs_proc_is_dead(const cs_proc *p);
+
+/* ------------------------------------------------------------ identity (cs_proc_info.c) */
+
+/* Longest command line kept: longer ones are cut there (*truncated = 1). */
+#define CS_CMDLINE_MAX (256u * 1024u)
+
+/* Reads <proc_root>/<pid>/cmdline into out (replacing its content): the
+ * argument strings, each followed by a NUL as the kernel writes them.
+ * *exists = 0 when the file does not exist (the process ended, or a proc
+ * root that does not provide it); kernel threads have an empty command line. */
+sk_err cs_proc_cmdline(const char *proc_root, int64_t pid, sk_buf *out, int *truncated,
+                       int *exists, sk_diag *d);
+
+/* The real user id from the "Uid:" line of <proc_root>/<pid>/status.
+ * *exists = 0 when the file does not exist; a file without a well-formed
+ * Uid line is SK_E_FORMAT. */
+sk_err cs_proc_uid(const char *proc_root, int64_t pid, int64_t *uid, int *exists, sk_diag *d);
 
 #endif

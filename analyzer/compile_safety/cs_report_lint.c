@@ -10,6 +10,7 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json_file.h"
 #include "analyzer/compile_safety/cs_compile_state.h"
+#include "analyzer/compile_safety/cs_diagnose.h"
 #include "analyzer/compile_safety/cs_text.h"
 
 /* Claims.  A preceding negation ("no", "not", "never", "without"; 不是, 并非,
@@ -20,6 +21,20 @@ static const char *const claim_patterns[] = {
     "(?i)(?<!\\bno |\\bnot |\\bnever |\\bwithout )\\bfail(?:ed|s|ing)?[\\s_-]+to[\\s_-]+(?:re-?)?compile\\b",
     "(?<!不是|并非|没有|并没有|不属于)编译(?:失败|未成功|未通过|不通过|没有?通过)",
 };
+/* Claims of a defect of the profiler schedule, the profiler feature, the SK
+ * trace or a named operator: the subject and a defect word in one clause,
+ * in either order.  Only checked in a block citing a diagnosis whose single
+ * changed factor is startup_override (that locates the start-up path and
+ * proves nothing about these). */
+static const char *const defect_patterns[] = {
+    ("(?i)\\b(?:profiler(?:[\\s_-]+(?:schedule|feature))?|schedule[\\s_-]+value|sk[\\s_-]?trace|"
+     "ascend_prof_sk_on|operator|op)\\b[^.;:!?]{0,80}?(?<!\\bnot |\\bno |\\bnot a |\\bnot the )"
+     "\\b(?:defect(?:ive|s)?|bug(?:gy|s)?|broken|faulty|at[\\s_-]+fault|root[\\s_-]+cause|culprit)\\b"),
+    ("(?i)(?<!\\bnot |\\bno |\\bnot a |\\bnot the )\\b(?:defect|bug|fault|root[\\s_-]+cause)s?\\b"
+     "[^.;:!?]{0,40}?\\b(?:in|of)\\b[^.;:!?]{0,20}?\\b(?:profiler|schedule|sk[\\s_-]?trace|operator|op)\\b"),
+    "(?:profiler|性能分析|调度|SK ?trace|算子)[^。；，]{0,30}?(?<!不是|并非|没有)(?:缺陷|故障|根因|有问题|出错)",
+};
+
 /* The final_compile_failure label: the enum token, its English phrase and
  * its Chinese phrase (docs/compile-safety.md "report-lint"). */
 static const char final_label[] =
@@ -34,15 +49,19 @@ static const char other_labels[] =
 static const char json_ref[] = "[^\\s()\\[\\]<>\"'`|,;]+\\.json(?![A-Za-z0-9_])";
 
 #define NCLAIMS (sizeof claim_patterns / sizeof claim_patterns[0])
+#define NDEFECTS (sizeof defect_patterns / sizeof defect_patterns[0])
 
 typedef struct pending_claim {
     uint64_t line;
     char *text;
+    int defect; /* a defect claim (defect_patterns), else a compile-failure claim */
 } pending_claim;
 
 typedef struct ref_state {
     char *path;     /* resolved */
     char *state;    /* compile_state, or NULL when not a compile-state document */
+    int startup_only; /* a compile-diagnose document with a single_factor comparison whose only
+                         changed factor is startup_override */
 } ref_state;
 
 struct cs_lint {
@@ -51,6 +70,7 @@ struct cs_lint {
     pcre2_match_context *mctx;
     pcre2_match_data *md;
     pcre2_code *claims[NCLAIMS];
+    pcre2_code *defects[NDEFECTS];
     pcre2_code *final_re, *other_re, *ref_re;
     cs_lint_violation *v;
     size_t n, cap;
@@ -61,6 +81,7 @@ struct cs_lint {
     const char *block_other;  /* first other situation label in the block */
     char *block_bad_ref;      /* a referenced compile-state whose state is not failed */
     char *block_bad_state;
+    char *block_startup_ref;  /* a referenced startup_override-only diagnosis */
     ref_state *refs;          /* cache of resolved references */
     size_t nrefs, refs_cap;
 };
@@ -74,7 +95,8 @@ static void free_pending(cs_lint *l)
     l->block_other = NULL;
     sk_free(l->block_bad_ref);
     sk_free(l->block_bad_state);
-    l->block_bad_ref = l->block_bad_state = NULL;
+    sk_free(l->block_startup_ref);
+    l->block_bad_ref = l->block_bad_state = l->block_startup_ref = NULL;
 }
 
 void cs_lint_free(cs_lint *l)
@@ -96,6 +118,8 @@ void cs_lint_free(cs_lint *l)
     sk_free(l->refs);
     for (size_t i = 0; i < NCLAIMS; i++)
         pcre2_code_free(l->claims[i]);
+    for (size_t i = 0; i < NDEFECTS; i++)
+        pcre2_code_free(l->defects[i]);
     pcre2_code_free(l->final_re);
     pcre2_code_free(l->other_re);
     pcre2_code_free(l->ref_re);
@@ -137,6 +161,8 @@ sk_err cs_lint_new(cs_lint **out, sk_diag *d)
     }
     for (size_t i = 0; i < NCLAIMS && !e; i++)
         e = compile(l, claim_patterns[i], &l->claims[i], d);
+    for (size_t i = 0; i < NDEFECTS && !e; i++)
+        e = compile(l, defect_patterns[i], &l->defects[i], d);
     if (!e)
         e = compile(l, final_label, &l->final_re, d);
     if (!e)
@@ -213,10 +239,21 @@ static sk_err end_block(cs_lint *l, const char *file)
 {
     sk_err e = SK_OK;
     sk_buf msg = SK_BUF_INIT;
-    for (size_t i = 0; !e && i < l->npc && !l->block_final; i++) {
+    for (size_t i = 0; !e && i < l->npc; i++) {
         const char *rule;
         sk_buf_reset(&msg);
-        if (l->block_bad_ref) {
+        if (l->pc[i].defect) {
+            if (!l->block_startup_ref)
+                continue;
+            rule = "claim_beyond_single_factor_diagnosis";
+            e = sk_buf_printf(&msg, "the cited diagnosis %s changed only startup_override: it locates "
+                                    "the start-up path as the trigger and proves nothing about the "
+                                    "profiler schedule, the profiler feature, the SK trace or a "
+                                    "named operator",
+                              l->block_startup_ref);
+        } else if (l->block_final) {
+            continue;
+        } else if (l->block_bad_ref) {
             rule = "claim_contradicts_compile_state";
             e = sk_buf_printf(&msg, "the referenced compile-state %s has compile_state %s, not failed",
                               l->block_bad_ref, l->block_bad_state);
@@ -275,6 +312,7 @@ static sk_err ref_lookup(cs_lint *l, const char *report, const char *tok, size_t
     }
     ref_state *r = &l->refs[l->nrefs];
     r->state = NULL;
+    r->startup_only = 0;
     r->path = sk_buf_take(&p);
     if (!r->path)
         return SK_E_NOMEM;
@@ -292,6 +330,16 @@ static sk_err ref_lookup(cs_lint *l, const char *report, const char *tok, size_t
         r->state = sk_strdup(st->valuestring);
         if (!r->state)
             e = SK_E_NOMEM;
+    }
+    if (cJSON_IsString(sv) && strcmp(sv->valuestring, CS_DIAGNOSE_SCHEMA) == 0) { /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
+        const cJSON *comps = sk_json_get(doc, "comparisons");
+        for (const cJSON *c = cJSON_IsArray(comps) ? comps->child : NULL; c; c = c->next) {
+            const cJSON *v = sk_json_get(c, "verdict"), *ch = sk_json_get(c, "changed");
+            if (cJSON_IsString(v) && strcmp(v->valuestring, "single_factor") == 0 &&
+                cJSON_GetArraySize(ch) == 1 && cJSON_IsString(ch->child) &&
+                strcmp(ch->child->valuestring, "startup_override") == 0)
+                r->startup_only = 1;
+        }
     }
     cJSON_Delete(doc);
     *out = r;
@@ -413,6 +461,9 @@ static sk_err scan_line(cs_lint *l, const char *file, const char *raw, size_t n,
         const ref_state *r = NULL;
         if ((e = ref_lookup(l, file, raw + ms, me - ms, &r)))
             return e;
+        if (r && r->startup_only && !l->block_startup_ref &&
+            !(l->block_startup_ref = cs_display_dup(r->path, strlen(r->path))))
+            return SK_E_NOMEM;
         if (!r || !r->state)
             continue;
         if (strcmp(r->state, "failed") == 0) {
@@ -429,9 +480,10 @@ static sk_err scan_line(cs_lint *l, const char *file, const char *raw, size_t n,
     memcpy(work, raw, n);
     work[n] = '\0';
     blank_code_spans(work, n);
-    for (size_t k = 0; k < NCLAIMS; k++) {
+    for (size_t k = 0; k < NCLAIMS + NDEFECTS; k++) {
+        pcre2_code *re = k < NCLAIMS ? l->claims[k] : l->defects[k - NCLAIMS];
         pos = 0;
-        while (next_match(l, l->claims[k], work, n, &pos, &ms, &me, &e)) {
+        while (next_match(l, re, work, n, &pos, &ms, &me, &e)) {
             if (l->npc == l->pc_cap) {
                 size_t ncap = l->pc_cap ? l->pc_cap * 2 : 8;
                 pending_claim *nv = sk_realloc(l->pc, ncap * sizeof *nv);
@@ -441,6 +493,7 @@ static sk_err scan_line(cs_lint *l, const char *file, const char *raw, size_t n,
                 l->pc_cap = ncap;
             }
             l->pc[l->npc].line = lineno;
+            l->pc[l->npc].defect = k >= NCLAIMS;
             l->pc[l->npc].text = cs_display_dup(work + ms, me - ms);
             if (!l->pc[l->npc].text)
                 return SK_E_NOMEM;

@@ -9,7 +9,10 @@
  * final_compile_failure state: in the same block (paragraph, list item, table
  * row or heading) as the final_compile_failure label, or as a reference to a
  * compile-state JSON whose compile_state is "failed".  Text in code spans and
- * fenced code blocks is quoted evidence, not a claim.  Rules and exact
+ * fenced code blocks is quoted evidence, not a claim.  A block that cites a
+ * compile-diagnose JSON whose single changed factor is startup_override may
+ * not claim a defect of the profiler schedule, the profiler feature, the SK
+ * trace or a named operator (that diagnosis locates only the start-up path).  Rules and exact
  * definitions: docs/compile-safety.md, "report-lint".
  */
 #ifndef CS_REPORT_LINT_H
@@ -24,7 +27,8 @@ typedef struct cs_lint_violation {
     char *file;
     uint64_t line;
     const char *rule;  /* "untied_compile_failure_claim", "claim_contradicts_label",
-                          "claim_contradicts_compile_state" */
+                          "claim_contradicts_compile_state",
+                          "claim_beyond_single_factor_diagnosis" */
     char *claim;       /* the matched text (display form) */
     char *message;
 } cs_lint_violation;

@@ -94,6 +94,34 @@ static void references(void)
              "1:untied_compile_failure_claim;");
 }
 
+static void startup_only_diagnosis(void)
+{
+    put("ds.json", "{\"schema_version\":\"skdcci-compile-diagnose-1\",\"comparisons\":[{"
+                   "\"verdict\":\"single_factor\",\"changed\":[\"startup_override\"]}]}");
+    put("dj.json", "{\"schema_version\":\"skdcci-compile-diagnose-1\",\"comparisons\":[{"
+                   "\"verdict\":\"single_factor\",\"changed\":[\"compile_jobs\"]}]}");
+    put("dc.json", "{\"schema_version\":\"skdcci-compile-diagnose-1\",\"comparisons\":[{"
+                   "\"verdict\":\"confounded\",\"changed\":[\"startup_override\",\"sk_trace\"]}]}");
+    /* each subject, both word orders, Chinese */
+    T_EQ_STR(lint("ds.json: the profiler schedule is defective\n"),
+             "1:claim_beyond_single_factor_diagnosis;");
+    T_EQ_STR(lint("see ds.json\nso the SK trace is the root cause\n"),
+             "2:claim_beyond_single_factor_diagnosis;");
+    T_EQ_STR(lint("[d](ds.json) shows a bug in the MatMul operator\n"),
+             "1:claim_beyond_single_factor_diagnosis;");
+    T_EQ_STR(lint("ds.json 说明性能分析调度有缺陷\n"), "1:claim_beyond_single_factor_diagnosis;");
+    T_EQ_STR(lint("`ds.json`: the profiler feature is broken\n"),
+             "1:claim_beyond_single_factor_diagnosis;");
+    /* what the diagnosis allows, denials, other blocks, other diagnoses */
+    T_EQ_STR(lint("ds.json: the start-up path is the trigger\n"), "");
+    T_EQ_STR(lint("ds.json: the profiler is not a defect here\n"), "");
+    T_EQ_STR(lint("ds.json: start-up path\n\nthe profiler schedule is defective\n"), "");
+    T_EQ_STR(lint("dj.json: the profiler schedule is defective\n"), "");
+    T_EQ_STR(lint("dc.json: the profiler schedule is defective\n"), "");
+    /* a quoted claim is evidence, not a claim */
+    T_EQ_STR(lint("ds.json: `the profiler schedule is defective`\n"), "");
+}
+
 static void unreadable(void)
 {
     cs_lint *l = NULL;
@@ -138,7 +166,7 @@ static void cleanup(void)
 }
 
 static const t_case cases[] = {
-    T(blocks), T(quoting), T(variants), T(references), T(unreadable),
+    T(blocks), T(quoting), T(variants), T(references), T(startup_only_diagnosis), T(unreadable),
 #ifdef SK_TEST_HOOKS
     T(allocation_failures),
 #endif
