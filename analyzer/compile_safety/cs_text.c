@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_json.h"
 
 /* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid. */
 static size_t utf8_seq(const unsigned char *p, size_t n)
@@ -89,6 +90,18 @@ char *cs_display_dup(const char *p, size_t n)
         return NULL;
     }
     return sk_buf_take(&b);
+}
+
+sk_err cs_json_add_display(cJSON *obj, const char *key, const char *raw)
+{
+    if (!raw)
+        return key ? sk_json_add_null(obj, key) : sk_json_append(obj, cJSON_CreateNull());
+    char *s = cs_display_dup(raw, strlen(raw));
+    if (!s)
+        return SK_E_NOMEM;
+    cJSON *item = cJSON_CreateString(s);
+    sk_free(s);
+    return key ? sk_json_add(obj, key, item) : sk_json_append(obj, item);
 }
 
 sk_err cs_append_hex(sk_buf *out, const void *p, size_t n)

@@ -4,6 +4,7 @@
 #ifndef CS_TEXT_H
 #define CS_TEXT_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,9 @@ int cs_utf8_valid(const char *p, size_t n);
 sk_err cs_append_display(sk_buf *out, const char *p, size_t n);
 /* Newly allocated display form (NULL when out of memory). */
 char *cs_display_dup(const char *p, size_t n);
+/* obj[key] = the display form of raw (null when raw is NULL); appended to the
+ * array obj when key is NULL.  SK_E_NOMEM on failure. */
+sk_err cs_json_add_display(cJSON *obj, const char *key, const char *raw);
 
 /* Lowercase hex of p[0..n) appended to out. */
 sk_err cs_append_hex(sk_buf *out, const void *p, size_t n);
