@@ -119,6 +119,17 @@ int ac_cli_int(const ac_cli *c, const char *opt, const char *text, int64_t *out,
     return -1;
 }
 
+int ac_cli_jobs(const ac_cli *c, const char *text, unsigned *threads, int *rc)
+{
+    int64_t n;
+    if (ac_cli_int(c, "--jobs", text, &n, rc))
+        return *rc;
+    if (n < 1 || n > 1024)
+        return *rc = ac_cli_usage(c, "argument --jobs: must be between 1 and 1024");
+    *threads = (unsigned)n;
+    return 0;
+}
+
 int ac_cli_print_json(const ac_cli *c, const cJSON *v)
 {
     sk_buf text = SK_BUF_INIT;
@@ -160,14 +171,8 @@ int ac_cli_set_option(ac_cli *c, int opt, ac_set_opts *o)
     case AC_OPT_NO_STRICT_ROOT: o->strict_root = AC_STRICT_OFF; return 0;
     case AC_OPT_JSON_ERRORS: return 0;
     case AC_OPT_JOBS: {
-        int64_t n;
         int rc = 0;
-        if (ac_cli_int(c, "--jobs", optarg, &n, &rc))
-            return rc;
-        if (n < 1 || n > 1024)
-            return ac_cli_usage(c, "argument --jobs: must be between 1 and 1024");
-        o->threads = (unsigned)n;
-        return 0;
+        return ac_cli_jobs(c, optarg, &o->threads, &rc);
     }
     default: return -1;
     }

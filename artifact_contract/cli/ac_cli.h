@@ -27,6 +27,8 @@ int ac_cli_usage(const ac_cli *c, const char *fmt, ...) __attribute__((format(pr
 int ac_cli_bad_option(const ac_cli *c, char **argv, int opt);
 /* Strict decimal integer option value ("--native-pid must be an integer"). */
 int ac_cli_int(const ac_cli *c, const char *opt, const char *text, int64_t *out, int *rc);
+/* --jobs N (1..1024) into *threads: 0, or a usage exit code also left in *rc. */
+int ac_cli_jobs(const ac_cli *c, const char *text, unsigned *threads, int *rc);
 /* Canonical JSON of v and "\n" on stdout; returns 0 or 2. */
 int ac_cli_print_json(const ac_cli *c, const cJSON *v);
 

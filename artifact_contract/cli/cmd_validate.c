@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_contract/ac_set.h"
+#include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/cli/ac_cli.h"
 #include "artifact_contract/cli/commands.h"
 
@@ -24,6 +25,7 @@ int cmd_validate(int argc, char **argv)
     ac_set_opts o;
     memset(&o, 0, sizeof o);
     o.strict_root = AC_STRICT_DEFAULT;
+    o.threads = cli_hash_threads();
     o.single = 1;
     ac_set_entry entry = {NULL, NULL};
     int rc = 0, opt;

@@ -6,6 +6,7 @@
 #include "artifact_contract/ac_path.h"
 #include "artifact_contract/ac_set.h"
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/cli/ac_cli.h"
 #include "artifact_contract/cli/commands.h"
 
@@ -41,6 +42,7 @@ int cmd_validate_set(int argc, char **argv)
     ac_set_opts o;
     memset(&o, 0, sizeof o);
     o.strict_root = AC_STRICT_DEFAULT;
+    o.threads = cli_hash_threads();
     specs sp;
     memset(&sp, 0, sizeof sp);
     const char *raw[MAX_MANIFEST_ARGS];
