@@ -11,6 +11,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/cli/ac_exit.h"
 
 /* 1 when arg (before any '=') is an abbreviation of --json-errors that
  * getopt_long would resolve to it. */
@@ -73,7 +74,7 @@ int ac_cli_fail(const ac_cli *c, const sk_diag *d)
 {
     if (!c->json_errors) {
         cli_error_diag(d);
-        return 2;
+        return AC_EXIT_FAIL;
     }
     char msg[SK_DIAG_MSG_MAX + SK_DIAG_FIELD_MAX + 4];
     if (d->field[0])
@@ -84,7 +85,7 @@ int ac_cli_fail(const ac_cli *c, const sk_diag *d)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
     json_error(c, ac_code_name(d->sub ? d->sub : AC_E_INTERNAL), d, msg);
-    return 2;
+    return AC_EXIT_FAIL;
 }
 
 int ac_cli_usage(const ac_cli *c, const char *fmt, ...)
@@ -96,7 +97,7 @@ int ac_cli_usage(const ac_cli *c, const char *fmt, ...)
     va_end(ap);
     if (c->json_errors) {
         json_error(c, ac_code_name(AC_E_USAGE), NULL, msg);
-        return 2;
+        return AC_EXIT_FAIL;
     }
     return cli_usage(c->cmd, "%s", msg);
 }
