@@ -192,7 +192,8 @@ static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
         sk_jb_put_str(b, x, "sha256", df->read ? df->sha256 : df->has_expected ? df->expected_sha256
                                                                           : NULL);
         sk_jb_put_str(b, x, "recorded_sha256", df->has_expected ? df->expected_sha256 : NULL);
-        sk_jb_put_str(b, x, "hashed_by", df->read ? "analyzer" : df->has_expected ? "validator" : NULL);
+        sk_jb_put_str(b, x, "hashed_by",
+                      df->read ? "analyzer" : df->has_expected ? "validator" : NULL);
         if (df->read) {
             sk_jb_put_uint(b, x, "bytes", df->raw_bytes);
             sk_jb_put_uint(b, x, "decoded_bytes", df->decoded_bytes);
@@ -463,7 +464,8 @@ static cJSON *children_arr(sk_jb *b, const dcci_analysis *a)
             sk_jb_put_str(b, x, "kernel_type", rd_kernel_type_name(n->kernel_type));
             sk_jb_put_uint(b, x, "num_blocks", n->num_blocks);
             sk_jb_put(b, x, "complete_launches", u64_pair(b, row->complete[0], row->complete[1]));
-            sk_jb_put(b, x, "incomplete_launches", u64_pair(b, row->incomplete[0], row->incomplete[1]));
+            sk_jb_put(b, x, "incomplete_launches",
+                      u64_pair(b, row->incomplete[0], row->incomplete[1]));
             cJSON *by = sk_jb_arr(b);
             if (row->by_wall)
                 sk_jb_put_str(b, by, NULL, dcci_metric_name(DCCI_M_WALL));

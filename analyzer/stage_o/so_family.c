@@ -253,8 +253,10 @@ static cJSON *clean_json(fam *f, const clean_side *s)
     sk_jb_put(b, o, "stable", sk_jb_bool(b, st->stable));
     sk_jb_put(b, o, "spread_ms", sk_jb_float(b, st->spread_ms));
     sk_jb_put(b, o, "spread_exact_ms", so_jb_dec(b, &st->spread_exact));
-    sk_jb_put(b, o, "spread_pct", st->has_spread_pct ? sk_jb_float(b, st->spread_pct) : sk_jb_null(b));
-    sk_jb_put(b, o, "spread_pct_exact", st->has_spread_pct ? so_jb_dec(b, &st->spread_pct_exact) : sk_jb_null(b));
+    sk_jb_put(b, o, "spread_pct",
+              st->has_spread_pct ? sk_jb_float(b, st->spread_pct) : sk_jb_null(b));
+    sk_jb_put(b, o, "spread_pct_exact",
+              st->has_spread_pct ? so_jb_dec(b, &st->spread_pct_exact) : sk_jb_null(b));
     for (size_t i = 0; i < set->n_logs; i++) {
         cJSON *l = sk_jb_obj(b);
         sk_jb_put(b, l, "path", sk_jb_str(b, set->logs[i].relpath));
@@ -320,14 +322,17 @@ static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent
 {
     sk_jb *b = &f->b;
     const cJSON *doc = f->an.doc;
-    cJSON *o = sk_jb_obj(b), *files = sk_jb_obj(b), *collections = sk_jb_obj(b), *sks = sk_jb_arr(b),
-          *classes = sk_jb_obj(b), *children = sk_jb_arr(b), *tokens = sk_jb_arr(b), *integ = sk_jb_obj(b);
+    cJSON *o = sk_jb_obj(b), *files = sk_jb_obj(b), *collections = sk_jb_obj(b);
+    cJSON *sks = sk_jb_arr(b), *classes = sk_jb_obj(b), *children = sk_jb_arr(b);
+    cJSON *tokens = sk_jb_arr(b), *integ = sk_jb_obj(b);
     sk_jb_put(b, o, "path", sk_jb_str(b, f->o->analysis_dir));
     sk_jb_put(b, o, "status", sk_jb_str(b, f->an.status));
     sk_jb_put(b, o, "mode", sk_jb_copy(b, path_get(doc, "inputs", "mode", NULL)));
     sk_jb_put(b, files, "analysis", file_json(f, f->an.json_path, f->an.doc, f->an.sha));
-    sk_jb_put(b, files, "option_values", file_json(f, f->an.values_path, f->an.values, f->an.values_sha));
-    sk_jb_put(b, files, "repair_options", file_json(f, f->an.repair_path, f->an.repair, f->an.repair_sha));
+    sk_jb_put(b, files, "option_values",
+              file_json(f, f->an.values_path, f->an.values, f->an.values_sha));
+    sk_jb_put(b, files, "repair_options",
+              file_json(f, f->an.repair_path, f->an.repair, f->an.repair_sha));
     sk_jb_put(b, o, "files", files);
     sk_jb_put(b, o, "option_values_consistent", sk_jb_bool(b, values_consistent));
     sk_jb_put(b, o, "repair_options_consistent", sk_jb_bool(b, repair_consistent));
@@ -340,7 +345,8 @@ static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent
         if (cJSON_IsObject(m)) {
             sk_jb_put(b, man, "path", sk_jb_copy(b, sk_json_get(m, "path")));
             sk_jb_put(b, man, "sha256", sk_jb_copy(b, sk_json_get(m, "sha256")));
-            sk_jb_put(b, man, "manifest_fingerprint", sk_jb_copy(b, sk_json_get(m, "manifest_fingerprint")));
+            sk_jb_put(b, man, "manifest_fingerprint",
+                      sk_jb_copy(b, sk_json_get(m, "manifest_fingerprint")));
             sk_jb_put(b, man, "validated", sk_jb_copy(b, sk_json_get(m, "validated")));
             sk_jb_put(b, c, "manifest", man);
         } else {
@@ -352,7 +358,8 @@ static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent
             sk_jb_put(b, comp, parts[k],
                 sk_jb_copy(b, path_get(side, "completeness", parts[k], "complete")));
         sk_jb_put(b, c, "complete", comp);
-        sk_jb_put(b, c, "files", sk_jb_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(side, "files"))));
+        sk_jb_put(b, c, "files",
+                  sk_jb_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(side, "files"))));
         const cJSON *ig = path_get(doc, "integrity", sides[i], NULL);
         sk_jb_put(b, c, "buffer_full_warnings",
             sk_jb_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(ig, "buffer_full"))));
@@ -381,9 +388,11 @@ static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent
         sk_jb_put(b, s, "class", sk_jb_copy(b, sk_json_get(e, "class")));
         sk_jb_put(b, s, "regression_pct", sk_jb_copy(b, sk_json_get(e, "regression_pct")));
         sk_jb_put(b, s, "o0_p50_us", sk_jb_copy(b, path_get(e, "stats", "o0", "p50_us")));
-        sk_jb_put(b, s, "disable_all_p50_us", sk_jb_copy(b, path_get(e, "stats", "disable_all", "p50_us")));
+        sk_jb_put(b, s, "disable_all_p50_us",
+                  sk_jb_copy(b, path_get(e, "stats", "disable_all", "p50_us")));
         sk_jb_put(b, s, "o0_count", sk_jb_copy(b, path_get(e, "stats", "o0", "count")));
-        sk_jb_put(b, s, "disable_all_count", sk_jb_copy(b, path_get(e, "stats", "disable_all", "count")));
+        sk_jb_put(b, s, "disable_all_count",
+                  sk_jb_copy(b, path_get(e, "stats", "disable_all", "count")));
         sk_jb_put(b, sks, NULL, s);
     }
     sk_jb_put(b, o, "sks", sks);
@@ -399,9 +408,11 @@ static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent
             sk_jb_put(b, q, "token", sk_jb_copy(b, sk_json_get(p, "token")));
             sk_jb_put(b, q, "symbol", sk_jb_copy(b, path_get(p, "symbol", "o0", NULL)));
             sk_jb_put(b, q, "selected", sk_jb_copy(b, sk_json_get(p, "selected")));
-            sk_jb_put(b, q, "significantly_slower_on", sk_jb_copy(b, sk_json_get(p, "significantly_slower_on")));
+            sk_jb_put(b, q, "significantly_slower_on",
+                      sk_jb_copy(b, sk_json_get(p, "significantly_slower_on")));
             sk_jb_put(b, q, "wall_class", sk_jb_copy(b, path_get(p, "metrics", "wall", "class")));
-            sk_jb_put(b, q, "max_lane_class", sk_jb_copy(b, path_get(p, "metrics", "max_lane", "class")));
+            sk_jb_put(b, q, "max_lane_class",
+                      sk_jb_copy(b, path_get(p, "metrics", "max_lane", "class")));
             sk_jb_put(b, pos, NULL, q);
         }
         sk_jb_put(b, c, "positions", pos);

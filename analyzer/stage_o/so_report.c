@@ -116,7 +116,8 @@ static cJSON *stability_json(sk_jb *b, const so_set *s, const so_stability *st)
     sk_jb_put(b, o, "run_worst_rank_means_ms", j_floats(b, s->run_means, s->n_runs));
     sk_jb_put(b, o, "spread_ms", sk_jb_float(b, st->spread_ms));
     sk_jb_put(b, o, "mean_ms", sk_jb_float(b, st->mean_ms));
-    sk_jb_put(b, o, "spread_pct", st->has_spread_pct ? sk_jb_float(b, st->spread_pct) : sk_jb_null(b));
+    sk_jb_put(b, o, "spread_pct",
+              st->has_spread_pct ? sk_jb_float(b, st->spread_pct) : sk_jb_null(b));
     /* additions: the exact decimals the check is computed from */
     sk_jb_put(b, o, "spread_exact_ms", so_jb_dec(b, &st->spread_exact));
     sk_jb_put(b, o, "mean_exact_ms", so_jb_dec(b, &st->mean_exact));
@@ -152,7 +153,8 @@ static cJSON *thresholds_json(sk_jb *b, const so_trial_eval *e)
         sk_jb_put(b, o, "min_improvement_pct", sk_jb_float(b, SO_TRIAL_MIN_IMPROVEMENT_PCT));
         sk_jb_put(b, o, "mean_improvement_rule", sk_jb_str(b, "strictly_positive"));
         sk_jb_put(b, o, "allow_p90_regression_pct", sk_jb_float(b, e->allow_p90_regression_pct));
-        sk_jb_put(b, o, "allow_stddev_regression_pct", sk_jb_float(b, e->allow_stddev_regression_pct));
+        sk_jb_put(b, o, "allow_stddev_regression_pct",
+                  sk_jb_float(b, e->allow_stddev_regression_pct));
     }
     return o;
 }
@@ -207,7 +209,8 @@ static cJSON *robust_json(sk_jb *b, const so_bootstrap *bs, const so_mann_whitne
     sk_jb_put(b, u, "tie_sum", sk_jb_float(b, mw->tie_sum));
     sk_jb_put(b, u, "z", mw->defined ? sk_jb_float(b, mw->z) : sk_jb_null(b));
     sk_jb_put(b, u, "p_two_sided", mw->defined ? sk_jb_float(b, mw->p_two_sided) : sk_jb_null(b));
-    sk_jb_put(b, u, "p_candidate_faster", mw->defined ? sk_jb_float(b, mw->p_candidate_faster) : sk_jb_null(b));
+    sk_jb_put(b, u, "p_candidate_faster",
+              mw->defined ? sk_jb_float(b, mw->p_candidate_faster) : sk_jb_null(b));
     sk_jb_put(b, o, "mann_whitney_u", u);
     return o;
 }
