@@ -15,6 +15,9 @@
 #ifndef SK_FIXED_H
 #define SK_FIXED_H
 
+/* Parsing only, into fixed-point integers; Python Decimal arithmetic is num_decimal
+ * (analyzer/numeric), which the gates need and the base layer does not. */
+
 #include <stddef.h>
 #include <stdint.h>
 

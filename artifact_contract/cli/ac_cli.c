@@ -164,6 +164,13 @@ int ac_cli_run_set(ac_cli *c, const ac_set_entry *entries, size_t n, ac_set_opts
     return rc;
 }
 
+void ac_cli_set_opts_init(ac_set_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strict_root = AC_STRICT_DEFAULT;
+    o->threads = cli_hash_threads();
+}
+
 int ac_cli_set_option(ac_cli *c, int opt, ac_set_opts *o)
 {
     switch (opt) {

@@ -36,6 +36,15 @@ int ac_cli_print_json(const ac_cli *c, const cJSON *v);
 enum { AC_OPT_MANIFEST = 1, AC_OPT_JSON_OUT, AC_OPT_ROLE, AC_OPT_STRICT_ROOT, AC_OPT_NO_STRICT_ROOT, AC_OPT_JOBS, AC_OPT_JSON_ERRORS };
 struct ac_set_entry;
 struct ac_set_opts;
+/* The getopt_long entries of the options both commands take (needs <getopt.h>). */
+#define AC_SET_LONG_OPTIONS                                                \
+    {"json-out", required_argument, NULL, AC_OPT_JSON_OUT},                \
+    {"strict-root", no_argument, NULL, AC_OPT_STRICT_ROOT},                \
+    {"no-strict-root", no_argument, NULL, AC_OPT_NO_STRICT_ROOT},          \
+    {"jobs", required_argument, NULL, AC_OPT_JOBS},                        \
+    {"json-errors", no_argument, NULL, AC_OPT_JSON_ERRORS}
+/* The defaults of both commands: strict root by default, SK_HASH_THREADS. */
+void ac_cli_set_opts_init(struct ac_set_opts *o);
 /* Handles --json-out, --strict-root, --no-strict-root, --jobs, --json-errors:
  * 0 when handled, -1 when opt is not one of them, else a usage exit code. */
 int ac_cli_set_option(ac_cli *c, int opt, struct ac_set_opts *o);
