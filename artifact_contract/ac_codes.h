@@ -4,14 +4,15 @@
  * in sk_diag.sub (next to the coarse sk_err class in sk_diag.code), so that
  * scripts can react to a rule without matching message text.  The CLI prints
  * the name with --json-errors.  Values are pinned: never renumber or reuse,
- * only append (docs/artifact_contract.md lists them).  They start at 100 so
- * that they never collide with the sk_fs_sub values (1..99) of the layers
- * below; ac_diag_adopt() translates those.
+ * only append (docs/artifact_contract.md lists them).  They lie in the AC
+ * range of artifact_contract/base/sk_subcode.h, so they never collide with
+ * the sk_fs_sub values of the layer below; ac_diag_adopt() translates those.
  */
 #ifndef AC_CODES_H
 #define AC_CODES_H
 
 #include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_subcode.h"
 
 /* X(name, value, meaning) */
 #define AC_CODE_TABLE(X)                                                                       \
@@ -88,6 +89,8 @@ typedef enum ac_code {
     AC_CODE_TABLE(AC_CODE_ENUM)
 #undef AC_CODE_ENUM
 } ac_code;
+#define AC_CODE_CHECK(name, value, meaning) SK_SUB_IN_RANGE(AC, AC_##name, value)
+AC_CODE_TABLE(AC_CODE_CHECK)
 
 /* "E_ROOT_NOT_EMPTY"; "E_UNKNOWN" for a value outside the table. */
 const char *ac_code_name(int code);

@@ -18,7 +18,7 @@ sk_err ac_diag_adopt(sk_diag *d, sk_err e, ac_code fallback)
         memcpy(file, d->file, sizeof file);
         sk_diag_set(d, e, file, 0, "%s", sk_err_text(e));
     }
-    if (d->sub >= 100)
+    if (d->sub >= SK_SUB_FIRST_AC && d->sub <= SK_SUB_LAST_AC)
         return e; /* already a contract code */
     ac_code code = fallback;
     switch (d->code) {

@@ -60,16 +60,7 @@ static void *worker(void *arg)
 
 unsigned ac_hash_default_threads(void)
 {
-    const char *env = getenv("SK_HASH_THREADS");
-    long n = 0;
-    if (env && *env) {
-        char *end;
-        n = strtol(env, &end, 10);
-        if (*end || n < 1)
-            n = 0;
-    }
-    if (n == 0)
-        n = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
     if (n < 1)
         n = 1;
     if (n > AC_HASH_MAX_THREADS)

@@ -32,8 +32,8 @@ typedef struct ac_hash_job {
 } ac_hash_job;
 
 /* Number of threads used when the caller asks for 0: online CPUs, at most
- * AC_HASH_MAX_THREADS (environment override SK_HASH_THREADS for tests and
- * benchmarks). */
+ * AC_HASH_MAX_THREADS.  (The program's SK_HASH_THREADS override is read by
+ * the command line, which passes it in as the thread count.) */
 unsigned ac_hash_default_threads(void);
 
 /* Runs every job; threads 0 = ac_hash_default_threads().  Failures are

@@ -16,10 +16,10 @@
 
 int cmd_stability(int argc, char **argv)
 {
-    enum { OPT_WARMUP = 1000, OPT_EXPECTED_RANKS, OPT_JSON_OUT };
+    enum { OPT_JSON_OUT = 1000 };
     static const struct option opts[] = {
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"expected-ranks", required_argument, NULL, OPT_EXPECTED_RANKS},
+        {"warmup", required_argument, NULL, SO_OPT_WARMUP},
+        {"expected-ranks", required_argument, NULL, SO_OPT_EXPECTED_RANKS},
         {"json-out", required_argument, NULL, OPT_JSON_OUT},
         {NULL, 0, NULL, 0},
     };
@@ -29,17 +29,13 @@ int cmd_stability(int argc, char **argv)
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
         switch (c) {
-        case OPT_WARMUP:
-            if (so_cli_parse_count(optarg, &set_opts.warmup) != 0)
-                return cli_usage(CMD, "--warmup must be a non-negative integer, got '%s'",
-                                 optarg);
+        case SO_OPT_WARMUP:
+        case SO_OPT_EXPECTED_RANKS: {
+            int r = so_cli_set_option(CMD, c, optarg, &set_opts);
+            if (r)
+                return r;
             break;
-        case OPT_EXPECTED_RANKS:
-            if (so_cli_parse_count(optarg, &set_opts.expected_ranks) != 0 ||
-                set_opts.expected_ranks == 0)
-                return cli_usage(CMD, "--expected-ranks must be a positive integer, got '%s'",
-                                 optarg);
-            break;
+        }
         case OPT_JSON_OUT:
             json_out = optarg;
             break;

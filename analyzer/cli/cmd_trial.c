@@ -24,8 +24,6 @@
 enum {
     OPT_BASELINE = 1000,
     OPT_CANDIDATE,
-    OPT_WARMUP,
-    OPT_EXPECTED_RANKS,
     OPT_ALLOW_P90,
     OPT_ALLOW_STDDEV,
     OPT_JSON_OUT,
@@ -53,8 +51,8 @@ int cmd_trial(int argc, char **argv)
     static const struct option opts[] = {
         {"baseline", required_argument, NULL, OPT_BASELINE},
         {"candidate", required_argument, NULL, OPT_CANDIDATE},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"expected-ranks", required_argument, NULL, OPT_EXPECTED_RANKS},
+        {"warmup", required_argument, NULL, SO_OPT_WARMUP},
+        {"expected-ranks", required_argument, NULL, SO_OPT_EXPECTED_RANKS},
         {"allow-p90-regression-pct", required_argument, NULL, OPT_ALLOW_P90},
         {"allow-stddev-regression-pct", required_argument, NULL, OPT_ALLOW_STDDEV},
         {"json-out", required_argument, NULL, OPT_JSON_OUT},
@@ -83,17 +81,13 @@ int cmd_trial(int argc, char **argv)
             candidate_arg = optarg;
             candidates++;
             break;
-        case OPT_WARMUP:
-            if (so_cli_parse_count(optarg, &set_opts.warmup) != 0)
-                return cli_usage(CMD, "--warmup must be a non-negative integer, got '%s'",
-                                 optarg);
+        case SO_OPT_WARMUP:
+        case SO_OPT_EXPECTED_RANKS: {
+            int r = so_cli_set_option(CMD, c, optarg, &set_opts);
+            if (r)
+                return r;
             break;
-        case OPT_EXPECTED_RANKS:
-            if (so_cli_parse_count(optarg, &set_opts.expected_ranks) != 0 ||
-                set_opts.expected_ranks == 0)
-                return cli_usage(CMD, "--expected-ranks must be a positive integer, got '%s'",
-                                 optarg);
-            break;
+        }
         case OPT_ALLOW_P90:
             if (so_cli_parse_pct(optarg, &allow_p90) != 0)
                 return cli_usage(CMD, "--allow-p90-regression-pct must be a decimal number, "

@@ -11,6 +11,23 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/cli/skx_exit.h"
+#include "analyzer/stage_o/so_clean.h"
+
+int so_cli_set_option(const char *cmd, int opt, const char *arg, so_set_opts *o)
+{
+    switch (opt) {
+    case SO_OPT_WARMUP:
+        if (so_cli_parse_count(arg, &o->warmup) != 0)
+            return cli_usage(cmd, "--warmup must be a non-negative integer, got '%s'", arg);
+        return 0;
+    case SO_OPT_EXPECTED_RANKS:
+        if (so_cli_parse_count(arg, &o->expected_ranks) != 0 || o->expected_ranks == 0)
+            return cli_usage(cmd, "--expected-ranks must be a positive integer, got '%s'", arg);
+        return 0;
+    default:
+        return -1;
+    }
+}
 
 int so_cli_parse_count(const char *s, uint64_t *out)
 {

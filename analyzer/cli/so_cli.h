@@ -8,6 +8,13 @@
 
 #include "artifact_contract/base/sk_diag.h"
 
+/* Options every clean-set command (trial, stability) takes, with these ids. */
+enum { SO_OPT_WARMUP = 900, SO_OPT_EXPECTED_RANKS };
+struct so_set_opts;
+/* Handles --warmup N (>= 0) and --expected-ranks N (> 0) of command cmd:
+ * 0 when handled, -1 when opt is not one of them, else the usage exit code. */
+int so_cli_set_option(const char *cmd, int opt, const char *arg, struct so_set_opts *o);
+
 /* Non-negative decimal integer ("8"); 0 on success. */
 int so_cli_parse_count(const char *s, uint64_t *out);
 /* A percentage: optional '-', digits, optional fraction ("0", "1.5", "-2");

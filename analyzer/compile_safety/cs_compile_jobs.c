@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/compile_safety/cs_text.h"
+#include "analyzer/compile_safety/cs_internal.h"
 
 /* The producer record replaces values of secret-looking names with this. */
 #define REDACTED "<redacted>"
@@ -58,13 +59,6 @@ void cs_jobs_result_free(cs_jobs_result *r)
     cJSON_Delete(r->report);
     memset(r, 0, sizeof *r);
 }
-
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        e = (x);                                                                                 \
-        if (e)                                                                                   \
-            goto out;                                                                            \
-    } while (0)
 
 static sk_err build_report(cs_jobs_result *r)
 {

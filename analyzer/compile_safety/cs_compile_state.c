@@ -13,6 +13,7 @@
 #include "analyzer/compile_safety/cs_outputs.h"
 #include "analyzer/compile_safety/cs_summary.h"
 #include "analyzer/compile_safety/cs_text.h"
+#include "analyzer/compile_safety/cs_internal.h"
 
 
 
@@ -167,43 +168,14 @@ static sk_err observe(const cs_compile_state_opts *o, const records *r, cs_liven
 
 /* ------------------------------------------------------------ JSON helpers */
 
-static sk_err add_display(cJSON *obj, const char *key, const char *raw)
-{
-    if (!raw)
-        return sk_json_add_null(obj, key);
-    char *s = cs_display_dup(raw, strlen(raw));
-    if (!s)
-        return SK_E_NOMEM;
-    sk_err e = sk_json_add_str(obj, key, s);
-    sk_free(s);
-    return e;
-}
-
-static sk_err append_display(cJSON *arr, const char *raw)
-{
-    char *s = cs_display_dup(raw, strlen(raw));
-    if (!s)
-        return SK_E_NOMEM;
-    cJSON *item = cJSON_CreateString(s);
-    sk_free(s);
-    return sk_json_append(arr, item);
-}
-
 static sk_err strlist_json(cJSON *obj, const char *key, const cs_strlist *l)
 {
     cJSON *arr = cJSON_CreateArray();
     sk_err e = sk_json_add(obj, key, arr);
     for (size_t i = 0; !e && i < l->n; i++)
-        e = append_display(arr, l->v[i]);
+        e = cs_json_add_display(arr, NULL, l->v[i]);
     return e;
 }
-
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        e = (x);                                                                                 \
-        if (e)                                                                                   \
-            goto out;                                                                            \
-    } while (0)
 
 static sk_err proc_json(cJSON *arr, const cs_proc *p)
 {
@@ -216,7 +188,7 @@ static sk_err proc_json(cJSON *arr, const cs_proc *p)
     TRY(sk_json_add_int(o, "pgid", p->pgid));
     TRY(sk_json_add_int(o, "sid", p->sid));
     TRY(sk_json_add_uint(o, "start_time_ticks", p->start_ticks));
-    TRY(add_display(o, "state", st));
+    TRY(cs_json_add_display(o, "state", st));
     TRY(sk_json_add_str(o, "comm", p->comm));
 out:
     return e;
@@ -239,9 +211,9 @@ static sk_err record_json(cJSON *root, const records *r)
     const ac_producer_record *rec = r->rec;
     cJSON *o = cJSON_CreateObject();
     TRY(sk_json_add(root, "record", o));
-    TRY(add_display(o, "path", r->finished ? r->final_path : r->started_path));
-    TRY(add_display(o, "final_path", r->final_path));
-    TRY(add_display(o, "started_path", r->started_path));
+    TRY(cs_json_add_display(o, "path", r->finished ? r->final_path : r->started_path));
+    TRY(cs_json_add_display(o, "final_path", r->final_path));
+    TRY(cs_json_add_display(o, "started_path", r->started_path));
     TRY(sk_json_add_bool(o, "started_record_present", r->started_exists));
     TRY(sk_json_add_str(o, "state", r->finished ? "finished" : "started"));
     TRY(sk_json_add_str(o, "sha256", rec->file_sha256));
@@ -249,13 +221,13 @@ static sk_err record_json(cJSON *root, const records *r)
     TRY(sk_json_add_int(o, "pgid", rec->pgid));
     TRY(sk_json_add_int(o, "sid", rec->sid));
     TRY(sk_json_add_uint(o, "start_time_ticks", rec->start_time_ticks));
-    TRY(add_display(o, "boot_id", rec->boot_id));
+    TRY(cs_json_add_display(o, "boot_id", rec->boot_id));
     TRY(sk_json_add_int(o, "runner_pid", rec->runner_pid));
     if (rec->has_timeout)
         TRY(sk_json_add_int(o, "timeout_s", rec->timeout_s));
     else
         TRY(sk_json_add_null(o, "timeout_s"));
-    TRY(add_display(o, "npu_static_kernel_compile_jobs",
+    TRY(cs_json_add_display(o, "npu_static_kernel_compile_jobs",
                     ac_producer_record_env(rec, "NPU_STATIC_KERNEL_COMPILE_JOBS")));
     if (!r->finished) {
         TRY(sk_json_add_null(o, "timed_out"));
@@ -293,7 +265,7 @@ static sk_err liveness_json(cJSON *root, const cs_liveness *l, const char *proc_
     sk_err e = SK_OK;
     cJSON *o = cJSON_CreateObject();
     TRY(sk_json_add(root, "liveness", o));
-    TRY(add_display(o, "proc_root", proc_root));
+    TRY(cs_json_add_display(o, "proc_root", proc_root));
     TRY(sk_json_add_str(o, "boot_id", l->boot_id));
     TRY(sk_json_add_bool(o, "boot_id_matches", l->boot_id_matches));
     TRY(sk_json_add_bool(o, "group_observed", l->group_observed));
@@ -340,14 +312,14 @@ static sk_err summary_json(cJSON *root, const cs_summary *s, const cs_summary_pa
     cJSON *pa = cJSON_CreateArray();
     TRY(sk_json_add(o, "patterns", pa));
     for (size_t i = 0; i < cs_summary_patterns_count(pats); i++)
-        TRY(append_display(pa, cs_summary_pattern_text(pats, i)));
+        TRY(cs_json_add_display(pa, NULL, cs_summary_pattern_text(pats, i)));
     cJSON *logs = cJSON_CreateArray();
     TRY(sk_json_add(o, "logs", logs));
     for (size_t i = 0; i < s->nlogs; i++) {
         const cs_log_obs *g = &s->logs[i];
         cJSON *lo = cJSON_CreateObject();
         TRY(sk_json_append(logs, lo));
-        TRY(add_display(lo, "path", g->path));
+        TRY(cs_json_add_display(lo, "path", g->path));
         TRY(sk_json_add_bool(lo, "exists", g->exists));
         TRY(sk_json_add_uint(lo, "lines", g->lines));
         TRY(sk_json_add_uint(lo, "bytes", g->bytes));
@@ -361,7 +333,7 @@ static sk_err summary_json(cJSON *root, const cs_summary *s, const cs_summary_pa
         const cs_summary_line *l = &s->lines[i];
         cJSON *lo = cJSON_CreateObject();
         TRY(sk_json_append(lines, lo));
-        TRY(add_display(lo, "file", l->file));
+        TRY(cs_json_add_display(lo, "file", l->file));
         TRY(sk_json_add_uint(lo, "line", l->lineno));
         TRY(sk_json_add_str(lo, "text", l->text));
         TRY(sk_json_add_str(lo, "text_hex", l->text_hex));
@@ -398,7 +370,7 @@ static sk_err list_json(cJSON *obj, const char *key, const cs_path_list *l)
     cJSON *arr = cJSON_CreateArray();
     TRY(sk_json_add(o, "files", arr));
     for (size_t i = 0; i < l->n; i++)
-        TRY(append_display(arr, l->v[i]));
+        TRY(cs_json_add_display(arr, NULL, l->v[i]));
 out:
     return e;
 }
@@ -431,7 +403,7 @@ static sk_err artifacts_json(cJSON *root, const cs_outputs *out_, cs_state state
     for (size_t i = 0; i < out_->nroots; i++) {
         cJSON *ro = cJSON_CreateObject();
         TRY(sk_json_append(roots, ro));
-        TRY(add_display(ro, "path", out_->roots[i].path));
+        TRY(cs_json_add_display(ro, "path", out_->roots[i].path));
         TRY(sk_json_add_bool(ro, "exists", out_->roots[i].exists));
     }
     TRY(list_json(o, "compile_error_logs", &out_->error_logs));
@@ -630,7 +602,7 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
         sk_json_add_str(root, "report_label", label) ||
         sk_json_add_str(root, "action", cs_state_action(dec.compile_state)) ||
         sk_json_add_int(decision, "step", dec.step) ||
-        add_display(decision, "rule", dec.rule) ||
+        cs_json_add_display(decision, "rule", dec.rule) ||
         strlist_json(root, "missing", &dec.missing) ||
         strlist_json(root, "contradictions", &dec.contradictions) ||
         strlist_json(root, "notes", &dec.notes) || record_json(root, &rec) ||

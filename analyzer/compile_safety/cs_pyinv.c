@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_json_file.h"
 #include "artifact_contract/base/sk_sha256.h"
 #include "analyzer/compile_safety/cs_pyhooks.h"
+#include "analyzer/compile_safety/cs_internal.h"
 
 /* Hook kinds an inventory can approve; inert .pth files are reported only,
  * start-up module shadows never become approvable. */
@@ -23,25 +24,6 @@ static int in_set(const char *const *set, const char *s)
         if (strcmp(set[i], s) == 0)
             return 1;
     return 0;
-}
-
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        e = (x);                                                                                 \
-        if (e)                                                                                   \
-            goto out;                                                                            \
-    } while (0)
-
-static sk_err add_display(cJSON *o, const char *key, const char *raw)
-{
-    if (!raw)
-        return sk_json_add_null(o, key);
-    char *s = cs_display_dup(raw, strlen(raw));
-    if (!s)
-        return SK_E_NOMEM;
-    sk_err e = sk_json_add_str(o, key, s);
-    sk_free(s);
-    return e;
 }
 
 static sk_err display_list(cJSON *o, const char *key, const cs_strlist *l)
@@ -78,10 +60,10 @@ sk_err cs_pyhooks_inventory(const cs_pyhooks_scan *s, cJSON **out, sk_diag *d)
     TRY(sk_json_add_str(root, "schema_version", CS_PYHOOKS_INVENTORY_SCHEMA));
     interp = cJSON_CreateObject();
     TRY(sk_json_add(root, "interpreter", interp));
-    TRY(add_display(interp, "executable", s->info.executable));
+    TRY(cs_json_add_display(interp, "executable", s->info.executable));
     TRY(sk_json_add_str(interp, "version", s->info.version));
-    TRY(add_display(interp, "prefix", s->info.prefix));
-    TRY(add_display(interp, "base_prefix", s->info.base_prefix));
+    TRY(cs_json_add_display(interp, "prefix", s->info.prefix));
+    TRY(cs_json_add_display(interp, "base_prefix", s->info.base_prefix));
     TRY(pythonpath_json(root, s));
     TRY(schedule_json(root, s->profiler_schedule));
     files = cJSON_CreateArray();
@@ -94,7 +76,7 @@ sk_err cs_pyhooks_inventory(const cs_pyhooks_scan *s, cJSON **out, sk_diag *d)
         TRY(sk_json_append(files, f));
         TRY(sk_json_add_str(f, "kind", h->kind));
         TRY(sk_json_add_str(f, "form", h->form));
-        TRY(add_display(f, "path", h->path));
+        TRY(cs_json_add_display(f, "path", h->path));
         TRY(sk_json_add_str(f, "sha256", h->sha256[0] ? h->sha256 : NULL));
     }
     *out = root;
@@ -422,8 +404,8 @@ sk_err cs_blockers_json(cs_blockers *b, cJSON **out)
         cJSON *o = cJSON_CreateObject();
         TRY(sk_json_append(arr, o));
         TRY(sk_json_add_str(o, "blocker", b->v[i].name));
-        TRY(add_display(o, "path", b->v[i].path));
-        TRY(add_display(o, "detail", b->v[i].detail));
+        TRY(cs_json_add_display(o, "path", b->v[i].path));
+        TRY(cs_json_add_display(o, "detail", b->v[i].detail));
     }
     *out = arr;
     arr = NULL;
@@ -442,18 +424,18 @@ static sk_err interpreter_json(cJSON *root, const cs_pyhooks_scan *s)
     const cs_pyinfo *in = &s->info;
     cJSON *o = cJSON_CreateObject(), *fl = NULL;
     TRY(sk_json_add(root, "interpreter", o));
-    TRY(add_display(o, "program", in->program));
-    TRY(add_display(o, "executable", in->executable));
+    TRY(cs_json_add_display(o, "program", in->program));
+    TRY(cs_json_add_display(o, "executable", in->executable));
     TRY(sk_json_add_str(o, "version", in->version));
-    TRY(add_display(o, "prefix", in->prefix));
-    TRY(add_display(o, "base_prefix", in->base_prefix));
-    TRY(add_display(o, "exec_prefix", in->exec_prefix));
-    TRY(add_display(o, "cache_tag", in->cache_tag));
+    TRY(cs_json_add_display(o, "prefix", in->prefix));
+    TRY(cs_json_add_display(o, "base_prefix", in->base_prefix));
+    TRY(cs_json_add_display(o, "exec_prefix", in->exec_prefix));
+    TRY(cs_json_add_display(o, "cache_tag", in->cache_tag));
     TRY(display_list(o, "sys_path", &in->sys_path));
     TRY(sk_json_add_uint(o, "query_entries", in->query_entries));
     TRY(sk_json_add_uint(o, "pythonpath_entries", in->pythonpath_entries));
     TRY(display_list(o, "site_packages", &in->site_packages));
-    TRY(add_display(o, "user_site", in->user_site));
+    TRY(cs_json_add_display(o, "user_site", in->user_site));
     if (in->user_site_enabled < 0)
         TRY(sk_json_add_null(o, "user_site_enabled"));
     else
@@ -485,7 +467,7 @@ sk_err cs_pyhooks_report(const cs_pyhooks_scan *s, cs_blockers *b, const char *i
     env = cJSON_CreateObject();
     TRY(sk_json_add(root, "environment", env));
     TRY(pythonpath_json(env, s));
-    TRY(add_display(env, "pythonstartup", s->pythonstartup));
+    TRY(cs_json_add_display(env, "pythonstartup", s->pythonstartup));
     TRY(sk_json_add(env, "python_variables", cJSON_Duplicate(s->python_env, 1)));
     TRY(sk_json_add(root, "surface", cJSON_Duplicate(s->surface, 1)));
     TRY(sk_json_add(root, "pth_files", cJSON_Duplicate(s->pth_files, 1)));
@@ -498,16 +480,16 @@ sk_err cs_pyhooks_report(const cs_pyhooks_scan *s, cs_blockers *b, const char *i
         TRY(sk_json_append(hooks, o));
         TRY(sk_json_add_str(o, "kind", h->kind));
         TRY(sk_json_add_str(o, "form", h->form));
-        TRY(add_display(o, "path", h->path));
-        TRY(add_display(o, "module", h->module));
+        TRY(cs_json_add_display(o, "path", h->path));
+        TRY(cs_json_add_display(o, "module", h->module));
         TRY(sk_json_add_str(o, "sha256", h->sha256[0] ? h->sha256 : NULL));
         TRY(sk_json_add_bool(o, "symlink", h->symlink));
-        TRY(add_display(o, "detail", h->detail));
+        TRY(cs_json_add_display(o, "detail", h->detail));
     }
     if (inventory_path) {
         cJSON *inv = cJSON_CreateObject();
         TRY(sk_json_add(root, "inventory", inv));
-        TRY(add_display(inv, "path", inventory_path));
+        TRY(cs_json_add_display(inv, "path", inventory_path));
         TRY(sk_json_add_str(inv, "sha256", inventory_sha256));
     } else {
         TRY(sk_json_add_null(root, "inventory"));

@@ -5,6 +5,7 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "analyzer/compile_safety/cs_internal.h"
 
 const char *cs_state_name(cs_state s)
 {
@@ -94,13 +95,6 @@ static sk_err set_rule(cs_decision *dec, int step, cs_state compile, cs_state ru
     dec->rule = sk_strdup(rule);
     return dec->rule ? SK_OK : SK_E_NOMEM;
 }
-
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        e = (x);                                                                                 \
-        if (e)                                                                                   \
-            goto out;                                                                            \
-    } while (0)
 
 sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
 {

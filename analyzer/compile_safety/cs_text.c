@@ -95,13 +95,13 @@ char *cs_display_dup(const char *p, size_t n)
 sk_err cs_json_add_display(cJSON *obj, const char *key, const char *raw)
 {
     if (!raw)
-        return sk_json_add_null(obj, key);
+        return key ? sk_json_add_null(obj, key) : sk_json_append(obj, cJSON_CreateNull());
     char *s = cs_display_dup(raw, strlen(raw));
     if (!s)
         return SK_E_NOMEM;
-    sk_err e = sk_json_add_str(obj, key, s);
+    cJSON *item = cJSON_CreateString(s);
     sk_free(s);
-    return e;
+    return key ? sk_json_add(obj, key, item) : sk_json_append(obj, item);
 }
 
 sk_err cs_json_append_display(cJSON *arr, const char *raw, size_t n)

@@ -22,10 +22,10 @@ int cs_utf8_valid(const char *p, size_t n);
 sk_err cs_append_display(sk_buf *out, const char *p, size_t n);
 /* Newly allocated display form (NULL when out of memory). */
 char *cs_display_dup(const char *p, size_t n);
-
-/* obj[key] = display form of raw (null when raw is NULL); appended to the
- * array arr.  SK_E_NOMEM on failure. */
+/* obj[key] = the display form of raw (null when raw is NULL); appended to the
+ * array obj when key is NULL.  SK_E_NOMEM on failure. */
 sk_err cs_json_add_display(cJSON *obj, const char *key, const char *raw);
+/* The display form of raw[0..n) (which may hold NUL bytes) appended to arr. */
 sk_err cs_json_append_display(cJSON *arr, const char *raw, size_t n);
 
 /* Lowercase hex of p[0..n) appended to out. */

@@ -13,6 +13,7 @@
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_sha256.h"
 #include "analyzer/compile_safety/cs_outputs.h"
+#include "analyzer/compile_safety/cs_internal.h"
 
 const char *cs_un_verdict_name(cs_un_verdict v)
 {
@@ -450,25 +451,6 @@ int cs_uninstall_ok(const cs_uninstall_plan *p)
     return 1;
 }
 
-#define TRY(x)                                                                                   \
-    do {                                                                                         \
-        e = (x);                                                                                 \
-        if (e)                                                                                   \
-            goto out;                                                                            \
-    } while (0)
-
-static sk_err add_display(cJSON *o, const char *key, const char *raw)
-{
-    if (!raw)
-        return sk_json_add_null(o, key);
-    char *s = cs_display_dup(raw, strlen(raw));
-    if (!s)
-        return SK_E_NOMEM;
-    sk_err e = sk_json_add_str(o, key, s);
-    sk_free(s);
-    return e;
-}
-
 sk_err cs_uninstall_report(const cs_uninstall_plan *p, cJSON **out, sk_diag *d)
 {
     sk_err e = SK_OK;
@@ -481,14 +463,14 @@ sk_err cs_uninstall_report(const cs_uninstall_plan *p, cJSON **out, sk_diag *d)
     TRY(sk_json_add_bool(root, "executed", p->executed));
     cJSON *log = cJSON_CreateObject();
     TRY(sk_json_add(root, "run_log", log));
-    TRY(add_display(log, "path", p->run_log));
+    TRY(cs_json_add_display(log, "path", p->run_log));
     TRY(sk_json_add_str(log, "sha256", p->run_log_sha256));
     TRY(sk_json_add_uint(log, "long_tokens_skipped", p->long_tokens_skipped));
-    TRY(add_display(root, "ascend_home_path", p->ascend_home));
-    TRY(add_display(root, "install_root", p->install_root));
+    TRY(cs_json_add_display(root, "ascend_home_path", p->ascend_home));
+    TRY(cs_json_add_display(root, "install_root", p->install_root));
     cJSON *ou = cJSON_CreateObject();
     TRY(sk_json_add(root, "outputs", ou));
-    TRY(add_display(ou, "path", p->outputs));
+    TRY(cs_json_add_display(ou, "path", p->outputs));
     TRY(sk_json_add_bool(ou, "exists", p->outputs_exist));
     pk = cJSON_CreateArray();
     TRY(sk_json_add(root, "packages", pk));
@@ -505,9 +487,9 @@ sk_err cs_uninstall_report(const cs_uninstall_plan *p, cJSON **out, sk_diag *d)
         const cs_un_candidate *c = &p->v[i];
         cJSON *o = cJSON_CreateObject(), *r = NULL;
         TRY(sk_json_append(cs, o));
-        TRY(add_display(o, "path", c->path));
-        TRY(add_display(o, "package", c->package));
-        TRY(add_display(o, "expected", c->expected));
+        TRY(cs_json_add_display(o, "path", c->path));
+        TRY(cs_json_add_display(o, "package", c->package));
+        TRY(cs_json_add_display(o, "expected", c->expected));
         TRY(sk_json_add_str(o, "verdict", cs_un_verdict_name(c->verdict)));
         r = cJSON_CreateArray();
         TRY(sk_json_add(o, "reasons", r));

@@ -55,6 +55,8 @@ typedef struct dcci_opts {
     void *progress_ctx;
     const char *tmpdir;              /* directory for the sample store's temporary file
                                         (NULL: /tmp); the CLI passes $TMPDIR */
+    unsigned hash_threads;           /* threads hashing the sealed evidence, 0 = online
+                                        CPUs; the CLI passes $SK_HASH_THREADS */
     int serial;                      /* run the sides one after the other on the calling
                                         thread (deterministic allocation order for
                                         fault-injection tests) */

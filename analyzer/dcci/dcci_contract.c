@@ -103,7 +103,9 @@ sk_err dcci_contract_open(dcci_analysis *a, const char *const args[2], int *viol
         return e;
     ac_set_entry entries[2] = {{DCCI_ROLE_O0, a->side[0].in.manifest_path},
                                {DCCI_ROLE_DISABLE_ALL, a->side[1].in.manifest_path}};
-    ac_set_opts opts = {.strict_root = AC_STRICT_DEFAULT, .deferred_file_roles = deferred_roles};
+    ac_set_opts opts = {.strict_root = AC_STRICT_DEFAULT,
+                        .deferred_file_roles = deferred_roles,
+                        .threads = a->opts.hash_threads};
     e = classify(ac_set_open(entries, 2, &opts, &a->contract, &od), &od, violation, vd, d);
     if (e || *violation)
         return e;

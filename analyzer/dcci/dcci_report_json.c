@@ -2,97 +2,23 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_build.h"
 #include "artifact_contract/base/sk_version.h"
 #include "analyzer/dcci/dcci_compare.h"
 #include "analyzer/dcci/dcci_report.h"
 
-/* Builders record the first failure and turn every later call into a no-op,
- * so a tree is built without an error check per member. */
-typedef struct jb {
-    sk_err e;
-    sk_diag *d;
-} jb;
-
-static void jb_fail(jb *b, sk_err e)
-{
-    if (!b->e) {
-        b->e = e;
-        if (e == SK_E_NOMEM)
-            sk_diag_set(b->d, SK_E_NOMEM, "", 0, "out of memory writing the report");
-    }
-}
-
-static cJSON *obj(jb *b)
-{
-    cJSON *o = b->e ? NULL : cJSON_CreateObject();
-    if (!o)
-        jb_fail(b, SK_E_NOMEM);
-    return o;
-}
-
-static cJSON *arr(jb *b)
-{
-    cJSON *o = b->e ? NULL : cJSON_CreateArray();
-    if (!o)
-        jb_fail(b, SK_E_NOMEM);
-    return o;
-}
-
-/* Adds item to o under key (or appends when key is NULL); consumes item. */
-static void put(jb *b, cJSON *o, const char *key, cJSON *item)
-{
-    if (b->e || !o) {
-        cJSON_Delete(item);
-        return;
-    }
-    sk_err e = key ? sk_json_add(o, key, item) : sk_json_append(o, item);
-    if (e)
-        jb_fail(b, e);
-}
-
-static void put_str(jb *b, cJSON *o, const char *key, const char *s)
-{
-    if (b->e)
-        return;
-    put(b, o, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
-static void put_u64(jb *b, cJSON *o, const char *key, uint64_t v)
-{
-    if (!b->e)
-        put(b, o, key, sk_json_new_uint(v));
-}
-
-static void put_bool(jb *b, cJSON *o, const char *key, int v)
-{
-    if (!b->e)
-        put(b, o, key, cJSON_CreateBool(v != 0));
-}
-
-static void put_null(jb *b, cJSON *o, const char *key)
-{
-    if (!b->e)
-        put(b, o, key, cJSON_CreateNull());
-}
-
-static void put_float(jb *b, cJSON *o, const char *key, double v)
-{
-    if (!b->e)
-        put(b, o, key, sk_json_new_float(v));
-}
-
 /* num / den nanoseconds as exact µs. */
-static void put_us(jb *b, cJSON *o, const char *key, num_i128 num, uint32_t den)
+static void put_us(sk_jb *b, cJSON *o, const char *key, num_i128 num, uint32_t den)
 {
     char text[96];
-    if (b->e)
+    if (b->err)
         return;
     sk_err e = dcci_us_text(num, den, text, sizeof text, b->d);
     if (e) {
-        jb_fail(b, e);
+        sk_jb_fail(b, e);
         return;
     }
-    put(b, o, key, sk_json_new_literal(text));
+    sk_jb_put(b, o, key, sk_jb_literal(b, text));
 }
 
 /* The mean rounded to the nearest ns (ties to even): the exact mean of n
@@ -109,12 +35,12 @@ static int64_t mean_ns(const num_stats *s)
     return (int64_t)q;
 }
 
-static cJSON *stats_obj(jb *b, const num_stats *s)
+static cJSON *stats_obj(sk_jb *b, const num_stats *s)
 {
     if (!s)
-        return b->e ? NULL : cJSON_CreateNull();
-    cJSON *o = obj(b);
-    put_u64(b, o, "count", s->count);
+        return sk_jb_null(b);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_uint(b, o, "count", s->count);
     put_us(b, o, "min_us", s->min, 1);
     put_us(b, o, "max_us", s->max, 1);
     put_us(b, o, "mean_us", mean_ns(s), 1);
@@ -124,75 +50,74 @@ static cJSON *stats_obj(jb *b, const num_stats *s)
     return o;
 }
 
-static void put_class(jb *b, cJSON *o, const dcci_classification *c, int invalid_rows)
+static void put_class(sk_jb *b, cJSON *o, const dcci_classification *c, int invalid_rows)
 {
     const char *names[DCCI_REASON_COUNT + 1];
     size_t n = dcci_classify_reason_names(c->reasons, names, DCCI_REASON_COUNT);
-    put_str(b, o, "class", dcci_class_name(c->cls));
-    cJSON *reasons = arr(b);
+    sk_jb_put_str(b, o, "class", dcci_class_name(c->cls));
+    cJSON *reasons = sk_jb_arr(b);
     if (invalid_rows)
-        put_str(b, reasons, NULL, "invalid_profile_occurrence");
+        sk_jb_put_str(b, reasons, NULL, "invalid_profile_occurrence");
     for (size_t i = 0; i < n; i++)
-        put_str(b, reasons, NULL, names[i]);
-    put(b, o, "reasons", reasons);
+        sk_jb_put_str(b, reasons, NULL, names[i]);
+    sk_jb_put(b, o, "reasons", reasons);
     if (c->has_values) {
-        put_float(b, o, "noise_pct", c->noise_pct);
+        sk_jb_put_float(b, o, "noise_pct", c->noise_pct);
         put_us(b, o, "improvement_us", c->improvement_ns_x2, 2);
-        put_float(b, o, "improvement_pct", c->improvement_pct);
+        sk_jb_put_float(b, o, "improvement_pct", c->improvement_pct);
     } else {
-        put_null(b, o, "noise_pct");
-        put_null(b, o, "improvement_us");
-        put_null(b, o, "improvement_pct");
+        sk_jb_put_null(b, o, "noise_pct");
+        sk_jb_put_null(b, o, "improvement_us");
+        sk_jb_put_null(b, o, "improvement_pct");
     }
 }
 
-static cJSON *pair_of(jb *b, cJSON *x, cJSON *y)
+static cJSON *pair_of(sk_jb *b, cJSON *x, cJSON *y)
 {
-    cJSON *o = obj(b);
-    put(b, o, DCCI_SIDE_O0, x);
-    put(b, o, DCCI_SIDE_DISABLE_ALL, y);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put(b, o, DCCI_SIDE_O0, x);
+    sk_jb_put(b, o, DCCI_SIDE_DISABLE_ALL, y);
     return o;
 }
 
-static cJSON *str_pair(jb *b, const char *x, const char *y)
+static cJSON *str_pair(sk_jb *b, const char *x, const char *y)
 {
-    return pair_of(b, b->e ? NULL : x ? cJSON_CreateString(x) : cJSON_CreateNull(),
-                   b->e ? NULL : y ? cJSON_CreateString(y) : cJSON_CreateNull());
+    return pair_of(b, sk_jb_str(b, x), sk_jb_str(b, y));
 }
 
-static cJSON *u64_pair(jb *b, uint64_t x, uint64_t y)
+static cJSON *u64_pair(sk_jb *b, uint64_t x, uint64_t y)
 {
-    return pair_of(b, b->e ? NULL : sk_json_new_uint(x), b->e ? NULL : sk_json_new_uint(y));
+    return pair_of(b, sk_jb_uint(b, x), sk_jb_uint(b, y));
 }
 
 /* ------------------------------------------------------------ issues */
 
-static cJSON *issue_obj(jb *b, const dcci_issue *it)
+static cJSON *issue_obj(sk_jb *b, const dcci_issue *it)
 {
-    cJSON *o = obj(b);
-    put_str(b, o, "gate", dcci_gate_name(it->gate));
-    put_str(b, o, "code", it->code);
-    put_str(b, o, "side", it->side);
-    put_str(b, o, "file", it->file);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_str(b, o, "gate", dcci_gate_name(it->gate));
+    sk_jb_put_str(b, o, "code", it->code);
+    sk_jb_put_str(b, o, "side", it->side);
+    sk_jb_put_str(b, o, "file", it->file);
     if (it->line)
-        put_u64(b, o, "line", it->line);
+        sk_jb_put_uint(b, o, "line", it->line);
     else
-        put_null(b, o, "line");
-    put_str(b, o, "message", it->message);
-    put_u64(b, o, "more", it->more);
+        sk_jb_put_null(b, o, "line");
+    sk_jb_put_str(b, o, "message", it->message);
+    sk_jb_put_uint(b, o, "more", it->more);
     return o;
 }
 
 /* Issues of gate g (all gates when g < 0): O0 side, disable-all side, then
  * cross-side ones. */
-static cJSON *issues_arr(jb *b, const dcci_analysis *a, int g)
+static cJSON *issues_arr(sk_jb *b, const dcci_analysis *a, int g)
 {
-    cJSON *out = arr(b);
+    cJSON *out = sk_jb_arr(b);
     const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
     for (int l = 0; l < 3; l++)
         for (size_t i = 0; i < lists[l]->n; i++)
             if (g < 0 || (int)lists[l]->v[i].gate == g)
-                put(b, out, NULL, issue_obj(b, &lists[l]->v[i]));
+                sk_jb_put(b, out, NULL, issue_obj(b, &lists[l]->v[i]));
     return out;
 }
 
@@ -240,517 +165,519 @@ static int meta_complete(const dcci_side *s)
     return 1;
 }
 
-static cJSON *side_inputs(jb *b, const dcci_analysis *a, int i)
+static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
 {
     const dcci_side *s = &a->side[i];
-    cJSON *o = obj(b);
-    put_str(b, o, "root", s->in.root);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_str(b, o, "root", s->in.root);
     if (s->in.has_manifest) {
-        cJSON *m = obj(b);
-        put_str(b, m, "path", s->in.manifest_path);
-        put_str(b, m, "sha256", s->in.manifest_sha256);
-        put_str(b, m, "manifest_fingerprint",
+        cJSON *m = sk_jb_obj(b);
+        sk_jb_put_str(b, m, "path", s->in.manifest_path);
+        sk_jb_put_str(b, m, "sha256", s->in.manifest_sha256);
+        sk_jb_put_str(b, m, "manifest_fingerprint",
                 s->in.manifest_fingerprint[0] ? s->in.manifest_fingerprint : NULL);
-        put_str(b, m, "capture_role", s->in.capture_role);
-        put_str(b, m, "round_id", s->in.round_id);
-        put_bool(b, m, "validated", s->in.sealed);
-        put(b, o, "manifest", m);
+        sk_jb_put_str(b, m, "capture_role", s->in.capture_role);
+        sk_jb_put_str(b, m, "round_id", s->in.round_id);
+        sk_jb_put_bool(b, m, "validated", s->in.sealed);
+        sk_jb_put(b, o, "manifest", m);
     } else {
-        put_null(b, o, "manifest");
+        sk_jb_put_null(b, o, "manifest");
     }
-    cJSON *files = arr(b);
+    cJSON *files = sk_jb_arr(b);
     for (size_t f = 0; f < s->in.nfiles; f++) {
         const dcci_file *df = &s->in.files[f];
-        cJSON *x = obj(b);
-        put_str(b, x, "role", df->role);
-        put_str(b, x, "path", df->relpath);
-        put_str(b, x, "sha256", df->read ? df->sha256 : df->has_expected ? df->expected_sha256
+        cJSON *x = sk_jb_obj(b);
+        sk_jb_put_str(b, x, "role", df->role);
+        sk_jb_put_str(b, x, "path", df->relpath);
+        sk_jb_put_str(b, x, "sha256", df->read ? df->sha256 : df->has_expected ? df->expected_sha256
                                                                           : NULL);
-        put_str(b, x, "recorded_sha256", df->has_expected ? df->expected_sha256 : NULL);
-        put_str(b, x, "hashed_by", df->read ? "analyzer" : df->has_expected ? "validator" : NULL);
+        sk_jb_put_str(b, x, "recorded_sha256", df->has_expected ? df->expected_sha256 : NULL);
+        sk_jb_put_str(b, x, "hashed_by",
+                      df->read ? "analyzer" : df->has_expected ? "validator" : NULL);
         if (df->read) {
-            put_u64(b, x, "bytes", df->raw_bytes);
-            put_u64(b, x, "decoded_bytes", df->decoded_bytes);
-            put_bool(b, x, "zstd", df->zstd);
+            sk_jb_put_uint(b, x, "bytes", df->raw_bytes);
+            sk_jb_put_uint(b, x, "decoded_bytes", df->decoded_bytes);
+            sk_jb_put_bool(b, x, "zstd", df->zstd);
         } else {
-            put_null(b, x, "bytes");
-            put_null(b, x, "decoded_bytes");
-            put_null(b, x, "zstd");
+            sk_jb_put_null(b, x, "bytes");
+            sk_jb_put_null(b, x, "decoded_bytes");
+            sk_jb_put_null(b, x, "zstd");
         }
-        put(b, files, NULL, x);
+        sk_jb_put(b, files, NULL, x);
     }
-    put(b, o, "files", files);
+    sk_jb_put(b, o, "files", files);
 
-    cJSON *c = obj(b);
-    cJSON *kd = obj(b);
-    put_u64(b, kd, "files", count_kind(s, DCCI_KIND_KERNEL_DETAILS));
-    put_u64(b, kd, "rows", s->kd_rows);
-    put_u64(b, kd, "sk_rows", s->kd_sk_rows);
-    put_u64(b, kd, "sk_rows_rejected", s->kd_sk_rows_rejected);
-    put_u64(b, kd, "sk_rows_unmapped", s->kd_sk_rows_unmapped);
-    put_u64(b, kd, "rows_rounded_below_ns", s->kd_rounded_rows);
-    put_bool(b, kd, "complete",
+    cJSON *c = sk_jb_obj(b);
+    cJSON *kd = sk_jb_obj(b);
+    sk_jb_put_uint(b, kd, "files", count_kind(s, DCCI_KIND_KERNEL_DETAILS));
+    sk_jb_put_uint(b, kd, "rows", s->kd_rows);
+    sk_jb_put_uint(b, kd, "sk_rows", s->kd_sk_rows);
+    sk_jb_put_uint(b, kd, "sk_rows_rejected", s->kd_sk_rows_rejected);
+    sk_jb_put_uint(b, kd, "sk_rows_unmapped", s->kd_sk_rows_unmapped);
+    sk_jb_put_uint(b, kd, "rows_rounded_below_ns", s->kd_rounded_rows);
+    sk_jb_put_bool(b, kd, "complete",
              count_kind(s, DCCI_KIND_KERNEL_DETAILS) && !s->kd_sk_rows_unmapped);
-    put(b, c, "kernel_details", kd);
-    cJSON *meta = obj(b);
-    put_u64(b, meta, "models", s->nmodels);
-    put_u64(b, meta, "fused_sks", s->nsks);
-    put_bool(b, meta, "complete", meta_complete(s));
-    put(b, c, "sk_meta", meta);
-    cJSON *prof = obj(b);
-    put_u64(b, prof, "files", count_kind(s, DCCI_KIND_SK_PROF));
-    put_bool(b, prof, "buffer_full", s->nbuffer_full != 0);
-    put_bool(b, prof, "complete", sk_prof_complete(s));
-    put(b, c, "sk_prof", prof);
-    put(b, o, "completeness", c);
+    sk_jb_put(b, c, "kernel_details", kd);
+    cJSON *meta = sk_jb_obj(b);
+    sk_jb_put_uint(b, meta, "models", s->nmodels);
+    sk_jb_put_uint(b, meta, "fused_sks", s->nsks);
+    sk_jb_put_bool(b, meta, "complete", meta_complete(s));
+    sk_jb_put(b, c, "sk_meta", meta);
+    cJSON *prof = sk_jb_obj(b);
+    sk_jb_put_uint(b, prof, "files", count_kind(s, DCCI_KIND_SK_PROF));
+    sk_jb_put_bool(b, prof, "buffer_full", s->nbuffer_full != 0);
+    sk_jb_put_bool(b, prof, "complete", sk_prof_complete(s));
+    sk_jb_put(b, c, "sk_prof", prof);
+    sk_jb_put(b, o, "completeness", c);
 
-    cJSON *on = obj(b);
+    cJSON *on = sk_jb_obj(b);
     if (s->in.has_sk_on)
-        put_u64(b, on, "manifest", (uint64_t)s->in.sk_on);
+        sk_jb_put_uint(b, on, "manifest", (uint64_t)s->in.sk_on);
     else
-        put_null(b, on, "manifest");
-    put_str(b, on, "log_state", rd_prof_state_name(s->prof_state));
+        sk_jb_put_null(b, on, "manifest");
+    sk_jb_put_str(b, on, "log_state", rd_prof_state_name(s->prof_state));
     if (s->prof_state == RD_PROF_ON)
-        put_u64(b, on, "log", s->prof_kb);
+        sk_jb_put_uint(b, on, "log", s->prof_kb);
     else
-        put_null(b, on, "log");
-    put_str(b, on, "log_file", s->prof_file);
+        sk_jb_put_null(b, on, "log");
+    sk_jb_put_str(b, on, "log_file", s->prof_file);
     if (s->prof_line)
-        put_u64(b, on, "log_line", s->prof_line);
+        sk_jb_put_uint(b, on, "log_line", s->prof_line);
     else
-        put_null(b, on, "log_line");
-    put_u64(b, on, "records_per_core", a->capacity[i]);
-    put(b, o, "ascend_prof_sk_on", on);
+        sk_jb_put_null(b, on, "log_line");
+    sk_jb_put_uint(b, on, "records_per_core", a->capacity[i]);
+    sk_jb_put(b, o, "ascend_prof_sk_on", on);
     if (s->in.has_warmup)
-        put_u64(b, o, "workload_warmup", (uint64_t)s->in.warmup);
+        sk_jb_put_uint(b, o, "workload_warmup", (uint64_t)s->in.warmup);
     else
-        put_null(b, o, "workload_warmup");
-    put_str(b, o, "options_file", s->options_file);
+        sk_jb_put_null(b, o, "workload_warmup");
+    sk_jb_put_str(b, o, "options_file", s->options_file);
     return o;
 }
 
-static cJSON *inputs_obj(jb *b, const dcci_analysis *a)
+static cJSON *inputs_obj(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *o = obj(b);
-    put_str(b, o, "mode", a->opts.unsealed ? "unsealed" : "sealed");
-    put(b, o, DCCI_SIDE_O0, side_inputs(b, a, 0));
-    put(b, o, DCCI_SIDE_DISABLE_ALL, side_inputs(b, a, 1));
-    if (a->contract_summary && !b->e) {
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_str(b, o, "mode", a->opts.unsealed ? "unsealed" : "sealed");
+    sk_jb_put(b, o, DCCI_SIDE_O0, side_inputs(b, a, 0));
+    sk_jb_put(b, o, DCCI_SIDE_DISABLE_ALL, side_inputs(b, a, 1));
+    if (a->contract_summary && !b->err) {
         cJSON *c = cJSON_Duplicate(a->contract_summary, 1);
         if (!c)
-            jb_fail(b, SK_E_NOMEM);
-        put(b, o, "contract", c);
+            sk_jb_fail(b, SK_E_NOMEM);
+        sk_jb_put(b, o, "contract", c);
     } else {
-        put_null(b, o, "contract");
+        sk_jb_put_null(b, o, "contract");
     }
     return o;
 }
 
 /* ------------------------------------------------------------ thresholds */
 
-static cJSON *thresholds_obj(jb *b, const dcci_analysis *a)
+static cJSON *thresholds_obj(sk_jb *b, const dcci_analysis *a)
 {
     const dcci_classify_opts *c = &a->opts.classify;
     char pct[64];
-    cJSON *o = obj(b);
-    put_u64(b, o, "min_occurrences", c->min_occurrences);
-    put_u64(b, o, "hard_min_occurrences", DCCI_CLASSIFY_HARD_MIN_OCCURRENCES);
-    if (!b->e) {
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_uint(b, o, "min_occurrences", c->min_occurrences);
+    sk_jb_put_uint(b, o, "hard_min_occurrences", DCCI_CLASSIFY_HARD_MIN_OCCURRENCES);
+    if (!b->err) {
         sk_err e = num_exact_format(c->min_relative_milli_pct, 1000, 0, pct, sizeof pct, b->d);
         if (e)
-            jb_fail(b, e);
+            sk_jb_fail(b, e);
         else
-            put(b, o, "min_relative_pct", sk_json_new_literal(pct));
+            sk_jb_put(b, o, "min_relative_pct", sk_jb_literal(b, pct));
     }
     put_us(b, o, "min_abs_us", c->min_abs_ns, 1);
-    put_u64(b, o, "warmup_steps", a->opts.warmup_steps);
-    cJSON *wl = obj(b);
+    sk_jb_put_uint(b, o, "warmup_steps", a->opts.warmup_steps);
+    cJSON *wl = sk_jb_obj(b);
     for (int i = 0; i < 2; i++) {
-        cJSON *x = obj(b);
-        put_u64(b, x, "value", a->warmup_launches[i]);
-        put_str(b, x, "source", dcci_value_source_name(a->warmup_launches_source[i]));
-        put(b, wl, a->side[i].name, x);
+        cJSON *x = sk_jb_obj(b);
+        sk_jb_put_uint(b, x, "value", a->warmup_launches[i]);
+        sk_jb_put_str(b, x, "source", dcci_value_source_name(a->warmup_launches_source[i]));
+        sk_jb_put(b, wl, a->side[i].name, x);
     }
-    put(b, o, "warmup_launches", wl);
-    put_str(b, o, "baseline", DCCI_SIDE_O0);
-    put_str(b, o, "candidate", DCCI_SIDE_DISABLE_ALL);
-    cJSON *sel = arr(b);
-    put_str(b, sel, NULL, dcci_metric_name(DCCI_M_WALL));
-    put_str(b, sel, NULL, dcci_metric_name(DCCI_M_MAX_LANE));
-    put(b, o, "child_selection_metrics", sel);
+    sk_jb_put(b, o, "warmup_launches", wl);
+    sk_jb_put_str(b, o, "baseline", DCCI_SIDE_O0);
+    sk_jb_put_str(b, o, "candidate", DCCI_SIDE_DISABLE_ALL);
+    cJSON *sel = sk_jb_arr(b);
+    sk_jb_put_str(b, sel, NULL, dcci_metric_name(DCCI_M_WALL));
+    sk_jb_put_str(b, sel, NULL, dcci_metric_name(DCCI_M_MAX_LANE));
+    sk_jb_put(b, o, "child_selection_metrics", sel);
     return o;
 }
 
 /* ------------------------------------------------------------ SKs */
 
-static cJSON *position_obj(jb *b, const dcci_sk *k)
+static cJSON *position_obj(sk_jb *b, const dcci_sk *k)
 {
     if (!k->has_position)
-        return b->e ? NULL : cJSON_CreateNull();
-    cJSON *o = obj(b);
-    put_u64(b, o, "stream_idx_in_graph", k->pos_stream);
-    put_u64(b, o, "node_idx_in_stream", k->pos_node);
-    put_str(b, o, "source", k->position_from_graph ? "sk_graph_origin" : "sk_fused_nodes");
+        return sk_jb_null(b);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_uint(b, o, "stream_idx_in_graph", k->pos_stream);
+    sk_jb_put_uint(b, o, "node_idx_in_stream", k->pos_node);
+    sk_jb_put_str(b, o, "source", k->position_from_graph ? "sk_graph_origin" : "sk_fused_nodes");
     return o;
 }
 
-static cJSON *sk_ref(jb *b, const dcci_side *s, const dcci_sk *k)
+static cJSON *sk_ref(sk_jb *b, const dcci_side *s, const dcci_sk *k)
 {
-    cJSON *o = obj(b);
-    put_str(b, o, "side", s->name);
-    put_str(b, o, "key_id", k->key_id);
-    put_u64(b, o, "occurrence", k->occurrence);
-    put_str(b, o, "name", k->fused->name);
-    put_str(b, o, "model_dir", s->models[k->model].dir);
-    put_u64(b, o, "scope_id", k->fused->scope_id);
-    put(b, o, "position", position_obj(b, k));
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_str(b, o, "side", s->name);
+    sk_jb_put_str(b, o, "key_id", k->key_id);
+    sk_jb_put_uint(b, o, "occurrence", k->occurrence);
+    sk_jb_put_str(b, o, "name", k->fused->name);
+    sk_jb_put_str(b, o, "model_dir", s->models[k->model].dir);
+    sk_jb_put_uint(b, o, "scope_id", k->fused->scope_id);
+    sk_jb_put(b, o, "position", position_obj(b, k));
     return o;
 }
 
-static cJSON *matching_obj(jb *b, const dcci_analysis *a)
+static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *o = obj(b);
-    put(b, o, "sks", u64_pair(b, a->side[0].nsks, a->side[1].nsks));
-    put_u64(b, o, "matched", a->align.npairs);
-    put_u64(b, o, "paired_by_rank", a->align.paired_by_rank);
-    put(b, o, "unmatched", u64_pair(b, a->align.unmatched[0], a->align.unmatched[1]));
-    put(b, o, "ambiguous", u64_pair(b, a->align.ambiguous[0], a->align.ambiguous[1]));
-    cJSON *ex = arr(b);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put(b, o, "sks", u64_pair(b, a->side[0].nsks, a->side[1].nsks));
+    sk_jb_put_uint(b, o, "matched", a->align.npairs);
+    sk_jb_put_uint(b, o, "paired_by_rank", a->align.paired_by_rank);
+    sk_jb_put(b, o, "unmatched", u64_pair(b, a->align.unmatched[0], a->align.unmatched[1]));
+    sk_jb_put(b, o, "ambiguous", u64_pair(b, a->align.ambiguous[0], a->align.ambiguous[1]));
+    cJSON *ex = sk_jb_arr(b);
     for (int s = 0; s < 2; s++)
         for (size_t i = 0; i < a->side[s].nsks; i++) {
             const dcci_sk *k = &a->side[s].sks[i];
             if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
                 continue;
             cJSON *x = sk_ref(b, &a->side[s], k);
-            put_str(b, x, "state", k->match == DCCI_UNMATCHED ? "unmatched" : "ambiguous");
-            put_str(b, x, "reason", k->match_reason);
-            put(b, ex, NULL, x);
+            sk_jb_put_str(b, x, "state", k->match == DCCI_UNMATCHED ? "unmatched" : "ambiguous");
+            sk_jb_put_str(b, x, "reason", k->match_reason);
+            sk_jb_put(b, ex, NULL, x);
         }
-    put(b, o, "excluded", ex);
+    sk_jb_put(b, o, "excluded", ex);
     return o;
 }
 
-static cJSON *prof_sk_obj(jb *b, const dcci_sk *k)
+static cJSON *prof_sk_obj(sk_jb *b, const dcci_sk *k)
 {
     const dcci_prof_result *p = dcci_prof_sk_result(k);
     if (!p)
-        return b->e ? NULL : cJSON_CreateNull();
-    cJSON *o = obj(b);
-    put_u64(b, o, "launches", p->launches);
-    put_u64(b, o, "warmup_dropped", p->warmup_dropped);
-    put_u64(b, o, "analysed", p->analysed);
-    put(b, o, "parent_span", stats_obj(b, p->has_span ? &p->parent_span : NULL));
-    put(b, o, "lane_work", stats_obj(b, p->has_lane_work ? &p->lane_work : NULL));
-    put_u64(b, o, "parent_records", p->parent_records);
-    put_u64(b, o, "child_records", p->child_records);
-    put_u64(b, o, "orphan_records", p->orphans);
-    put_u64(b, o, "late_records", p->late_records);
-    put_u64(b, o, "overlapping_launches", p->overlapping);
-    put_u64(b, o, "symbol_mismatches", p->symbol_mismatches);
+        return sk_jb_null(b);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_uint(b, o, "launches", p->launches);
+    sk_jb_put_uint(b, o, "warmup_dropped", p->warmup_dropped);
+    sk_jb_put_uint(b, o, "analysed", p->analysed);
+    sk_jb_put(b, o, "parent_span", stats_obj(b, p->has_span ? &p->parent_span : NULL));
+    sk_jb_put(b, o, "lane_work", stats_obj(b, p->has_lane_work ? &p->lane_work : NULL));
+    sk_jb_put_uint(b, o, "parent_records", p->parent_records);
+    sk_jb_put_uint(b, o, "child_records", p->child_records);
+    sk_jb_put_uint(b, o, "orphan_records", p->orphans);
+    sk_jb_put_uint(b, o, "late_records", p->late_records);
+    sk_jb_put_uint(b, o, "overlapping_launches", p->overlapping);
+    sk_jb_put_uint(b, o, "symbol_mismatches", p->symbol_mismatches);
     return o;
 }
 
-static cJSON *rows_obj(jb *b, const dcci_sk *k)
+static cJSON *rows_obj(sk_jb *b, const dcci_sk *k)
 {
-    cJSON *o = obj(b);
-    put_u64(b, o, "sk_rows", k->nsamples + k->rejected_rows);
-    put_u64(b, o, "warmup_dropped", k->warmup_rows);
-    put_u64(b, o, "rejected", k->rejected_rows);
-    put_u64(b, o, "samples", k->has_stats ? k->stats.count : 0);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put_uint(b, o, "sk_rows", k->nsamples + k->rejected_rows);
+    sk_jb_put_uint(b, o, "warmup_dropped", k->warmup_rows);
+    sk_jb_put_uint(b, o, "rejected", k->rejected_rows);
+    sk_jb_put_uint(b, o, "samples", k->has_stats ? k->stats.count : 0);
     return o;
 }
 
-static void put_regression(jb *b, cJSON *o, const dcci_analysis *a, const dcci_sk_result *r)
+static void put_regression(sk_jb *b, cJSON *o, const dcci_analysis *a, const dcci_sk_result *r)
 {
     const num_stats *x = &a->side[0].sks[r->o0].stats, *y = &a->side[1].sks[r->dis].stats;
     if (r->cls.has_values)
-        put_float(b, o, "regression_pct",
+        sk_jb_put_float(b, o, "regression_pct",
                   num_i128_ratio_double(100 * (y->p50_x2 - x->p50_x2), x->p50_x2));
     else
-        put_null(b, o, "regression_pct");
+        sk_jb_put_null(b, o, "regression_pct");
 }
 
-static cJSON *sks_arr(jb *b, const dcci_analysis *a)
+static cJSON *sks_arr(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *out = arr(b);
-    for (size_t i = 0; i < a->nresults && !b->e; i++) {
+    cJSON *out = sk_jb_arr(b);
+    for (size_t i = 0; i < a->nresults && !b->err; i++) {
         const dcci_sk_result *r = &a->results[i];
         const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
-        cJSON *o = obj(b);
+        cJSON *o = sk_jb_obj(b);
         cJSON *key = NULL;
-        put_str(b, o, "key_id", k0->key_id);
-        if (!b->e) {
+        sk_jb_put_str(b, o, "key_id", k0->key_id);
+        if (!b->err) {
             sk_err e = sk_json_parse(k0->key_text, strlen(k0->key_text), NULL, &key, b->d);
             if (e)
-                jb_fail(b, e);
+                sk_jb_fail(b, e);
         }
-        put(b, o, "key", key);
-        put(b, o, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
-        put(b, o, "position", pair_of(b, position_obj(b, k0), position_obj(b, k1)));
-        put_bool(b, o, "paired_by_rank", k0->paired_by_rank);
-        put(b, o, "names", str_pair(b, k0->fused->name, k1->fused->name));
-        put(b, o, "model_dirs",
+        sk_jb_put(b, o, "key", key);
+        sk_jb_put(b, o, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
+        sk_jb_put(b, o, "position", pair_of(b, position_obj(b, k0), position_obj(b, k1)));
+        sk_jb_put_bool(b, o, "paired_by_rank", k0->paired_by_rank);
+        sk_jb_put(b, o, "names", str_pair(b, k0->fused->name, k1->fused->name));
+        sk_jb_put(b, o, "model_dirs",
             str_pair(b, a->side[0].models[k0->model].dir, a->side[1].models[k1->model].dir));
-        put(b, o, "scope_ids", u64_pair(b, k0->fused->scope_id, k1->fused->scope_id));
+        sk_jb_put(b, o, "scope_ids", u64_pair(b, k0->fused->scope_id, k1->fused->scope_id));
         put_class(b, o, &r->cls, r->invalid_rows);
         put_regression(b, o, a, r);
-        put(b, o, "stats", pair_of(b, stats_obj(b, k0->has_stats ? &k0->stats : NULL),
+        sk_jb_put(b, o, "stats", pair_of(b, stats_obj(b, k0->has_stats ? &k0->stats : NULL),
                                    stats_obj(b, k1->has_stats ? &k1->stats : NULL)));
-        put(b, o, "kernel_details", pair_of(b, rows_obj(b, k0), rows_obj(b, k1)));
-        put(b, o, "sk_prof", pair_of(b, prof_sk_obj(b, k0), prof_sk_obj(b, k1)));
-        put(b, out, NULL, o);
+        sk_jb_put(b, o, "kernel_details", pair_of(b, rows_obj(b, k0), rows_obj(b, k1)));
+        sk_jb_put(b, o, "sk_prof", pair_of(b, prof_sk_obj(b, k0), prof_sk_obj(b, k1)));
+        sk_jb_put(b, out, NULL, o);
     }
     return out;
 }
 
 /* ------------------------------------------------------------ children */
 
-static cJSON *metric_obj(jb *b, const dcci_child_metric *m, int selects)
+static cJSON *metric_obj(sk_jb *b, const dcci_child_metric *m, int selects)
 {
-    cJSON *o = obj(b);
+    cJSON *o = sk_jb_obj(b);
     put_class(b, o, &m->cls, 0);
-    put_bool(b, o, "selects", selects);
-    put(b, o, "stats", pair_of(b, stats_obj(b, m->o0), stats_obj(b, m->dis)));
+    sk_jb_put_bool(b, o, "selects", selects);
+    sk_jb_put(b, o, "stats", pair_of(b, stats_obj(b, m->o0), stats_obj(b, m->dis)));
     return o;
 }
 
-static cJSON *children_arr(jb *b, const dcci_analysis *a)
+static cJSON *children_arr(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *out = arr(b);
-    for (size_t i = 0; i < a->nslow && !b->e; i++) {
+    cJSON *out = sk_jb_arr(b);
+    for (size_t i = 0; i < a->nslow && !b->err; i++) {
         const dcci_slow_sk *s = &a->slow[i];
         const dcci_sk_result *r = &a->results[s->result];
         const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
-        cJSON *o = obj(b);
-        put_str(b, o, "key_id", k0->key_id);
-        put(b, o, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
-        put(b, o, "names", str_pair(b, k0->fused->name, k1->fused->name));
+        cJSON *o = sk_jb_obj(b);
+        sk_jb_put_str(b, o, "key_id", k0->key_id);
+        sk_jb_put(b, o, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
+        sk_jb_put(b, o, "names", str_pair(b, k0->fused->name, k1->fused->name));
         put_regression(b, o, a, r);
-        put_str(b, o, "attribution", s->attribution_ok ? "valid" : "blocked");
-        cJSON *rows = arr(b);
+        sk_jb_put_str(b, o, "attribution", s->attribution_ok ? "valid" : "blocked");
+        cJSON *rows = sk_jb_arr(b);
         for (size_t p = 0; p < s->nrows; p++) {
             const dcci_child_row *row = &s->rows[p];
             const rd_sknode *n = k0->children[p].node;
-            cJSON *x = obj(b);
-            put_u64(b, x, "position", row->position);
-            put(b, x, "symbol", str_pair(b, n->func_name, k1->children[p].node->func_name));
-            put_str(b, x, "token", k0->children[p].token);
-            put_str(b, x, "kernel_type", rd_kernel_type_name(n->kernel_type));
-            put_u64(b, x, "num_blocks", n->num_blocks);
-            put(b, x, "complete_launches", u64_pair(b, row->complete[0], row->complete[1]));
-            put(b, x, "incomplete_launches", u64_pair(b, row->incomplete[0], row->incomplete[1]));
-            cJSON *by = arr(b);
+            cJSON *x = sk_jb_obj(b);
+            sk_jb_put_uint(b, x, "position", row->position);
+            sk_jb_put(b, x, "symbol", str_pair(b, n->func_name, k1->children[p].node->func_name));
+            sk_jb_put_str(b, x, "token", k0->children[p].token);
+            sk_jb_put_str(b, x, "kernel_type", rd_kernel_type_name(n->kernel_type));
+            sk_jb_put_uint(b, x, "num_blocks", n->num_blocks);
+            sk_jb_put(b, x, "complete_launches", u64_pair(b, row->complete[0], row->complete[1]));
+            sk_jb_put(b, x, "incomplete_launches",
+                      u64_pair(b, row->incomplete[0], row->incomplete[1]));
+            cJSON *by = sk_jb_arr(b);
             if (row->by_wall)
-                put_str(b, by, NULL, dcci_metric_name(DCCI_M_WALL));
+                sk_jb_put_str(b, by, NULL, dcci_metric_name(DCCI_M_WALL));
             if (row->by_max_lane)
-                put_str(b, by, NULL, dcci_metric_name(DCCI_M_MAX_LANE));
-            put(b, x, "significantly_slower_on", by);
-            put_bool(b, x, "selected", row->selected);
-            cJSON *ms = obj(b);
+                sk_jb_put_str(b, by, NULL, dcci_metric_name(DCCI_M_MAX_LANE));
+            sk_jb_put(b, x, "significantly_slower_on", by);
+            sk_jb_put_bool(b, x, "selected", row->selected);
+            cJSON *ms = sk_jb_obj(b);
             for (int m = 0; m < DCCI_M_COUNT; m++)
-                put(b, ms, dcci_metric_name((dcci_metric)m),
+                sk_jb_put(b, ms, dcci_metric_name((dcci_metric)m),
                     metric_obj(b, &row->m[m], m == DCCI_M_WALL || m == DCCI_M_MAX_LANE));
-            put(b, x, "metrics", ms);
-            put(b, rows, NULL, x);
+            sk_jb_put(b, x, "metrics", ms);
+            sk_jb_put(b, rows, NULL, x);
         }
-        put(b, o, "positions", rows);
-        put(b, out, NULL, o);
+        sk_jb_put(b, o, "positions", rows);
+        sk_jb_put(b, out, NULL, o);
     }
     return out;
 }
 
 /* ------------------------------------------------------------ tokens */
 
-static cJSON *short_metric(jb *b, const dcci_child_metric *m)
+static cJSON *short_metric(sk_jb *b, const dcci_child_metric *m)
 {
-    cJSON *o = obj(b);
+    cJSON *o = sk_jb_obj(b);
     put_class(b, o, &m->cls, 0);
-    put(b, o, "stats", pair_of(b, stats_obj(b, m->o0), stats_obj(b, m->dis)));
+    sk_jb_put(b, o, "stats", pair_of(b, stats_obj(b, m->o0), stats_obj(b, m->dis)));
     return o;
 }
 
-static cJSON *tokens_arr(jb *b, const dcci_analysis *a)
+static cJSON *tokens_arr(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *out = arr(b);
-    for (size_t t = 0; t < a->ntokens && !b->e; t++) {
+    cJSON *out = sk_jb_arr(b);
+    for (size_t t = 0; t < a->ntokens && !b->err; t++) {
         const dcci_token_entry *te = &a->tokens[t];
-        cJSON *o = obj(b);
-        put_str(b, o, "token", te->token);
-        cJSON *norm = obj(b);
-        put_str(b, norm, "canonical", te->report.canonical);
-        put_str(b, norm, "op_from_function", te->report.op_from_function);
-        put_str(b, norm, "compactor", te->report.compactor);
-        cJSON *dis = arr(b);
+        cJSON *o = sk_jb_obj(b);
+        sk_jb_put_str(b, o, "token", te->token);
+        cJSON *norm = sk_jb_obj(b);
+        sk_jb_put_str(b, norm, "canonical", te->report.canonical);
+        sk_jb_put_str(b, norm, "op_from_function", te->report.op_from_function);
+        sk_jb_put_str(b, norm, "compactor", te->report.compactor);
+        cJSON *dis = sk_jb_arr(b);
         if (te->report.disagreements & DCCI_TOKEN_DISAGREE_OP_FROM_FUNCTION)
-            put_str(b, dis, NULL, "op_from_function");
+            sk_jb_put_str(b, dis, NULL, "op_from_function");
         if (te->report.disagreements & DCCI_TOKEN_DISAGREE_COMPACTOR)
-            put_str(b, dis, NULL, "compactor");
-        put(b, norm, "disagreements", dis);
-        put(b, o, "normalisers", norm);
-        cJSON *syms = arr(b);
+            sk_jb_put_str(b, dis, NULL, "compactor");
+        sk_jb_put(b, norm, "disagreements", dis);
+        sk_jb_put(b, o, "normalisers", norm);
+        cJSON *syms = sk_jb_arr(b);
         for (size_t i = 0; i < te->nsymbols; i++)
-            put_str(b, syms, NULL, te->symbols[i]);
-        put(b, o, "symbols", syms);
-        cJSON *contrib = arr(b);
+            sk_jb_put_str(b, syms, NULL, te->symbols[i]);
+        sk_jb_put(b, o, "symbols", syms);
+        cJSON *contrib = sk_jb_arr(b);
         for (size_t c = 0; c < te->ncontrib; c++) {
             const dcci_slow_sk *s = &a->slow[te->contrib[c].slow];
             const dcci_sk_result *r = &a->results[s->result];
             const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
             size_t p = te->contrib[c].position;
             const dcci_child_row *row = &s->rows[p];
-            cJSON *x = obj(b);
-            put_str(b, x, "key_id", k0->key_id);
-            put(b, x, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
-            put_u64(b, x, "position", p);
-            put(b, x, "symbol",
+            cJSON *x = sk_jb_obj(b);
+            sk_jb_put_str(b, x, "key_id", k0->key_id);
+            sk_jb_put(b, x, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
+            sk_jb_put_uint(b, x, "position", p);
+            sk_jb_put(b, x, "symbol",
                 str_pair(b, k0->children[p].node->func_name, k1->children[p].node->func_name));
-            put(b, x, "complete_launches", u64_pair(b, row->complete[0], row->complete[1]));
-            put(b, x, "wall", short_metric(b, &row->m[DCCI_M_WALL]));
-            put(b, x, "max_lane", short_metric(b, &row->m[DCCI_M_MAX_LANE]));
-            put(b, contrib, NULL, x);
+            sk_jb_put(b, x, "complete_launches", u64_pair(b, row->complete[0], row->complete[1]));
+            sk_jb_put(b, x, "wall", short_metric(b, &row->m[DCCI_M_WALL]));
+            sk_jb_put(b, x, "max_lane", short_metric(b, &row->m[DCCI_M_MAX_LANE]));
+            sk_jb_put(b, contrib, NULL, x);
         }
-        put(b, o, "contributors", contrib);
-        put_str(b, o, "regex", te->regex ? dcci_regex_chosen(te->regex) : NULL);
-        put(b, out, NULL, o);
+        sk_jb_put(b, o, "contributors", contrib);
+        sk_jb_put_str(b, o, "regex", te->regex ? dcci_regex_chosen(te->regex) : NULL);
+        sk_jb_put(b, out, NULL, o);
     }
     return out;
 }
 
-static cJSON *validation_arr(jb *b, const dcci_analysis *a)
+static cJSON *validation_arr(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *out = arr(b);
-    for (size_t t = 0; t < a->ntokens && !b->e; t++) {
+    cJSON *out = sk_jb_arr(b);
+    for (size_t t = 0; t < a->ntokens && !b->err; t++) {
         const dcci_regex_result *r = a->tokens[t].regex;
         if (!r)
             continue;
-        cJSON *o = obj(b);
-        put_str(b, o, "token", r->token);
-        put_str(b, o, "outcome", dcci_regex_outcome_name(r->outcome));
-        put_str(b, o, "chosen", dcci_regex_chosen(r));
-        put_str(b, o, "lead", r->lead);
-        put_u64(b, o, "inventory_size", r->inventory_size);
-        cJSON *eng = arr(b);
-        put_str(b, eng, NULL, "runtime_matcher_simulation");
-        put_str(b, eng, NULL, "pcre2");
-        put(b, o, "engines", eng);
-        cJSON *cands = arr(b);
+        cJSON *o = sk_jb_obj(b);
+        sk_jb_put_str(b, o, "token", r->token);
+        sk_jb_put_str(b, o, "outcome", dcci_regex_outcome_name(r->outcome));
+        sk_jb_put_str(b, o, "chosen", dcci_regex_chosen(r));
+        sk_jb_put_str(b, o, "lead", r->lead);
+        sk_jb_put_uint(b, o, "inventory_size", r->inventory_size);
+        cJSON *eng = sk_jb_arr(b);
+        sk_jb_put_str(b, eng, NULL, "runtime_matcher_simulation");
+        sk_jb_put_str(b, eng, NULL, "pcre2");
+        sk_jb_put(b, o, "engines", eng);
+        cJSON *cands = sk_jb_arr(b);
         for (size_t c = 0; c < r->ncandidates; c++) {
             const dcci_regex_candidate *rc = &r->candidates[c];
-            cJSON *x = obj(b);
-            put_str(b, x, "form", rc->form);
-            put_str(b, x, "pattern", rc->pattern);
-            put_str(b, x, "pcre2", rc->pcre2);
-            put_str(b, x, "verdict", dcci_regex_reason_name(rc->reason));
-            put_str(b, x, "detail", rc->detail);
-            put_u64(b, x, "inventory_matches", rc->inventory_matches);
-            put(b, cands, NULL, x);
+            cJSON *x = sk_jb_obj(b);
+            sk_jb_put_str(b, x, "form", rc->form);
+            sk_jb_put_str(b, x, "pattern", rc->pattern);
+            sk_jb_put_str(b, x, "pcre2", rc->pcre2);
+            sk_jb_put_str(b, x, "verdict", dcci_regex_reason_name(rc->reason));
+            sk_jb_put_str(b, x, "detail", rc->detail);
+            sk_jb_put_uint(b, x, "inventory_matches", rc->inventory_matches);
+            sk_jb_put(b, cands, NULL, x);
         }
-        put(b, o, "candidates", cands);
-        put(b, out, NULL, o);
+        sk_jb_put(b, o, "candidates", cands);
+        sk_jb_put(b, out, NULL, o);
     }
     return out;
 }
 
-static cJSON *collateral_arr(jb *b, const dcci_analysis *a)
+static cJSON *collateral_arr(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *out = arr(b);
-    for (size_t i = 0; i < a->ncollateral && !b->e; i++) {
+    cJSON *out = sk_jb_arr(b);
+    for (size_t i = 0; i < a->ncollateral && !b->err; i++) {
         const dcci_collateral *c = &a->collateral[i];
         const dcci_side *s = &a->side[c->side];
         const dcci_sk *k = &s->sks[c->sk];
-        cJSON *o = obj(b);
-        put_str(b, o, "side", s->name);
-        put_str(b, o, "key_id", k->key_id);
-        put_u64(b, o, "occurrence", k->occurrence);
-        put_str(b, o, "sk_name", k->fused->name);
-        put_u64(b, o, "position", c->position);
-        put_str(b, o, "symbol", a->inventory[c->symbol]);
-        put_str(b, o, "match", k->match == DCCI_MATCHED ? "matched"
+        cJSON *o = sk_jb_obj(b);
+        sk_jb_put_str(b, o, "side", s->name);
+        sk_jb_put_str(b, o, "key_id", k->key_id);
+        sk_jb_put_uint(b, o, "occurrence", k->occurrence);
+        sk_jb_put_str(b, o, "sk_name", k->fused->name);
+        sk_jb_put_uint(b, o, "position", c->position);
+        sk_jb_put_str(b, o, "symbol", a->inventory[c->symbol]);
+        sk_jb_put_str(b, o, "match", k->match == DCCI_MATCHED ? "matched"
                                : k->match == DCCI_AMBIGUOUS ? "ambiguous" : "unmatched");
-        cJSON *pats = arr(b);
+        cJSON *pats = sk_jb_arr(b);
         for (size_t p = 0; p < c->npatterns; p++)
-            put_str(b, pats, NULL, a->regexes[c->patterns[p]]);
-        put(b, o, "patterns", pats);
-        put(b, out, NULL, o);
+            sk_jb_put_str(b, pats, NULL, a->regexes[c->patterns[p]]);
+        sk_jb_put(b, o, "patterns", pats);
+        sk_jb_put(b, out, NULL, o);
     }
     return out;
 }
 
 /* ------------------------------------------------------------ integrity */
 
-static cJSON *side_integrity(jb *b, const dcci_analysis *a, int i)
+static cJSON *side_integrity(sk_jb *b, const dcci_analysis *a, int i)
 {
     const dcci_side *s = &a->side[i];
-    cJSON *o = obj(b);
-    cJSON *bf = arr(b);
+    cJSON *o = sk_jb_obj(b);
+    cJSON *bf = sk_jb_arr(b);
     for (size_t k = 0; k < s->nbuffer_full; k++) {
-        cJSON *x = obj(b);
-        put_str(b, x, "file", s->buffer_full[k].file);
-        put_u64(b, x, "line", s->buffer_full[k].first_line);
-        put_u64(b, x, "device", s->buffer_full[k].device);
-        put_u64(b, x, "core", s->buffer_full[k].core);
-        put_u64(b, x, "warnings", s->buffer_full[k].count);
-        put(b, bf, NULL, x);
+        cJSON *x = sk_jb_obj(b);
+        sk_jb_put_str(b, x, "file", s->buffer_full[k].file);
+        sk_jb_put_uint(b, x, "line", s->buffer_full[k].first_line);
+        sk_jb_put_uint(b, x, "device", s->buffer_full[k].device);
+        sk_jb_put_uint(b, x, "core", s->buffer_full[k].core);
+        sk_jb_put_uint(b, x, "warnings", s->buffer_full[k].count);
+        sk_jb_put(b, bf, NULL, x);
     }
-    put(b, o, "buffer_full", bf);
-    put_u64(b, o, "records_per_core", a->capacity[i]);
-    put_u64(b, o, "invalid_dcci_pattern_warnings", s->bad_patterns);
-    cJSON *files = arr(b);
+    sk_jb_put(b, o, "buffer_full", bf);
+    sk_jb_put_uint(b, o, "records_per_core", a->capacity[i]);
+    sk_jb_put_uint(b, o, "invalid_dcci_pattern_warnings", s->bad_patterns);
+    cJSON *files = sk_jb_arr(b);
     if (s->prof)
         for (size_t f = 0; f < s->prof->nfiles; f++) {
             const dcci_prof_file_summary *fs = &s->prof->files[f];
-            cJSON *x = obj(b);
-            put_str(b, x, "file", fs->label);
-            put_str(b, x, "shape", fs->sum.shape == RD_PROF_SHAPE_ARRAY ? "runtime_array"
+            cJSON *x = sk_jb_obj(b);
+            sk_jb_put_str(b, x, "file", fs->label);
+            sk_jb_put_str(b, x, "shape", fs->sum.shape == RD_PROF_SHAPE_ARRAY ? "runtime_array"
                                    : fs->sum.shape == RD_PROF_SHAPE_TRACE_EVENTS ? "trace_events"
                                                                                  : "unknown");
-            put_u64(b, x, "events", fs->sum.events);
-            put_u64(b, x, "parent_records", fs->sum.parents);
-            put_u64(b, x, "events_without_sk_id", fs->no_sk_id);
-            put_u64(b, x, "events_without_metadata", fs->no_metadata);
-            put_u64(b, x, "skipped_without_ts", fs->sum.skipped_no_ts);
-            put_u64(b, x, "skipped_phase", fs->sum.skipped_phase);
-            put_u64(b, x, "zero_duration", fs->sum.zero_duration);
-            put_u64(b, x, "cores", fs->cores);
-            put_u64(b, x, "max_core_records", fs->max_core_records);
-            cJSON *full = arr(b);
+            sk_jb_put_uint(b, x, "events", fs->sum.events);
+            sk_jb_put_uint(b, x, "parent_records", fs->sum.parents);
+            sk_jb_put_uint(b, x, "events_without_sk_id", fs->no_sk_id);
+            sk_jb_put_uint(b, x, "events_without_metadata", fs->no_metadata);
+            sk_jb_put_uint(b, x, "skipped_without_ts", fs->sum.skipped_no_ts);
+            sk_jb_put_uint(b, x, "skipped_phase", fs->sum.skipped_phase);
+            sk_jb_put_uint(b, x, "zero_duration", fs->sum.zero_duration);
+            sk_jb_put_uint(b, x, "cores", fs->cores);
+            sk_jb_put_uint(b, x, "max_core_records", fs->max_core_records);
+            cJSON *full = sk_jb_arr(b);
             for (size_t c = 0; c < fs->nfull_cores; c++) {
-                cJSON *y = obj(b);
-                put_u64(b, y, "core", fs->full_cores[c].core);
-                put_u64(b, y, "records", fs->full_cores[c].records);
-                put(b, full, NULL, y);
+                cJSON *y = sk_jb_obj(b);
+                sk_jb_put_uint(b, y, "core", fs->full_cores[c].core);
+                sk_jb_put_uint(b, y, "records", fs->full_cores[c].records);
+                sk_jb_put(b, full, NULL, y);
             }
-            put(b, x, "cores_at_capacity", full);
-            cJSON *counts = arr(b);
+            sk_jb_put(b, x, "cores_at_capacity", full);
+            cJSON *counts = sk_jb_arr(b);
             for (size_t c = 0; c < (size_t)fs->cores; c++) {
-                cJSON *y = obj(b);
-                put_u64(b, y, "core", fs->core_records[c].core);
-                put_u64(b, y, "records", fs->core_records[c].records);
-                put(b, counts, NULL, y);
+                cJSON *y = sk_jb_obj(b);
+                sk_jb_put_uint(b, y, "core", fs->core_records[c].core);
+                sk_jb_put_uint(b, y, "records", fs->core_records[c].records);
+                sk_jb_put(b, counts, NULL, y);
             }
-            put(b, x, "core_records", counts);
-            put(b, files, NULL, x);
+            sk_jb_put(b, x, "core_records", counts);
+            sk_jb_put(b, files, NULL, x);
         }
-    put(b, o, "sk_prof_files", files);
+    sk_jb_put(b, o, "sk_prof_files", files);
     return o;
 }
 
-static cJSON *integrity_obj(jb *b, const dcci_analysis *a)
+static cJSON *integrity_obj(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *o = obj(b);
-    put(b, o, DCCI_SIDE_O0, side_integrity(b, a, 0));
-    put(b, o, DCCI_SIDE_DISABLE_ALL, side_integrity(b, a, 1));
-    cJSON *sks = arr(b);
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put(b, o, DCCI_SIDE_O0, side_integrity(b, a, 0));
+    sk_jb_put(b, o, DCCI_SIDE_DISABLE_ALL, side_integrity(b, a, 1));
+    cJSON *sks = sk_jb_arr(b);
     for (size_t i = 0; i < a->nslow; i++) {
         const dcci_slow_sk *s = &a->slow[i];
-        cJSON *x = obj(b);
-        put_str(b, x, "key_id", a->side[0].sks[a->results[s->result].o0].key_id);
-        put_u64(b, x, "occurrence", a->side[0].sks[a->results[s->result].o0].occurrence);
-        put_bool(b, x, "attribution_valid", s->attribution_ok);
-        put(b, sks, NULL, x);
+        cJSON *x = sk_jb_obj(b);
+        sk_jb_put_str(b, x, "key_id", a->side[0].sks[a->results[s->result].o0].key_id);
+        sk_jb_put_uint(b, x, "occurrence", a->side[0].sks[a->results[s->result].o0].occurrence);
+        sk_jb_put_bool(b, x, "attribution_valid", s->attribution_ok);
+        sk_jb_put(b, sks, NULL, x);
     }
-    put(b, o, "slower_sks", sks);
-    put(b, o, "issues", issues_arr(b, a, -1));
+    sk_jb_put(b, o, "slower_sks", sks);
+    sk_jb_put(b, o, "issues", issues_arr(b, a, -1));
     return o;
 }
 
@@ -758,35 +685,35 @@ static cJSON *integrity_obj(jb *b, const dcci_analysis *a)
 
 sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
 {
-    jb b = {SK_OK, d};
-    cJSON *o = obj(&b);
+    sk_jb b = SK_JB_INIT(d);
+    cJSON *o = sk_jb_obj(&b);
     *out = NULL;
-    put_str(&b, o, "schema_version", DCCI_REPORT_SCHEMA_VERSION);
-    cJSON *tool = obj(&b);
-    put_str(&b, tool, "name", "skdcci");
-    put_str(&b, tool, "command", "analyze");
-    put_str(&b, tool, "version", SK_VERSION);
-    put(&b, o, "tool", tool);
-    put_str(&b, o, "status", dcci_status_name(a->status));
-    put_str(&b, o, "status_if_sealed",
+    sk_jb_put_str(&b, o, "schema_version", DCCI_REPORT_SCHEMA_VERSION);
+    cJSON *tool = sk_jb_obj(&b);
+    sk_jb_put_str(&b, tool, "name", "skdcci");
+    sk_jb_put_str(&b, tool, "command", "analyze");
+    sk_jb_put_str(&b, tool, "version", SK_VERSION);
+    sk_jb_put(&b, o, "tool", tool);
+    sk_jb_put_str(&b, o, "status", dcci_status_name(a->status));
+    sk_jb_put_str(&b, o, "status_if_sealed",
             a->opts.unsealed ? dcci_status_name(a->status_if_sealed) : NULL);
-    put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
-    put(&b, o, "inputs", inputs_obj(&b, a));
-    put(&b, o, "thresholds", thresholds_obj(&b, a));
-    put(&b, o, "matching", matching_obj(&b, a));
-    put(&b, o, "sks", sks_arr(&b, a));
-    put(&b, o, "children", children_arr(&b, a));
-    put(&b, o, "token_union", tokens_arr(&b, a));
-    cJSON *L = arr(&b);
+    sk_jb_put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
+    sk_jb_put(&b, o, "inputs", inputs_obj(&b, a));
+    sk_jb_put(&b, o, "thresholds", thresholds_obj(&b, a));
+    sk_jb_put(&b, o, "matching", matching_obj(&b, a));
+    sk_jb_put(&b, o, "sks", sks_arr(&b, a));
+    sk_jb_put(&b, o, "children", children_arr(&b, a));
+    sk_jb_put(&b, o, "token_union", tokens_arr(&b, a));
+    cJSON *L = sk_jb_arr(&b);
     for (size_t i = 0; i < a->nregexes; i++)
-        put_str(&b, L, NULL, a->regexes[i]);
-    put(&b, o, "regexes", L);
-    put(&b, o, "regex_validation", validation_arr(&b, a));
-    put(&b, o, "collateral", collateral_arr(&b, a));
-    put(&b, o, "integrity", integrity_obj(&b, a));
-    if (b.e) {
+        sk_jb_put_str(&b, L, NULL, a->regexes[i]);
+    sk_jb_put(&b, o, "regexes", L);
+    sk_jb_put(&b, o, "regex_validation", validation_arr(&b, a));
+    sk_jb_put(&b, o, "collateral", collateral_arr(&b, a));
+    sk_jb_put(&b, o, "integrity", integrity_obj(&b, a));
+    if (b.err) {
         cJSON_Delete(o);
-        return b.e;
+        return sk_jb_finish(&b, d, "writing the report");
     }
     *out = o;
     return SK_OK;
@@ -794,11 +721,11 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
 
 /* ------------------------------------------------------------ option files */
 
-static cJSON *list_L(jb *b, const dcci_analysis *a)
+static cJSON *list_L(sk_jb *b, const dcci_analysis *a)
 {
-    cJSON *l = arr(b);
+    cJSON *l = sk_jb_arr(b);
     for (size_t i = 0; i < a->nregexes; i++)
-        put_str(b, l, NULL, a->regexes[i]);
+        sk_jb_put_str(b, l, NULL, a->regexes[i]);
     return l;
 }
 
@@ -812,22 +739,22 @@ static sk_err need_candidate(const dcci_analysis *a, sk_diag *d)
 
 sk_err dcci_report_option_values(const dcci_analysis *a, cJSON **out, sk_diag *d)
 {
-    jb b = {SK_OK, d};
+    sk_jb b = SK_JB_INIT(d);
     *out = NULL;
     sk_err e = need_candidate(a, d);
     if (e)
         return e;
-    cJSON *o = obj(&b);
-    cJSON *opts = obj(&b);
-    cJSON *before = arr(&b), *after = arr(&b);
-    put(&b, before, NULL, list_L(&b, a));
-    put(&b, after, NULL, list_L(&b, a));
-    put(&b, opts, "dcci_before_kernel_start", before);
-    put(&b, opts, "dcci_after_kernel_end", after);
-    put(&b, o, "optimize_options", opts);
-    if (b.e) {
+    cJSON *o = sk_jb_obj(&b);
+    cJSON *opts = sk_jb_obj(&b);
+    cJSON *before = sk_jb_arr(&b), *after = sk_jb_arr(&b);
+    sk_jb_put(&b, before, NULL, list_L(&b, a));
+    sk_jb_put(&b, after, NULL, list_L(&b, a));
+    sk_jb_put(&b, opts, "dcci_before_kernel_start", before);
+    sk_jb_put(&b, opts, "dcci_after_kernel_end", after);
+    sk_jb_put(&b, o, "optimize_options", opts);
+    if (b.err) {
         cJSON_Delete(o);
-        return b.e;
+        return sk_jb_finish(&b, d, "writing the report");
     }
     *out = o;
     return SK_OK;
@@ -835,20 +762,20 @@ sk_err dcci_report_option_values(const dcci_analysis *a, cJSON **out, sk_diag *d
 
 sk_err dcci_report_repair_options(const dcci_analysis *a, cJSON **out, sk_diag *d)
 {
-    jb b = {SK_OK, d};
+    sk_jb b = SK_JB_INIT(d);
     *out = NULL;
     sk_err e = need_candidate(a, d);
     if (e)
         return e;
-    cJSON *o = obj(&b);
-    cJSON *dis = arr(&b);
-    put_str(&b, dis, NULL, ".*");
-    put(&b, o, "dcci_disable_on_kernel", dis);
-    put(&b, o, "dcci_before_kernel_start", list_L(&b, a));
-    put(&b, o, "dcci_after_kernel_end", list_L(&b, a));
-    if (b.e) {
+    cJSON *o = sk_jb_obj(&b);
+    cJSON *dis = sk_jb_arr(&b);
+    sk_jb_put_str(&b, dis, NULL, ".*");
+    sk_jb_put(&b, o, "dcci_disable_on_kernel", dis);
+    sk_jb_put(&b, o, "dcci_before_kernel_start", list_L(&b, a));
+    sk_jb_put(&b, o, "dcci_after_kernel_end", list_L(&b, a));
+    if (b.err) {
         cJSON_Delete(o);
-        return b.e;
+        return sk_jb_finish(&b, d, "writing the report");
     }
     *out = o;
     return SK_OK;

@@ -13,6 +13,9 @@
 #ifndef NUM_DECIMAL_H
 #define NUM_DECIMAL_H
 
+/* Not sk_fixed: this is Python Decimal arithmetic (28 digits, rounding), sk_fixed only
+ * parses text into a fixed-point integer. */
+
 #include <stddef.h>
 #include <stdint.h>
 

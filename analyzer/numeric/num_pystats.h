@@ -14,6 +14,9 @@
 #ifndef NUM_PYSTATS_H
 #define NUM_PYSTATS_H
 
+/* Not merged with num_stats: this reproduces Python's double arithmetic bit for bit,
+ * num_stats is the analyzer's exact integer-nanosecond rule; they differ by design. */
+
 #include <stddef.h>
 
 #include "artifact_contract/base/sk_diag.h"

@@ -20,6 +20,9 @@
 #ifndef NUM_STATS_H
 #define NUM_STATS_H
 
+/* Not merged with num_pystats: this is the analyzer's exact integer-ns rule, that one
+ * reproduces Python's double statistics of the trial gate bit for bit; they differ by design. */
+
 #include <stddef.h>
 #include <stdint.h>
 

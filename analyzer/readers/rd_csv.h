@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_io.h"
 
@@ -36,18 +37,22 @@
 #define RD_CSV_DEFAULT_MAX_FIELDS 4096u      /* fields per record */
 
 /* Stable sub-codes stored in sk_diag.sub. */
-enum {
-    RD_CSV_E_UNTERMINATED = 1, /* input ends inside a quoted field */
-    RD_CSV_E_STRAY_QUOTE = 2,  /* quote inside an unquoted field */
-    RD_CSV_E_AFTER_QUOTE = 3,  /* text between a closing quote and the delimiter */
-    RD_CSV_E_FIELD_COUNT = 4,  /* record field count differs from the header */
-    RD_CSV_E_BOM = 5,          /* byte order mark after the start of the input */
-    RD_CSV_E_NUL = 6,          /* NUL byte */
-    RD_CSV_E_BARE_CR = 7,      /* CR not followed by LF */
-    RD_CSV_E_TOO_BIG = 8,      /* field, record or field-count limit */
-    RD_CSV_E_HEADER = 9,       /* missing header or duplicate column name */
-    RD_CSV_E_COLUMN = 10       /* required column absent (used by row models) */
-};
+/* X(name, value, meaning); values in the RD_CSV range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define RD_CSV_SUB_TABLE(X)                                                         \
+    X(RD_CSV_E_UNTERMINATED, 1301, "input ends inside a quoted field")              \
+    X(RD_CSV_E_STRAY_QUOTE, 1302, "quote inside an unquoted field")                 \
+    X(RD_CSV_E_AFTER_QUOTE, 1303, "text between a closing quote and the delimiter") \
+    X(RD_CSV_E_FIELD_COUNT, 1304, "record field count differs from the header")     \
+    X(RD_CSV_E_BOM, 1305, "byte order mark after the start of the input")           \
+    X(RD_CSV_E_NUL, 1306, "NUL byte")                                               \
+    X(RD_CSV_E_BARE_CR, 1307, "CR not followed by LF")                              \
+    X(RD_CSV_E_TOO_BIG, 1308, "field, record or field-count limit")                 \
+    X(RD_CSV_E_HEADER, 1309, "missing header or duplicate column name")             \
+    X(RD_CSV_E_COLUMN, 1310, "required column absent (used by row models)")
+enum { RD_CSV_SUB_TABLE(SK_SUB_ENUM) };
+#define RD_CSV_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(RD_CSV, name, value)
+RD_CSV_SUB_TABLE(RD_CSV_SUB_CHECK)
 
 typedef struct rd_csv_opts {
     size_t max_field;  /* 0 = RD_CSV_DEFAULT_MAX_FIELD */

@@ -1,6 +1,5 @@
 #include "analyzer/readers/rd_fused_log.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +24,7 @@ int rd_fused_is_header(const char *payload, size_t len)
 static sk_err header_error(sk_diag *d, const char *what)
 {
     sk_diag_set(d, SK_E_FORMAT, "", 0, "malformed SK Function header: %s", what);
-    if (d)
-        d->sub = RD_FUSED_E_HEADER;
+    sk_diag_sub(d, RD_FUSED_E_HEADER);
     return SK_E_FORMAT;
 }
 
@@ -73,8 +71,7 @@ sk_err rd_fused_parse_header(const char *payload, size_t len, char **name, uint6
         e = sk_parse_uint(count_text, (size_t)(end - count_text), UINT32_MAX, node_count, NULL, d);
     if (e != SK_OK) {
         sk_diag_prefix(d, "malformed SK Function header");
-        if (d)
-            d->sub = RD_FUSED_E_HEADER;
+        sk_diag_sub(d, RD_FUSED_E_HEADER);
         return e;
     }
     *name = sk_strndup(n0, (size_t)(scope - n0));
@@ -94,21 +91,6 @@ typedef struct parser {
     unsigned char *seen; /* its local indices seen */
 } parser;
 
-__attribute__((format(printf, 6, 7))) static sk_err at(const parser *p, sk_diag *d, sk_err code,
-                                                        int sub, uint64_t line, const char *fmt,
-                                                        ...)
-{
-    char msg[SK_DIAG_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sk_diag_set(d, code, p->label, line, "%s", msg);
-    if (d)
-        d->sub = sub;
-    return code;
-}
-
 /* Checks a complete block (Node Count reached or the block ended). */
 static sk_err close_block(parser *p, sk_diag *d)
 {
@@ -119,9 +101,9 @@ static sk_err close_block(parser *p, sk_diag *d)
     sk_free(p->seen);
     p->seen = NULL;
     if (sk->n_nodes != p->expect)
-        return at(p, d, SK_E_FORMAT, RD_FUSED_E_COUNT, sk->line,
-                  "SK '%s' has %zu node lines but its header says Node Count: %llu", sk->name,
-                  sk->n_nodes, (unsigned long long)p->expect);
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_COUNT, p->label, sk->line,
+                               "SK '%s' has %zu node lines but its header says Node Count: %llu",
+                               sk->name, sk->n_nodes, (unsigned long long)p->expect);
     const rd_sknode *first = NULL, *last = NULL;
     for (size_t i = 0; i < sk->n_nodes; i++) {
         if (sk->nodes[i].kind != RD_NODE_KERNEL)
@@ -132,24 +114,24 @@ static sk_err close_block(parser *p, sk_diag *d)
         sk->n_kernels++;
     }
     if (!first)
-        return at(p, d, SK_E_FORMAT, RD_FUSED_E_NO_KERNEL, sk->line,
-                  "SK '%s' (scope id %llu) has no kernel node", sk->name,
-                  (unsigned long long)sk->scope_id);
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_NO_KERNEL, p->label, sk->line,
+                               "SK '%s' (scope id %llu) has no kernel node", sk->name,
+                               (unsigned long long)sk->scope_id);
     if (!rd_skname_matches(sk->name, strlen(sk->name), sk->scope_id, first->func_name,
                            last->func_name, &sk->scope, &sk->scope_len)) {
         rd_skname parsed;
         if (rd_skname_parse(sk->name, strlen(sk->name), &parsed) && parsed.id != sk->scope_id)
-            return at(p, d, SK_E_FORMAT, RD_FUSED_E_NAME, sk->line,
-                      "SK '%s': header scope id %llu differs from the id %llu in the name", sk->name,
-                      (unsigned long long)sk->scope_id, (unsigned long long)parsed.id);
+            return sk_diag_set_sub(
+                d, SK_E_FORMAT, RD_FUSED_E_NAME, p->label, sk->line,
+                "SK '%s': header scope id %llu differs from the id %llu in the name", sk->name,
+                (unsigned long long)sk->scope_id, (unsigned long long)parsed.id);
         char msg[SK_DIAG_MSG_MAX];
         snprintf(msg, sizeof msg,
                  "SK name '%s' is not sk_%llu_<scope>_start_%s_end_%s (scope id and first/last "
                  "kernel funcName)",
                  sk->name, (unsigned long long)sk->scope_id, first->func_name, last->func_name);
         sk_diag_set(d, SK_E_FORMAT, p->label, sk->line, "%s", msg);
-        if (d)
-            d->sub = RD_FUSED_E_NAME;
+        sk_diag_sub(d, RD_FUSED_E_NAME);
         return SK_E_FORMAT;
     }
     return SK_OK;
@@ -169,12 +151,14 @@ static sk_err open_block(parser *p, const char *payload, size_t len, uint64_t li
     rd_fused_log *log = p->log;
     if (log->n_sks == p->opts.max_sks) {
         sk_free(name);
-        return at(p, d, SK_E_LIMIT, 0, line, "more than %zu SK blocks", p->opts.max_sks);
+        return sk_diag_set(d, SK_E_LIMIT, p->label, line, "more than %zu SK blocks",
+                           p->opts.max_sks);
     }
     if (count > p->opts.max_nodes - log->n_nodes) {
         sk_free(name);
-        return at(p, d, SK_E_LIMIT, 0, line, "Node Count %llu exceeds the node limit %zu",
-                  (unsigned long long)count, p->opts.max_nodes);
+        return sk_diag_set(d, SK_E_LIMIT, p->label, line,
+                           "Node Count %llu exceeds the node limit %zu", (unsigned long long)count,
+                           p->opts.max_nodes);
     }
     if (log->n_sks == p->sk_cap) {
         size_t cap = p->sk_cap ? p->sk_cap * 2 : 16;
@@ -205,19 +189,18 @@ static sk_err add_node(parser *p, const char *payload, size_t len, uint64_t line
 {
     rd_fused_sk *sk = p->open;
     if (!sk)
-        return at(p, d, SK_E_FORMAT, RD_FUSED_E_STRAY, line,
-                  "node line before any SK Function header");
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_STRAY, p->label, line,
+                               "node line before any SK Function header");
     if (sk->n_nodes == p->expect)
-        return at(p, d, SK_E_FORMAT, RD_FUSED_E_COUNT, line,
-                  "SK '%s' has more node lines than its Node Count: %llu", sk->name,
-                  (unsigned long long)p->expect);
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_COUNT, p->label, line,
+                               "SK '%s' has more node lines than its Node Count: %llu", sk->name,
+                               (unsigned long long)p->expect);
     rd_sknode node;
     sk_err e = rd_sknode_parse(payload, len, &node, d);
     if (e == SK_OK && node.kind == RD_NODE_NULL) {
         e = SK_E_FORMAT;
         sk_diag_set(d, e, "", 0, "a fused node list cannot contain nullptr");
-        if (d)
-            d->sub = RD_NODE_E_SYNTAX;
+        sk_diag_sub(d, RD_NODE_E_SYNTAX);
     }
     if (e == SK_OK)
         e = rd_sknode_check_geometry(&node, d);
@@ -233,19 +216,19 @@ static sk_err add_node(parser *p, const char *payload, size_t len, uint64_t line
     if (pos == 0)
         sk->indexed = node.has_index;
     if (node.has_index != sk->indexed)
-        e = at(p, d, SK_E_FORMAT, RD_FUSED_E_INDEX, line,
-               "SK '%s' mixes node lines with and without [i]", sk->name);
+        e = sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_INDEX, p->label, line,
+                            "SK '%s' mixes node lines with and without [i]", sk->name);
     else if (node.has_index && node.index < p->expect && p->seen[node.index])
-        e = at(p, d, SK_E_FORMAT, RD_FUSED_E_INDEX, line, "duplicate local index [%llu]",
-               (unsigned long long)node.index);
+        e = sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_INDEX, p->label, line,
+                            "duplicate local index [%llu]", (unsigned long long)node.index);
     else if (node.has_index && node.index >= p->expect)
-        e = at(p, d, SK_E_FORMAT, RD_FUSED_E_INDEX, line,
-               "local index [%llu] out of range for Node Count %llu",
-               (unsigned long long)node.index, (unsigned long long)p->expect);
+        e = sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_INDEX, p->label, line,
+                            "local index [%llu] out of range for Node Count %llu",
+                            (unsigned long long)node.index, (unsigned long long)p->expect);
     else if (node.has_index && node.index != pos)
-        e = at(p, d, SK_E_FORMAT, RD_FUSED_E_INDEX, line,
-               "local index [%llu] out of order, expected [%zu]", (unsigned long long)node.index,
-               pos);
+        e = sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_INDEX, p->label, line,
+                            "local index [%llu] out of order, expected [%zu]",
+                            (unsigned long long)node.index, pos);
     if (e != SK_OK) {
         rd_sknode_clear(&node);
         return e;
@@ -291,9 +274,10 @@ static sk_err check_duplicates(parser *p, sk_diag *d)
     sk_err e = SK_OK;
     for (size_t i = 1; i < log->n_sks && e == SK_OK; i++)
         if (order[i]->scope_id == order[i - 1]->scope_id)
-            e = at(p, d, SK_E_FORMAT, RD_FUSED_E_DUPLICATE, order[i]->line,
-                   "duplicate SK block for scope id %llu (first at line %llu)",
-                   (unsigned long long)order[i]->scope_id, (unsigned long long)order[i - 1]->line);
+            e = sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_DUPLICATE, p->label, order[i]->line,
+                                "duplicate SK block for scope id %llu (first at line %llu)",
+                                (unsigned long long)order[i]->scope_id,
+                                (unsigned long long)order[i - 1]->line);
     sk_free(order);
     return e;
 }
@@ -305,17 +289,18 @@ static sk_err handle_line(parser *p, char *text, size_t len, uint64_t number, sk
     if (ll.payload_len == 0 || ll.payload[0] == '#')
         return SK_OK;
     if (rd_logline_is_format_error(&ll))
-        return at(p, d, SK_E_FORMAT, RD_FUSED_E_LOST_LINE, number,
-                  "the runtime logger dropped a message here ([FORMAT_ERROR]); the node list is "
-                  "incomplete");
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_FUSED_E_LOST_LINE, p->label, number,
+            "the runtime logger dropped a message here ([FORMAT_ERROR]); the node list is "
+            "incomplete");
     if (rd_fused_is_header(ll.payload, ll.payload_len)) {
         sk_err e = close_block(p, d);
         return e != SK_OK ? e : open_block(p, ll.payload, ll.payload_len, number, d);
     }
     if (ll.payload[0] == '[')
         return add_node(p, ll.payload, ll.payload_len, number, d);
-    return at(p, d, SK_E_FORMAT, RD_FUSED_E_STRAY, number,
-              "unrecognised line in a fused node log");
+    return sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_STRAY, p->label, number,
+                           "unrecognised line in a fused node log");
 }
 
 sk_err rd_fused_log_parse(sk_read_fn read, void *ctx, const char *label,

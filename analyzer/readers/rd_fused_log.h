@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_io.h"
 #include "analyzer/readers/rd_sknode.h"
@@ -41,16 +42,20 @@
 
 /* Stable sub-codes (sk_diag.sub) for block-level errors; node-level errors
  * keep the SK_NODE_E_* codes of rd_sknode.h, line-level ones SK_LINES_E_*. */
-enum {
-    RD_FUSED_E_HEADER = 101,    /* malformed "SK Function:" header */
-    RD_FUSED_E_COUNT = 102,     /* node lines != Node Count */
-    RD_FUSED_E_INDEX = 103,     /* duplicate, out-of-range, out-of-order or mixed [i] */
-    RD_FUSED_E_NAME = 104,      /* name does not match scope id and kernel list */
-    RD_FUSED_E_NO_KERNEL = 105, /* block without kernel nodes */
-    RD_FUSED_E_DUPLICATE = 106, /* two blocks with the same scope id */
-    RD_FUSED_E_STRAY = 107,     /* unrecognised line, or node line outside a block */
-    RD_FUSED_E_LOST_LINE = 108  /* "[FORMAT_ERROR]": the logger dropped a message */
-};
+/* X(name, value, meaning); values in the RD_FUSED range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define RD_FUSED_SUB_TABLE(X)                                                         \
+    X(RD_FUSED_E_HEADER, 1501, "malformed \"SK Function:\" header")                   \
+    X(RD_FUSED_E_COUNT, 1502, "node lines != Node Count")                             \
+    X(RD_FUSED_E_INDEX, 1503, "duplicate, out-of-range, out-of-order or mixed [i]")   \
+    X(RD_FUSED_E_NAME, 1504, "name does not match scope id and kernel list")          \
+    X(RD_FUSED_E_NO_KERNEL, 1505, "block without kernel nodes")                       \
+    X(RD_FUSED_E_DUPLICATE, 1506, "two blocks with the same scope id")                \
+    X(RD_FUSED_E_STRAY, 1507, "unrecognised line, or node line outside a block")      \
+    X(RD_FUSED_E_LOST_LINE, 1508, "\"[FORMAT_ERROR]\": the logger dropped a message")
+enum { RD_FUSED_SUB_TABLE(SK_SUB_ENUM) };
+#define RD_FUSED_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(RD_FUSED, name, value)
+RD_FUSED_SUB_TABLE(RD_FUSED_SUB_CHECK)
 
 typedef struct rd_fused_opts {
     size_t max_line;  /* bytes per line; 0 = RD_FUSED_DEFAULT_MAX_LINE */

@@ -23,15 +23,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_io.h"
 
 #define RD_LINES_DEFAULT_MAX (1u << 20) /* used when max_line_len is 0 */
 
-enum {
-    RD_LINES_E_TOO_LONG = 1,
-    RD_LINES_E_NUL = 2
-};
+/* X(name, value, meaning); values in the RD_LINES range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define RD_LINES_SUB_TABLE(X)                                       \
+    X(RD_LINES_E_TOO_LONG, 1201, "a line is longer than the limit") \
+    X(RD_LINES_E_NUL, 1202, "a NUL byte")
+enum { RD_LINES_SUB_TABLE(SK_SUB_ENUM) };
+#define RD_LINES_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(RD_LINES, name, value)
+RD_LINES_SUB_TABLE(RD_LINES_SUB_CHECK)
 
 typedef struct rd_line {
     char *text;      /* NUL-terminated, borrowed from the reader */

@@ -1,6 +1,5 @@
 #include "analyzer/readers/rd_runtime_log.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,21 +116,6 @@ typedef struct rt {
     uint64_t pending_move;
 } rt;
 
-__attribute__((format(printf, 6, 7))) static sk_err at(const rt *p, sk_diag *d, sk_err code,
-                                                        int sub, uint64_t line, const char *fmt,
-                                                        ...)
-{
-    char msg[SK_DIAG_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    sk_diag_set(d, code, p->label, line, "%s", msg);
-    if (d)
-        d->sub = sub;
-    return code;
-}
-
 static sk_err nomem(const rt *p, sk_diag *d, uint64_t line)
 {
     return sk_diag_set(d, SK_E_NOMEM, p->label, line, "out of memory reading the runtime log");
@@ -200,11 +184,12 @@ static sk_err set_prof(rt *p, const rd_rtlog_prof *next, uint64_t line, sk_diag 
                 (cur->value_kb == next->value_kb && cur->core_size_kb == next->core_size_kb));
     if (same)
         return SK_OK;
-    return at(p, d, SK_E_FORMAT, RD_RTLOG_E_CONFLICT, line,
-              "conflicting ASCEND_PROF_SK_ON messages: %s (%llu KB) here, %s (%llu KB) at line %llu",
-              rd_prof_state_name(next->state), (unsigned long long)next->value_kb,
-              rd_prof_state_name(cur->state), (unsigned long long)cur->value_kb,
-              (unsigned long long)cur->line);
+    return sk_diag_set_sub(
+        d, SK_E_FORMAT, RD_RTLOG_E_CONFLICT, p->label, line,
+        "conflicting ASCEND_PROF_SK_ON messages: %s (%llu KB) here, %s (%llu KB) at line %llu",
+        rd_prof_state_name(next->state), (unsigned long long)next->value_kb,
+        rd_prof_state_name(cur->state), (unsigned long long)cur->value_kb,
+        (unsigned long long)cur->line);
 }
 
 static sk_err prof_on(rt *p, const char *s, size_t n, uint64_t line, sk_diag *d)
@@ -223,21 +208,24 @@ static sk_err prof_on(rt *p, const char *s, size_t n, uint64_t line, sk_diag *d)
     if (!tail || tail + strlen(PROF_ON_END) != end ||
         !digits(core_val, total, UINT32_MAX, &next.core_size_kb) ||
         !digits(total_val, tail, UINT32_MAX, &next.total_size_mb))
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_PROF, line,
-                  "malformed ASCEND_PROF_SK_ON line (expected 'ASCEND_PROF_SK_ON=<v>, coreSize=<n> "
-                  "KB (aligned), totalSize=<m> MB for each device profiling')");
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_PROF, p->label, line,
+            "malformed ASCEND_PROF_SK_ON line (expected 'ASCEND_PROF_SK_ON=<v>, coreSize=<n> "
+            "KB (aligned), totalSize=<m> MB for each device profiling')");
     if (!env_value(val, (size_t)(core - val), &next.value_kb) || next.value_kb == 0 ||
         next.value_kb > RD_PROF_SK_ON_MAX_KB)
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_PROF, line,
-                  "ASCEND_PROF_SK_ON value '%.*s' is not an integer in 1..%u, yet the runtime "
-                  "reports capture on",
-                  (int)(core - val), val, RD_PROF_SK_ON_MAX_KB);
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_PROF, p->label, line,
+            "ASCEND_PROF_SK_ON value '%.*s' is not an integer in 1..%u, yet the runtime "
+            "reports capture on",
+            (int)(core - val), val, RD_PROF_SK_ON_MAX_KB);
     if (next.core_size_kb != rd_prof_core_size_kb(next.value_kb))
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_PROF, line,
-                  "coreSize=%llu KB does not match ASCEND_PROF_SK_ON=%llu rounded up to a multiple "
-                  "of %u KB (%u KB)",
-                  (unsigned long long)next.core_size_kb, (unsigned long long)next.value_kb,
-                  RD_PROF_CORE_ALIGN_KB, rd_prof_core_size_kb(next.value_kb));
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_PROF, p->label, line,
+            "coreSize=%llu KB does not match ASCEND_PROF_SK_ON=%llu rounded up to a multiple "
+            "of %u KB (%u KB)",
+            (unsigned long long)next.core_size_kb, (unsigned long long)next.value_kb,
+            RD_PROF_CORE_ALIGN_KB, rd_prof_core_size_kb(next.value_kb));
     next.records_per_core = rd_prof_capacity_records(next.value_kb);
     if (p->log->prof.state != RD_PROF_UNKNOWN)
         return set_prof(p, &next, line, d);
@@ -319,14 +307,16 @@ static sk_err buffer_full(rt *p, const char *s, size_t n, uint64_t line, sk_diag
     const char *t = r && starts(r, (size_t)(end - r), mid) ? r + strlen(mid) : NULL;
     const char *u = t ? device_core(t, end, &dev2, &core2) : NULL;
     if (!u || u != end)
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, line,
-                  "malformed buffer-full line (expected '[sk time profiling]  device <d> core <c> "
-                  "buffer is full, stop dump the time of nodes on device <d> core <c>')");
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, p->label, line,
+            "malformed buffer-full line (expected '[sk time profiling]  device <d> core <c> "
+            "buffer is full, stop dump the time of nodes on device <d> core <c>')");
     if (dev1 != dev2 || core1 != core2)
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, line,
-                  "buffer-full line names device %llu core %llu, then device %llu core %llu",
-                  (unsigned long long)dev1, (unsigned long long)core1, (unsigned long long)dev2,
-                  (unsigned long long)core2);
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_BUFFER_FULL, p->label, line,
+            "buffer-full line names device %llu core %llu, then device %llu core %llu",
+            (unsigned long long)dev1, (unsigned long long)core1, (unsigned long long)dev2,
+            (unsigned long long)core2);
     rd_runtime_log *log = p->log;
     uint64_t key[2] = {dev1, core1};
     uint64_t h = bf_hash_of(dev1, core1);
@@ -339,8 +329,8 @@ static sk_err buffer_full(rt *p, const char *s, size_t n, uint64_t line, sk_diag
         return SK_OK;
     }
     if (log->n_buffer_full == RD_RTLOG_MAX_DISTINCT)
-        return at(p, d, SK_E_LIMIT, 0, line, "more than %u distinct buffer-full cores",
-                  RD_RTLOG_MAX_DISTINCT);
+        return sk_diag_set(d, SK_E_LIMIT, p->label, line, "more than %u distinct buffer-full cores",
+                           RD_RTLOG_MAX_DISTINCT);
     if (!reserve((void **)&log->buffer_full, &p->cap_bf, log->n_buffer_full,
                  sizeof *log->buffer_full))
         return nomem(p, d, line);
@@ -361,8 +351,8 @@ static sk_err add_option(rt *p, const char *name, size_t name_len, int is_list, 
 {
     rd_runtime_log *log = p->log;
     if (log->n_options == RD_RTLOG_MAX_OPTIONS)
-        return at(p, d, SK_E_LIMIT, 0, line, "more than %u option value lines",
-                  RD_RTLOG_MAX_OPTIONS);
+        return sk_diag_set(d, SK_E_LIMIT, p->label, line, "more than %u option value lines",
+                           RD_RTLOG_MAX_OPTIONS);
     if (!reserve((void **)&log->options, &p->cap_opt, log->n_options, sizeof *log->options))
         return nomem(p, d, line);
     rd_rtlog_option *o = &log->options[log->n_options];
@@ -394,9 +384,10 @@ static sk_err option_line(rt *p, const char *s, size_t n, uint64_t line, sk_diag
         uint64_t index;
         if (q == idx || !digits(idx, q, UINT32_MAX, &index) || !starts(q, (size_t)(end - q), "]: ") ||
             list == name)
-            return at(p, d, SK_E_FORMAT, RD_RTLOG_E_OPTION, line,
-                      "malformed option value line (expected 'OptionName:<name>, value[<i>]: "
-                      "<value>')");
+            return sk_diag_set_sub(
+                d, SK_E_FORMAT, RD_RTLOG_E_OPTION, p->label, line,
+                "malformed option value line (expected 'OptionName:<name>, value[<i>]: "
+                "<value>')");
         const char *value = q + 3;
         return add_option(p, name, (size_t)(list - name), 1, index, value, (size_t)(end - value),
                           line, d);
@@ -409,8 +400,9 @@ static sk_err option_line(rt *p, const char *s, size_t n, uint64_t line, sk_diag
         const char *value = set + strlen(OPTION_SET_MARK);
         uint64_t v;
         if (nm == set || !digits(value, end, UINT32_MAX, &v))
-            return at(p, d, SK_E_FORMAT, RD_RTLOG_E_OPTION, line,
-                      "malformed option line (expected 'OptionName: <name>, set value: <n>')");
+            return sk_diag_set_sub(
+                d, SK_E_FORMAT, RD_RTLOG_E_OPTION, p->label, line,
+                "malformed option line (expected 'OptionName: <name>, set value: <n>')");
         return add_option(p, nm, (size_t)(set - nm), 0, 0, value, (size_t)(end - value), line, d);
     }
     return SK_OK; /* warnings and map options: not needed */
@@ -442,10 +434,11 @@ static sk_err bad_pattern(rt *p, rd_pattern_issue issue, const char *pat, size_t
 {
     if ((issue == RD_PATTERN_INVALID_CHARS && n == 0) ||
         (issue == RD_PATTERN_STARTS_WITH_STAR && (n == 0 || pat[0] != '*')))
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_PATTERN, line,
-                  "malformed invalid-pattern line: %s",
-                  issue == RD_PATTERN_INVALID_CHARS ? "no pattern after the message"
-                                                    : "the quoted pattern does not start with '*'");
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_PATTERN, p->label, line,
+                               "malformed invalid-pattern line: %s",
+                               issue == RD_PATTERN_INVALID_CHARS
+                                   ? "no pattern after the message"
+                                   : "the quoted pattern does not start with '*'");
     rd_runtime_log *log = p->log;
     pat_key key = {issue, pat, n};
     uint64_t h = hash_bytes((uint64_t)issue, pat, n);
@@ -458,8 +451,8 @@ static sk_err bad_pattern(rt *p, rd_pattern_issue issue, const char *pat, size_t
         return SK_OK;
     }
     if (log->n_bad_patterns == RD_RTLOG_MAX_DISTINCT)
-        return at(p, d, SK_E_LIMIT, 0, line, "more than %u distinct invalid patterns",
-                  RD_RTLOG_MAX_DISTINCT);
+        return sk_diag_set(d, SK_E_LIMIT, p->label, line, "more than %u distinct invalid patterns",
+                           RD_RTLOG_MAX_DISTINCT);
     if (!reserve((void **)&log->bad_patterns, &p->cap_pat, log->n_bad_patterns,
                  sizeof *log->bad_patterns))
         return nomem(p, d, line);
@@ -502,26 +495,28 @@ static sk_err check_permutation(rt *p, const rd_rtlog_sk *sk, sk_diag *d)
     int same = memcmp(a, a + n, n * sizeof *a) == 0;
     sk_free(a);
     if (!same)
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_LISTING, sk->reordered_line,
-                  "reordered task nodes are not a permutation of the nodes of SK '%s' (line %llu)",
-                  sk->name, (unsigned long long)sk->line);
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, sk->reordered_line,
+            "reordered task nodes are not a permutation of the nodes of SK '%s' (line %llu)",
+            sk->name, (unsigned long long)sk->line);
     return SK_OK;
 }
 
 static sk_err open_incomplete(rt *p, uint64_t line, sk_diag *d)
 {
     size_t got = p->open == L_SK_BLOCK ? p->target->n_nodes : p->target->n_reordered;
-    return at(p, d, SK_E_FORMAT, RD_RTLOG_E_LISTING, line,
-              "%s listing at line %llu ended after %zu of %llu node lines",
-              p->open == L_SK_BLOCK ? "SK Function" : "reordered task nodes",
-              (unsigned long long)p->open_line, got, (unsigned long long)p->expect);
+    return sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
+                           "%s listing at line %llu ended after %zu of %llu node lines",
+                           p->open == L_SK_BLOCK ? "SK Function" : "reordered task nodes",
+                           (unsigned long long)p->open_line, got, (unsigned long long)p->expect);
 }
 
 static sk_err start_listing(rt *p, enum listing kind, rd_rtlog_sk *sk, uint64_t count,
                             uint64_t line, sk_diag *d)
 {
     if (count > RD_RTLOG_MAX_NODES - p->total_nodes)
-        return at(p, d, SK_E_LIMIT, 0, line, "more than %u listed nodes", RD_RTLOG_MAX_NODES);
+        return sk_diag_set(d, SK_E_LIMIT, p->label, line, "more than %u listed nodes",
+                           RD_RTLOG_MAX_NODES);
     rd_sknode *nodes = sk_calloc(count ? count : 1, sizeof *nodes);
     if (!nodes)
         return nomem(p, d, line);
@@ -555,7 +550,8 @@ static sk_err sk_header(rt *p, const char *s, size_t n, uint64_t line, sk_diag *
                                                    sizeof *log->sks)) {
         sk_free(name);
         return log->n_sks == RD_RTLOG_MAX_SKS
-                   ? at(p, d, SK_E_LIMIT, 0, line, "more than %u SK blocks", RD_RTLOG_MAX_SKS)
+                   ? sk_diag_set(d, SK_E_LIMIT, p->label, line, "more than %u SK blocks",
+                                 RD_RTLOG_MAX_SKS)
                    : nomem(p, d, line);
     }
     rd_rtlog_sk *sk = &log->sks[log->n_sks++];
@@ -593,9 +589,10 @@ static sk_err check_duplicates(rt *p, sk_diag *d)
     sk_err e = SK_OK;
     for (size_t i = 1; i < log->n_sks && e == SK_OK; i++)
         if (order[i]->scope_id == order[i - 1]->scope_id)
-            e = at(p, d, SK_E_FORMAT, RD_RTLOG_E_DUPLICATE, order[i]->line,
-                   "duplicate SK Function block for scope id %llu (first at line %llu)",
-                   (unsigned long long)order[i]->scope_id, (unsigned long long)order[i - 1]->line);
+            e = sk_diag_set_sub(
+                d, SK_E_FORMAT, RD_RTLOG_E_DUPLICATE, p->label, order[i]->line,
+                "duplicate SK Function block for scope id %llu (first at line %llu)",
+                (unsigned long long)order[i]->scope_id, (unsigned long long)order[i - 1]->line);
     sk_free(order);
     return e;
 }
@@ -605,19 +602,21 @@ static sk_err reorder_header(rt *p, const char *s, size_t n, uint64_t line, sk_d
     const char *v = s + strlen(REORDER_LIST_TEXT);
     uint64_t count;
     if (!digits(v, s + n, UINT32_MAX, &count))
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_LISTING, line,
-                  "malformed 'reordered task nodes: node count=<n>' line");
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
+                               "malformed 'reordered task nodes: node count=<n>' line");
     rd_runtime_log *log = p->log;
     rd_rtlog_sk *sk = log->n_sks ? &log->sks[log->n_sks - 1] : NULL;
     if (!sk || sk->has_reordered)
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_ORPHAN, line,
-                  "reordered task nodes listing without a preceding SK Function block%s",
-                  sk ? " (the last block already has one)" : "");
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_ORPHAN, p->label, line,
+            "reordered task nodes listing without a preceding SK Function block%s",
+            sk ? " (the last block already has one)" : "");
     if (count != sk->n_nodes)
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_LISTING, line,
-                  "reordered task nodes count %llu differs from Node Count %zu of SK '%s' (line "
-                  "%llu)",
-                  (unsigned long long)count, sk->n_nodes, sk->name, (unsigned long long)sk->line);
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
+            "reordered task nodes count %llu differs from Node Count %zu of SK '%s' (line "
+            "%llu)",
+            (unsigned long long)count, sk->n_nodes, sk->name, (unsigned long long)sk->line);
     sk->has_reordered = 1;
     sk->reordered_line = line;
     sk_err e = start_listing(p, L_REORDER, sk, count, line, d);
@@ -636,8 +635,7 @@ static sk_err listing_node(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     if (e == SK_OK && node.kind == RD_NODE_NULL && p->open == L_SK_BLOCK) {
         e = SK_E_FORMAT;
         sk_diag_set(d, e, "", 0, "an SK Function block cannot contain nullptr");
-        if (d)
-            d->sub = RD_NODE_E_SYNTAX;
+        sk_diag_sub(d, RD_NODE_E_SYNTAX);
     }
     if (e == SK_OK)
         e = rd_sknode_check_geometry(&node, d);
@@ -650,9 +648,9 @@ static sk_err listing_node(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     }
     if (!node.has_index || node.index != *have) {
         rd_sknode_clear(&node);
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_LISTING, line,
-                  "expected node line [%zu] of the listing at line %llu", *have,
-                  (unsigned long long)p->open_line);
+        return sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
+                               "expected node line [%zu] of the listing at line %llu", *have,
+                               (unsigned long long)p->open_line);
     }
     node.line = line;
     dest[(*have)++] = node;
@@ -670,8 +668,9 @@ static sk_err reorder_done(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     uint64_t original, moved;
     if (!moves || !digits(v, moves, UINT64_MAX, &original) ||
         !digits(moves + strlen(REORDER_MOVES_MARK), s + n, UINT64_MAX, &moved))
-        return at(p, d, SK_E_FORMAT, RD_RTLOG_E_REORDER, line,
-                  "malformed 'task reorder finished: originalCount=<n>, moveCount=<m>' line");
+        return sk_diag_set_sub(
+            d, SK_E_FORMAT, RD_RTLOG_E_REORDER, p->label, line,
+            "malformed 'task reorder finished: originalCount=<n>, moveCount=<m>' line");
     p->pending_has_move = 1;
     p->pending_move = moved;
     return SK_OK;
@@ -689,10 +688,11 @@ static sk_err handle_line(rt *p, char *text, size_t len, uint64_t line, sk_diag 
         if (n > 1 && s[0] == '[' && s[1] >= '0' && s[1] <= '9')
             return listing_node(p, s, n, line, d);
         if (rd_logline_is_format_error(&ll))
-            return at(p, d, SK_E_FORMAT, RD_RTLOG_E_LISTING, line,
-                      "the runtime logger dropped a message inside the listing at line %llu "
-                      "([FORMAT_ERROR])",
-                      (unsigned long long)p->open_line);
+            return sk_diag_set_sub(
+                d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
+                "the runtime logger dropped a message inside the listing at line %llu "
+                "([FORMAT_ERROR])",
+                (unsigned long long)p->open_line);
         if (rd_fused_is_header(s, n) || starts(s, n, REORDER_LIST_TEXT))
             return open_incomplete(p, line, d);
     }

@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_io.h"
 #include "analyzer/readers/rd_sknode.h"
@@ -51,17 +52,21 @@
 #define RD_RTLOG_MAX_NODES 2000000u   /* fused + reordered listings together */
 
 /* Stable sub-codes (sk_diag.sub); node errors keep SK_NODE_E_*. */
-enum {
-    RD_RTLOG_E_PROF = 201,         /* malformed or inconsistent ASCEND_PROF_SK_ON line */
-    RD_RTLOG_E_CONFLICT = 202,     /* two different ASCEND_PROF_SK_ON outcomes */
-    RD_RTLOG_E_BUFFER_FULL = 203,  /* malformed buffer-full line */
-    RD_RTLOG_E_OPTION = 204,       /* malformed option line */
-    RD_RTLOG_E_PATTERN = 205,      /* malformed invalid-pattern line */
-    RD_RTLOG_E_LISTING = 206,      /* listing cut short, bad index, count or permutation */
-    RD_RTLOG_E_ORPHAN = 207,       /* reordered listing without its SK Function block */
-    RD_RTLOG_E_DUPLICATE = 208,    /* two SK Function blocks with the same scope id */
-    RD_RTLOG_E_REORDER = 209       /* malformed "task reorder finished" line */
-};
+/* X(name, value, meaning); values in the RD_RTLOG range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define RD_RTLOG_SUB_TABLE(X)                                                         \
+    X(RD_RTLOG_E_PROF, 1601, "malformed or inconsistent ASCEND_PROF_SK_ON line")      \
+    X(RD_RTLOG_E_CONFLICT, 1602, "two different ASCEND_PROF_SK_ON outcomes")          \
+    X(RD_RTLOG_E_BUFFER_FULL, 1603, "malformed buffer-full line")                     \
+    X(RD_RTLOG_E_OPTION, 1604, "malformed option line")                               \
+    X(RD_RTLOG_E_PATTERN, 1605, "malformed invalid-pattern line")                     \
+    X(RD_RTLOG_E_LISTING, 1606, "listing cut short, bad index, count or permutation") \
+    X(RD_RTLOG_E_ORPHAN, 1607, "reordered listing without its SK Function block")     \
+    X(RD_RTLOG_E_DUPLICATE, 1608, "two SK Function blocks with the same scope id")    \
+    X(RD_RTLOG_E_REORDER, 1609, "malformed \"task reorder finished\" line")
+enum { RD_RTLOG_SUB_TABLE(SK_SUB_ENUM) };
+#define RD_RTLOG_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(RD_RTLOG, name, value)
+RD_RTLOG_SUB_TABLE(RD_RTLOG_SUB_CHECK)
 
 typedef enum rd_prof_state {
     RD_PROF_UNKNOWN = 0, /* no message: the log does not say (older runtime, or no Init) */

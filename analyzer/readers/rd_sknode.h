@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 
 typedef enum rd_node_kind {
@@ -53,12 +54,16 @@ typedef enum rd_kernel_type {
 } rd_kernel_type;
 
 /* Stable sub-codes stored in sk_diag.sub. */
-enum {
-    RD_NODE_E_SYNTAX = 1,       /* not a node line */
-    RD_NODE_E_FIELD = 2,        /* malformed, duplicate or missing field */
-    RD_NODE_E_KERNEL_TYPE = 3,  /* kernelType not one of the runtime names */
-    RD_NODE_E_GEOMETRY = 4      /* numBlocks/cubeNum/vecNum inconsistent with kernelType */
-};
+/* X(name, value, meaning); values in the RD_NODE range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define RD_NODE_SUB_TABLE(X)                                                             \
+    X(RD_NODE_E_SYNTAX, 1401, "not a node line")                                         \
+    X(RD_NODE_E_FIELD, 1402, "malformed, duplicate or missing field")                    \
+    X(RD_NODE_E_KERNEL_TYPE, 1403, "kernelType not one of the runtime names")            \
+    X(RD_NODE_E_GEOMETRY, 1404, "numBlocks/cubeNum/vecNum inconsistent with kernelType")
+enum { RD_NODE_SUB_TABLE(SK_SUB_ENUM) };
+#define RD_NODE_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(RD_NODE, name, value)
+RD_NODE_SUB_TABLE(RD_NODE_SUB_CHECK)
 
 typedef struct rd_sknode {
     int has_index;

@@ -22,16 +22,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_io.h"
 #include "artifact_contract/base/sk_sha256.h"
 
 /* Stable sub-codes stored in sk_diag.sub for SK_E_COMPRESS errors. */
-enum {
-    RD_SOURCE_E_TRUNCATED = 1,    /* input ended inside a zstd frame */
-    RD_SOURCE_E_CORRUPT = 2,      /* libzstd rejected the data */
-    RD_SOURCE_E_WINDOW = 3        /* frame window larger than the default limit */
-};
+/* X(name, value, meaning); values in the RD_SOURCE range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define RD_SOURCE_SUB_TABLE(X)                                                \
+    X(RD_SOURCE_E_TRUNCATED, 1101, "input ended inside a zstd frame")         \
+    X(RD_SOURCE_E_CORRUPT, 1102, "libzstd rejected the data")                 \
+    X(RD_SOURCE_E_WINDOW, 1103, "frame window larger than the default limit")
+enum { RD_SOURCE_SUB_TABLE(SK_SUB_ENUM) };
+#define RD_SOURCE_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(RD_SOURCE, name, value)
+RD_SOURCE_SUB_TABLE(RD_SOURCE_SUB_CHECK)
 
 typedef struct rd_source rd_source;
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,38 +394,28 @@ typedef struct builder {
     sk_diag *d;
 } builder;
 
-static sk_err at(builder *b, const yaml_mark_t *m, sk_err code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static sk_err at(builder *b, const yaml_mark_t *m, sk_err code, const char *fmt, ...)
-{
-    char msg[SK_DIAG_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return sk_diag_set(b->d, code, b->path, (uint64_t)m->line + 1, "%s", msg);
-}
+/* A diagnostic at the YAML mark m (lines are 0-based there). */
+#define AT(b, m, code, ...)                                                                        \
+    sk_diag_set((b)->d, (code), (b)->path, (uint64_t)(m)->line + 1, __VA_ARGS__)
 
 /* Gives value to the innermost container (or makes it the root); takes
  * ownership of value in every case. */
 static sk_err attach(builder *b, cJSON *value, const yaml_mark_t *m)
 {
     if (!value)
-        return at(b, m, SK_E_NOMEM, "out of memory");
+        return AT(b, m, SK_E_NOMEM, "out of memory");
     if (b->depth == 0) {
         b->root = value;
         return SK_OK;
     }
     frame *top = &b->stack[b->depth - 1];
     if (cJSON_IsArray(top->node))
-        return sk_json_append(top->node, value) == SK_OK
-                   ? SK_OK
-                   : at(b, m, SK_E_NOMEM, "out of memory");
+        return sk_json_append(top->node, value) == SK_OK ? SK_OK
+                                                         : AT(b, m, SK_E_NOMEM, "out of memory");
     sk_err rc = sk_json_add(top->node, top->key, value);
     sk_free(top->key);
     top->key = NULL;
-    return rc == SK_OK ? SK_OK : at(b, m, SK_E_NOMEM, "out of memory");
+    return rc == SK_OK ? SK_OK : AT(b, m, SK_E_NOMEM, "out of memory");
 }
 
 static int expects_key(const builder *b)
@@ -448,7 +437,7 @@ static sk_err number_node(builder *b, const char *s, size_t n, so_yaml_kind kind
     sk_buf text = SK_BUF_INIT;
     *out = NULL;
     if (kind == SO_YAML_NONFINITE) {
-        rc = at(b, m, SK_E_SCHEMA, "'%s' is not finite and has no JSON value", s);
+        rc = AT(b, m, SK_E_SCHEMA, "'%s' is not finite and has no JSON value", s);
         goto done;
     }
     if (kind == SO_YAML_INT && !want_float) {
@@ -464,7 +453,7 @@ static sk_err number_node(builder *b, const char *s, size_t n, so_yaml_kind kind
             rc = decimal_int_text(s, n, &text);
         }
         if (rc != SK_OK) {
-            rc = at(b, m, SK_E_NOMEM, "out of memory");
+            rc = AT(b, m, SK_E_NOMEM, "out of memory");
             goto done;
         }
         if (text.len > SK_JSON_MAX_INT_DIGITS + 1) {
@@ -475,28 +464,28 @@ static sk_err number_node(builder *b, const char *s, size_t n, so_yaml_kind kind
         }
         *out = sk_json_new_literal(sk_buf_cstr(&text));
         if (!*out)
-            rc = at(b, m, SK_E_NOMEM, "out of memory");
+            rc = AT(b, m, SK_E_NOMEM, "out of memory");
         goto done;
     }
     /* a float, or an integer tagged !!float */
     locale_t loc = c_locale();
     if (!loc) {
-        rc = at(b, m, SK_E_INTERNAL, "C locale unavailable");
+        rc = AT(b, m, SK_E_INTERNAL, "C locale unavailable");
         goto done;
     }
     if (kind == SO_YAML_INT && n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) {
-        rc = at(b, m, SK_E_SCHEMA, "!!float value '%s' is not a decimal number", s);
+        rc = AT(b, m, SK_E_SCHEMA, "!!float value '%s' is not a decimal number", s);
         goto done;
     }
     errno = 0;
     double v = strtod_l(s, NULL, loc); /* s matched the float grammar, NUL-terminated */
     if (!isfinite(v) || (errno == ERANGE && v != 0.0)) {
-        rc = at(b, m, SK_E_SCHEMA, "float '%s' is out of the range of a double", s);
+        rc = AT(b, m, SK_E_SCHEMA, "float '%s' is out of the range of a double", s);
         goto done;
     }
     *out = sk_json_new_float(v);
     if (!*out)
-        rc = at(b, m, SK_E_NOMEM, "out of memory");
+        rc = AT(b, m, SK_E_NOMEM, "out of memory");
 done:
     sk_buf_free(&text);
     return rc;
@@ -511,22 +500,22 @@ static sk_err scalar_node(builder *b, const yaml_event_t *ev, cJSON **out)
     int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     *out = NULL;
     if (strlen(s) != n)
-        return at(b, m, SK_E_SCHEMA, "string contains a NUL character");
+        return AT(b, m, SK_E_SCHEMA, "string contains a NUL character");
     const char *core = NULL;
     if (tag && strcmp(tag, "!") != 0) {
         core = core_tag_name(tag);
         static const char *const scalar_tags[] = {"str", "null", "bool", "int", "float", NULL};
         if (!core || !one_of(core, strlen(core), scalar_tags))
-            return at(b, m, SK_E_UNSUPPORTED,
-                      "tag '%s' is not a YAML 1.2 core schema scalar tag", tag);
+            return AT(b, m, SK_E_UNSUPPORTED, "tag '%s' is not a YAML 1.2 core schema scalar tag",
+                      tag);
     }
     if ((tag && !core) || (!tag && !plain) || (core && strcmp(core, "str") == 0)) {
         *out = cJSON_CreateString(s);
-        return *out ? SK_OK : at(b, m, SK_E_NOMEM, "out of memory");
+        return *out ? SK_OK : AT(b, m, SK_E_NOMEM, "out of memory");
     }
     so_yaml_kind kind = so_yaml12_resolve(s, n);
     if (!core && !b->allow_ambiguity && so_yaml_is_ambiguous(s, n))
-        return at(b, m, SK_E_SCHEMA,
+        return AT(b, m, SK_E_SCHEMA,
                   "plain scalar '%s' reads differently in YAML 1.1 (PyYAML, used by the "
                   "reference tools) and YAML 1.2; quote it or write it unambiguously",
                   s);
@@ -555,20 +544,21 @@ static sk_err scalar_node(builder *b, const yaml_event_t *ev, cJSON **out)
         *out = cJSON_CreateString(s);
         break;
     }
-    return *out ? SK_OK : at(b, m, SK_E_NOMEM, "out of memory");
+    return *out ? SK_OK : AT(b, m, SK_E_NOMEM, "out of memory");
 }
 
 static sk_err on_scalar(builder *b, const yaml_event_t *ev)
 {
     const yaml_mark_t *m = &ev->start_mark;
     if (ev->data.scalar.anchor)
-        return at(b, m, SK_E_UNSUPPORTED, "anchor '&%s' is not supported (anchors and aliases "
-                                          "hide shared values)",
+        return AT(b, m, SK_E_UNSUPPORTED,
+                  "anchor '&%s' is not supported (anchors and aliases "
+                  "hide shared values)",
                   (const char *)ev->data.scalar.anchor);
     const char *s = (const char *)ev->data.scalar.value;
     int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && !ev->data.scalar.tag;
     if (expects_key(b) && plain && strcmp(s, "<<") == 0)
-        return at(b, m, SK_E_UNSUPPORTED, "merge key '<<' is not supported");
+        return AT(b, m, SK_E_UNSUPPORTED, "merge key '<<' is not supported");
     cJSON *value = NULL;
     sk_err rc = scalar_node(b, ev, &value);
     if (rc != SK_OK)
@@ -579,16 +569,16 @@ static sk_err on_scalar(builder *b, const yaml_event_t *ev)
     frame *top = &b->stack[b->depth - 1];
     if (!cJSON_IsString(value)) {
         cJSON_Delete(value);
-        return at(b, m, SK_E_SCHEMA, "mapping key '%s' is not a string; quote it", s);
+        return AT(b, m, SK_E_SCHEMA, "mapping key '%s' is not a string; quote it", s);
     }
     if (sk_json_get(top->node, value->valuestring)) { /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
-        rc = at(b, m, SK_E_SCHEMA, "duplicate mapping key '%s'", value->valuestring);
+        rc = AT(b, m, SK_E_SCHEMA, "duplicate mapping key '%s'", value->valuestring);
         cJSON_Delete(value);
         return rc;
     }
     top->key = sk_strdup(value->valuestring);
     cJSON_Delete(value);
-    return top->key ? SK_OK : at(b, m, SK_E_NOMEM, "out of memory");
+    return top->key ? SK_OK : AT(b, m, SK_E_NOMEM, "out of memory");
 }
 
 static sk_err on_collection(builder *b, const yaml_event_t *ev, int is_map)
@@ -599,17 +589,18 @@ static sk_err on_collection(builder *b, const yaml_event_t *ev, int is_map)
     const char *tag = (const char *)(is_map ? ev->data.mapping_start.tag
                                             : ev->data.sequence_start.tag);
     if (anchor)
-        return at(b, m, SK_E_UNSUPPORTED, "anchor '&%s' is not supported (anchors and aliases "
-                                          "hide shared values)",
+        return AT(b, m, SK_E_UNSUPPORTED,
+                  "anchor '&%s' is not supported (anchors and aliases "
+                  "hide shared values)",
                   (const char *)anchor);
     if (tag && strcmp(tag, "!") != 0) {
         const char *core = core_tag_name(tag);
         if (!core || strcmp(core, is_map ? "map" : "seq") != 0)
-            return at(b, m, SK_E_UNSUPPORTED, "tag '%s' is not a YAML 1.2 core schema tag here",
+            return AT(b, m, SK_E_UNSUPPORTED, "tag '%s' is not a YAML 1.2 core schema tag here",
                       tag);
     }
     if (expects_key(b))
-        return at(b, m, SK_E_SCHEMA, "mapping key is a %s; only string keys are supported",
+        return AT(b, m, SK_E_SCHEMA, "mapping key is a %s; only string keys are supported",
                   is_map ? "mapping" : "sequence");
     if (b->depth >= SK_JSON_MAX_DEPTH)
         return sk_diag_set(b->d, SK_E_LIMIT, b->path, (uint64_t)m->line + 1,
@@ -643,7 +634,7 @@ static sk_err on_document_start(builder *b, const yaml_event_t *ev)
 {
     const yaml_mark_t *m = &ev->start_mark;
     if (++b->documents > 1)
-        return at(b, m, SK_E_UNSUPPORTED,
+        return AT(b, m, SK_E_UNSUPPORTED,
                   "more than one YAML document; a config is a single document");
     const yaml_version_directive_t *v = ev->data.document_start.version_directive;
     if (v && !(v->major == 1 && v->minor == 2))
@@ -684,7 +675,7 @@ static sk_err parse_yaml(const char *buf, size_t len, const char *path, int allo
             rc = on_document_start(b, &ev);
             break;
         case YAML_ALIAS_EVENT:
-            rc = at(b, &ev.start_mark, SK_E_UNSUPPORTED, "alias '*%s' is not supported",
+            rc = AT(b, &ev.start_mark, SK_E_UNSUPPORTED, "alias '*%s' is not supported",
                     (const char *)ev.data.alias.anchor);
             break;
         case YAML_SCALAR_EVENT:

@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
+#include "analyzer/stage_o/so_jsonw.h"
 #include "analyzer/stage_o/so_cdiff.h"
 #include "analyzer/stage_o/so_gate.h"
 #include "analyzer/stage_o/so_probe.h"
@@ -25,95 +26,6 @@ const char *so_family_status_name(so_family_status s)
         return "blocked";
     }
     return "blocked";
-}
-
-/* ------------------------------------------------------------ builder */
-
-/* Constructors record an allocation failure instead of returning it, so the
- * document is assembled in straight-line code and checked once. */
-typedef struct jb {
-    int failed;
-} jb;
-
-static cJSON *mark(jb *b, cJSON *item)
-{
-    if (!item)
-        b->failed = 1;
-    return item;
-}
-
-static cJSON *j_obj(jb *b)
-{
-    return mark(b, cJSON_CreateObject());
-}
-
-static cJSON *j_arr(jb *b)
-{
-    return mark(b, cJSON_CreateArray());
-}
-
-static cJSON *j_float(jb *b, double v)
-{
-    return mark(b, sk_json_new_float(v));
-}
-
-static cJSON *j_uint(jb *b, uint64_t v)
-{
-    return mark(b, sk_json_new_uint(v));
-}
-
-static cJSON *j_str(jb *b, const char *s)
-{
-    return mark(b, s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
-static cJSON *j_bool(jb *b, int v)
-{
-    return mark(b, cJSON_CreateBool(v != 0));
-}
-
-static cJSON *j_null(jb *b)
-{
-    return mark(b, cJSON_CreateNull());
-}
-
-static cJSON *j_opt(jb *b, so_opt o)
-{
-    return o.set ? j_float(b, o.v) : j_null(b);
-}
-
-static cJSON *j_dec(jb *b, const num_dec *v)
-{
-    char s[NUM_DEC_STR_MAX];
-    num_dec_to_str(v, s, sizeof s);
-    return j_str(b, s);
-}
-
-static cJSON *j_copy(jb *b, const cJSON *v)
-{
-    return v ? mark(b, cJSON_Duplicate(v, 1)) : j_null(b);
-}
-
-static void put(jb *b, cJSON *obj, const char *key, cJSON *item)
-{
-    if (!obj || !item) {
-        cJSON_Delete(item);
-        b->failed = 1;
-        return;
-    }
-    if (sk_json_add(obj, key, item) != SK_OK)
-        b->failed = 1;
-}
-
-static void push(jb *b, cJSON *arr, cJSON *item)
-{
-    if (!arr || !item) {
-        cJSON_Delete(item);
-        b->failed = 1;
-        return;
-    }
-    if (sk_json_append(arr, item) != SK_OK)
-        b->failed = 1;
 }
 
 /* ------------------------------------------------------------ state */
@@ -144,7 +56,7 @@ typedef struct fam {
     so_cdiff_input cfg[3];
     int has_cfg;
     so_repair_proof proof;
-    jb b;
+    sk_jb b;
     cJSON *blockers, *notes; /* arrays of {code, message} */
 } fam;
 
@@ -157,10 +69,10 @@ static void add_issue(fam *f, cJSON *list, const char *code, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cJSON *o = j_obj(&f->b);
-    put(&f->b, o, "code", j_str(&f->b, code));
-    put(&f->b, o, "message", j_str(&f->b, msg));
-    push(&f->b, list, o);
+    cJSON *o = sk_jb_obj(&f->b);
+    sk_jb_put(&f->b, o, "code", sk_jb_str(&f->b, code));
+    sk_jb_put(&f->b, o, "message", sk_jb_str(&f->b, msg));
+    sk_jb_put(&f->b, list, NULL, o);
 }
 
 /* ------------------------------------------------------------ loading */
@@ -320,69 +232,71 @@ static void analysis_free(analysis_in *a)
 
 static cJSON *clean_json(fam *f, const clean_side *s)
 {
-    jb *b = &f->b;
+    sk_jb *b = &f->b;
     const so_set *set = s->set;
     const so_stability *st = &s->st;
-    cJSON *o = j_obj(b), *means = j_arr(b), *exact = j_arr(b), *logs = j_arr(b);
-    put(b, o, "path", j_str(b, set->path));
-    put(b, o, "run_count", j_uint(b, set->n_runs));
-    put(b, o, "worst_rank_mean_ms", j_float(b, set->mean_run_mean));
-    put(b, o, "median_run_worst_rank_mean_ms", j_float(b, set->median_run_mean));
-    put(b, o, "p50_ms", j_float(b, set->decode_stats.p50_ms));
-    put(b, o, "p90_ms", j_float(b, set->decode_stats.p90_ms));
-    put(b, o, "stddev_ms", j_float(b, set->decode_stats.stddev_ms));
-    put(b, o, "decode_samples", j_uint(b, set->n_decode));
+    cJSON *o = sk_jb_obj(b), *means = sk_jb_arr(b), *exact = sk_jb_arr(b), *logs = sk_jb_arr(b);
+    sk_jb_put(b, o, "path", sk_jb_str(b, set->path));
+    sk_jb_put(b, o, "run_count", sk_jb_uint(b, set->n_runs));
+    sk_jb_put(b, o, "worst_rank_mean_ms", sk_jb_float(b, set->mean_run_mean));
+    sk_jb_put(b, o, "median_run_worst_rank_mean_ms", sk_jb_float(b, set->median_run_mean));
+    sk_jb_put(b, o, "p50_ms", sk_jb_float(b, set->decode_stats.p50_ms));
+    sk_jb_put(b, o, "p90_ms", sk_jb_float(b, set->decode_stats.p90_ms));
+    sk_jb_put(b, o, "stddev_ms", sk_jb_float(b, set->decode_stats.stddev_ms));
+    sk_jb_put(b, o, "decode_samples", sk_jb_uint(b, set->n_decode));
     for (size_t i = 0; i < set->n_runs; i++) {
-        push(b, means, j_float(b, set->run_means[i]));
-        push(b, exact, j_dec(b, &set->run_means_exact[i]));
+        sk_jb_put(b, means, NULL, sk_jb_float(b, set->run_means[i]));
+        sk_jb_put(b, exact, NULL, so_jb_dec(b, &set->run_means_exact[i]));
     }
-    put(b, o, "run_worst_rank_means_ms", means);
-    put(b, o, "run_worst_rank_means_exact_ms", exact);
-    put(b, o, "stable", j_bool(b, st->stable));
-    put(b, o, "spread_ms", j_float(b, st->spread_ms));
-    put(b, o, "spread_exact_ms", j_dec(b, &st->spread_exact));
-    put(b, o, "spread_pct", st->has_spread_pct ? j_float(b, st->spread_pct) : j_null(b));
-    put(b, o, "spread_pct_exact", st->has_spread_pct ? j_dec(b, &st->spread_pct_exact) : j_null(b));
+    sk_jb_put(b, o, "run_worst_rank_means_ms", means);
+    sk_jb_put(b, o, "run_worst_rank_means_exact_ms", exact);
+    sk_jb_put(b, o, "stable", sk_jb_bool(b, st->stable));
+    sk_jb_put(b, o, "spread_ms", sk_jb_float(b, st->spread_ms));
+    sk_jb_put(b, o, "spread_exact_ms", so_jb_dec(b, &st->spread_exact));
+    sk_jb_put(b, o, "spread_pct",
+              st->has_spread_pct ? sk_jb_float(b, st->spread_pct) : sk_jb_null(b));
+    sk_jb_put(b, o, "spread_pct_exact",
+              st->has_spread_pct ? so_jb_dec(b, &st->spread_pct_exact) : sk_jb_null(b));
     for (size_t i = 0; i < set->n_logs; i++) {
-        cJSON *l = j_obj(b);
-        put(b, l, "path", j_str(b, set->logs[i].relpath));
-        put(b, l, "bytes", j_uint(b, set->logs[i].size));
-        put(b, l, "sha256", j_str(b, set->logs[i].sha256));
-        push(b, logs, l);
+        cJSON *l = sk_jb_obj(b);
+        sk_jb_put(b, l, "path", sk_jb_str(b, set->logs[i].relpath));
+        sk_jb_put(b, l, "bytes", sk_jb_uint(b, set->logs[i].size));
+        sk_jb_put(b, l, "sha256", sk_jb_str(b, set->logs[i].sha256));
+        sk_jb_put(b, logs, NULL, l);
     }
-    put(b, o, "logs", logs);
+    sk_jb_put(b, o, "logs", logs);
     return o;
 }
 
 static cJSON *gate_json(fam *f, const so_trial_eval *e, const char *baseline,
                         const char *candidate, int decisive)
 {
-    jb *b = &f->b;
-    cJSON *o = j_obj(b), *checks = j_obj(b);
-    put(b, o, "baseline", j_str(b, baseline));
-    put(b, o, "candidate", j_str(b, candidate));
-    put(b, o, "decisive", j_bool(b, decisive));
-    put(b, o, "accepted", j_bool(b, e->accepted));
+    sk_jb *b = &f->b;
+    cJSON *o = sk_jb_obj(b), *checks = sk_jb_obj(b);
+    sk_jb_put(b, o, "baseline", sk_jb_str(b, baseline));
+    sk_jb_put(b, o, "candidate", sk_jb_str(b, candidate));
+    sk_jb_put(b, o, "decisive", sk_jb_bool(b, decisive));
+    sk_jb_put(b, o, "accepted", sk_jb_bool(b, e->accepted));
     for (int k = 0; k < SO_CHECK_COUNT; k++)
-        put(b, checks, so_trial_check_names[k], j_bool(b, e->checks[k]));
-    put(b, o, "checks", checks);
-    put(b, o, "mean_improvement_pct", j_opt(b, e->mean_improvement_pct));
-    put(b, o, "median_run_improvement_pct", j_opt(b, e->median_run_improvement_pct));
-    put(b, o, "p90_regression_pct", j_opt(b, e->p90_regression_pct));
-    put(b, o, "stddev_regression_pct", j_opt(b, e->stddev_regression_pct));
-    put(b, o, "allow_p90_regression_pct", j_float(b, e->allow_p90_regression_pct));
-    put(b, o, "allow_stddev_regression_pct", j_float(b, e->allow_stddev_regression_pct));
+        sk_jb_put(b, checks, so_trial_check_names[k], sk_jb_bool(b, e->checks[k]));
+    sk_jb_put(b, o, "checks", checks);
+    sk_jb_put(b, o, "mean_improvement_pct", so_jb_opt(b, e->mean_improvement_pct));
+    sk_jb_put(b, o, "median_run_improvement_pct", so_jb_opt(b, e->median_run_improvement_pct));
+    sk_jb_put(b, o, "p90_regression_pct", so_jb_opt(b, e->p90_regression_pct));
+    sk_jb_put(b, o, "stddev_regression_pct", so_jb_opt(b, e->stddev_regression_pct));
+    sk_jb_put(b, o, "allow_p90_regression_pct", sk_jb_float(b, e->allow_p90_regression_pct));
+    sk_jb_put(b, o, "allow_stddev_regression_pct", sk_jb_float(b, e->allow_stddev_regression_pct));
     return o;
 }
 
 /* {"present", "path", "sha256"} of one analysis file */
 static cJSON *file_json(fam *f, const char *path, const cJSON *doc, const char *sha)
 {
-    jb *b = &f->b;
-    cJSON *o = j_obj(b);
-    put(b, o, "path", j_str(b, path));
-    put(b, o, "present", j_bool(b, doc != NULL));
-    put(b, o, "sha256", j_str(b, doc ? sha : NULL));
+    sk_jb *b = &f->b;
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put(b, o, "path", sk_jb_str(b, path));
+    sk_jb_put(b, o, "present", sk_jb_bool(b, doc != NULL));
+    sk_jb_put(b, o, "sha256", sk_jb_str(b, doc ? sha : NULL));
     return o;
 }
 
@@ -406,127 +320,136 @@ static const cJSON *path_get(const cJSON *v, const char *a, const char *b2, cons
 
 static cJSON *analysis_json(fam *f, int values_consistent, int repair_consistent)
 {
-    jb *b = &f->b;
+    sk_jb *b = &f->b;
     const cJSON *doc = f->an.doc;
-    cJSON *o = j_obj(b), *files = j_obj(b), *collections = j_obj(b), *sks = j_arr(b),
-          *classes = j_obj(b), *children = j_arr(b), *tokens = j_arr(b), *integ = j_obj(b);
-    put(b, o, "path", j_str(b, f->o->analysis_dir));
-    put(b, o, "status", j_str(b, f->an.status));
-    put(b, o, "mode", j_copy(b, path_get(doc, "inputs", "mode", NULL)));
-    put(b, files, "analysis", file_json(f, f->an.json_path, f->an.doc, f->an.sha));
-    put(b, files, "option_values", file_json(f, f->an.values_path, f->an.values, f->an.values_sha));
-    put(b, files, "repair_options", file_json(f, f->an.repair_path, f->an.repair, f->an.repair_sha));
-    put(b, o, "files", files);
-    put(b, o, "option_values_consistent", j_bool(b, values_consistent));
-    put(b, o, "repair_options_consistent", j_bool(b, repair_consistent));
+    cJSON *o = sk_jb_obj(b), *files = sk_jb_obj(b), *collections = sk_jb_obj(b);
+    cJSON *sks = sk_jb_arr(b), *classes = sk_jb_obj(b), *children = sk_jb_arr(b);
+    cJSON *tokens = sk_jb_arr(b), *integ = sk_jb_obj(b);
+    sk_jb_put(b, o, "path", sk_jb_str(b, f->o->analysis_dir));
+    sk_jb_put(b, o, "status", sk_jb_str(b, f->an.status));
+    sk_jb_put(b, o, "mode", sk_jb_copy(b, path_get(doc, "inputs", "mode", NULL)));
+    sk_jb_put(b, files, "analysis", file_json(f, f->an.json_path, f->an.doc, f->an.sha));
+    sk_jb_put(b, files, "option_values",
+              file_json(f, f->an.values_path, f->an.values, f->an.values_sha));
+    sk_jb_put(b, files, "repair_options",
+              file_json(f, f->an.repair_path, f->an.repair, f->an.repair_sha));
+    sk_jb_put(b, o, "files", files);
+    sk_jb_put(b, o, "option_values_consistent", sk_jb_bool(b, values_consistent));
+    sk_jb_put(b, o, "repair_options_consistent", sk_jb_bool(b, repair_consistent));
     static const char *const sides[] = {"o0", "disable_all"};
     for (int i = 0; i < 2; i++) {
         const cJSON *side = path_get(doc, "inputs", sides[i], NULL);
         const cJSON *m = sk_json_get(side, "manifest");
-        cJSON *c = j_obj(b), *man = j_obj(b), *comp = j_obj(b);
-        put(b, c, "root", j_copy(b, sk_json_get(side, "root")));
+        cJSON *c = sk_jb_obj(b), *man = sk_jb_obj(b), *comp = sk_jb_obj(b);
+        sk_jb_put(b, c, "root", sk_jb_copy(b, sk_json_get(side, "root")));
         if (cJSON_IsObject(m)) {
-            put(b, man, "path", j_copy(b, sk_json_get(m, "path")));
-            put(b, man, "sha256", j_copy(b, sk_json_get(m, "sha256")));
-            put(b, man, "manifest_fingerprint", j_copy(b, sk_json_get(m, "manifest_fingerprint")));
-            put(b, man, "validated", j_copy(b, sk_json_get(m, "validated")));
-            put(b, c, "manifest", man);
+            sk_jb_put(b, man, "path", sk_jb_copy(b, sk_json_get(m, "path")));
+            sk_jb_put(b, man, "sha256", sk_jb_copy(b, sk_json_get(m, "sha256")));
+            sk_jb_put(b, man, "manifest_fingerprint",
+                      sk_jb_copy(b, sk_json_get(m, "manifest_fingerprint")));
+            sk_jb_put(b, man, "validated", sk_jb_copy(b, sk_json_get(m, "validated")));
+            sk_jb_put(b, c, "manifest", man);
         } else {
             cJSON_Delete(man);
-            put(b, c, "manifest", j_null(b));
+            sk_jb_put(b, c, "manifest", sk_jb_null(b));
         }
         static const char *const parts[] = {"kernel_details", "sk_meta", "sk_prof"};
         for (int k = 0; k < 3; k++)
-            put(b, comp, parts[k],
-                j_copy(b, path_get(side, "completeness", parts[k], "complete")));
-        put(b, c, "complete", comp);
-        put(b, c, "files", j_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(side, "files"))));
+            sk_jb_put(b, comp, parts[k],
+                sk_jb_copy(b, path_get(side, "completeness", parts[k], "complete")));
+        sk_jb_put(b, c, "complete", comp);
+        sk_jb_put(b, c, "files",
+                  sk_jb_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(side, "files"))));
         const cJSON *ig = path_get(doc, "integrity", sides[i], NULL);
-        put(b, c, "buffer_full_warnings",
-            j_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(ig, "buffer_full"))));
-        put(b, c, "invalid_dcci_pattern_warnings",
-            j_copy(b, sk_json_get(ig, "invalid_dcci_pattern_warnings")));
-        put(b, collections, sides[i], c);
+        sk_jb_put(b, c, "buffer_full_warnings",
+            sk_jb_uint(b, (uint64_t)cJSON_GetArraySize(sk_json_get(ig, "buffer_full"))));
+        sk_jb_put(b, c, "invalid_dcci_pattern_warnings",
+            sk_jb_copy(b, sk_json_get(ig, "invalid_dcci_pattern_warnings")));
+        sk_jb_put(b, collections, sides[i], c);
     }
-    put(b, o, "collections", collections);
+    sk_jb_put(b, o, "collections", collections);
     const cJSON *th = sk_json_get(doc, "thresholds");
-    cJSON *t = j_obj(b);
+    cJSON *t = sk_jb_obj(b);
     static const char *const tk[] = {"min_occurrences", "min_relative_pct", "min_abs_us",
                                      "warmup_steps", NULL};
     for (size_t i = 0; tk[i]; i++)
-        put(b, t, tk[i], j_copy(b, sk_json_get(th, tk[i])));
-    put(b, o, "thresholds", t);
+        sk_jb_put(b, t, tk[i], sk_jb_copy(b, sk_json_get(th, tk[i])));
+    sk_jb_put(b, o, "thresholds", t);
     const cJSON *all = sk_json_get(doc, "sks");
     static const char *const cls[] = {"significantly_slower", "significantly_faster", "neutral",
                                       "insufficient_evidence", NULL};
     for (size_t i = 0; cls[i]; i++)
-        put(b, classes, cls[i], j_uint(b, (uint64_t)count_class(all, cls[i])));
-    put(b, o, "sk_classes", classes);
+        sk_jb_put(b, classes, cls[i], sk_jb_uint(b, (uint64_t)count_class(all, cls[i])));
+    sk_jb_put(b, o, "sk_classes", classes);
     for (const cJSON *e = all->child; e; e = e->next) {
-        cJSON *s = j_obj(b);
-        put(b, s, "key_id", j_copy(b, sk_json_get(e, "key_id")));
-        put(b, s, "name", j_copy(b, path_get(e, "names", "o0", NULL)));
-        put(b, s, "class", j_copy(b, sk_json_get(e, "class")));
-        put(b, s, "regression_pct", j_copy(b, sk_json_get(e, "regression_pct")));
-        put(b, s, "o0_p50_us", j_copy(b, path_get(e, "stats", "o0", "p50_us")));
-        put(b, s, "disable_all_p50_us", j_copy(b, path_get(e, "stats", "disable_all", "p50_us")));
-        put(b, s, "o0_count", j_copy(b, path_get(e, "stats", "o0", "count")));
-        put(b, s, "disable_all_count", j_copy(b, path_get(e, "stats", "disable_all", "count")));
-        push(b, sks, s);
+        cJSON *s = sk_jb_obj(b);
+        sk_jb_put(b, s, "key_id", sk_jb_copy(b, sk_json_get(e, "key_id")));
+        sk_jb_put(b, s, "name", sk_jb_copy(b, path_get(e, "names", "o0", NULL)));
+        sk_jb_put(b, s, "class", sk_jb_copy(b, sk_json_get(e, "class")));
+        sk_jb_put(b, s, "regression_pct", sk_jb_copy(b, sk_json_get(e, "regression_pct")));
+        sk_jb_put(b, s, "o0_p50_us", sk_jb_copy(b, path_get(e, "stats", "o0", "p50_us")));
+        sk_jb_put(b, s, "disable_all_p50_us",
+                  sk_jb_copy(b, path_get(e, "stats", "disable_all", "p50_us")));
+        sk_jb_put(b, s, "o0_count", sk_jb_copy(b, path_get(e, "stats", "o0", "count")));
+        sk_jb_put(b, s, "disable_all_count",
+                  sk_jb_copy(b, path_get(e, "stats", "disable_all", "count")));
+        sk_jb_put(b, sks, NULL, s);
     }
-    put(b, o, "sks", sks);
+    sk_jb_put(b, o, "sks", sks);
     for (const cJSON *e = sk_json_get(doc, "children")->child; e; e = e->next) {
-        cJSON *c = j_obj(b), *pos = j_arr(b);
-        put(b, c, "key_id", j_copy(b, sk_json_get(e, "key_id")));
-        put(b, c, "attribution", j_copy(b, sk_json_get(e, "attribution")));
-        put(b, c, "regression_pct", j_copy(b, sk_json_get(e, "regression_pct")));
+        cJSON *c = sk_jb_obj(b), *pos = sk_jb_arr(b);
+        sk_jb_put(b, c, "key_id", sk_jb_copy(b, sk_json_get(e, "key_id")));
+        sk_jb_put(b, c, "attribution", sk_jb_copy(b, sk_json_get(e, "attribution")));
+        sk_jb_put(b, c, "regression_pct", sk_jb_copy(b, sk_json_get(e, "regression_pct")));
         const cJSON *ps = sk_json_get(e, "positions");
         for (const cJSON *p = cJSON_IsArray(ps) ? ps->child : NULL; p; p = p->next) {
-            cJSON *q = j_obj(b);
-            put(b, q, "position", j_copy(b, sk_json_get(p, "position")));
-            put(b, q, "token", j_copy(b, sk_json_get(p, "token")));
-            put(b, q, "symbol", j_copy(b, path_get(p, "symbol", "o0", NULL)));
-            put(b, q, "selected", j_copy(b, sk_json_get(p, "selected")));
-            put(b, q, "significantly_slower_on", j_copy(b, sk_json_get(p, "significantly_slower_on")));
-            put(b, q, "wall_class", j_copy(b, path_get(p, "metrics", "wall", "class")));
-            put(b, q, "max_lane_class", j_copy(b, path_get(p, "metrics", "max_lane", "class")));
-            push(b, pos, q);
+            cJSON *q = sk_jb_obj(b);
+            sk_jb_put(b, q, "position", sk_jb_copy(b, sk_json_get(p, "position")));
+            sk_jb_put(b, q, "token", sk_jb_copy(b, sk_json_get(p, "token")));
+            sk_jb_put(b, q, "symbol", sk_jb_copy(b, path_get(p, "symbol", "o0", NULL)));
+            sk_jb_put(b, q, "selected", sk_jb_copy(b, sk_json_get(p, "selected")));
+            sk_jb_put(b, q, "significantly_slower_on",
+                      sk_jb_copy(b, sk_json_get(p, "significantly_slower_on")));
+            sk_jb_put(b, q, "wall_class", sk_jb_copy(b, path_get(p, "metrics", "wall", "class")));
+            sk_jb_put(b, q, "max_lane_class",
+                      sk_jb_copy(b, path_get(p, "metrics", "max_lane", "class")));
+            sk_jb_put(b, pos, NULL, q);
         }
-        put(b, c, "positions", pos);
-        push(b, children, c);
+        sk_jb_put(b, c, "positions", pos);
+        sk_jb_put(b, children, NULL, c);
     }
-    put(b, o, "children", children);
+    sk_jb_put(b, o, "children", children);
     for (const cJSON *e = sk_json_get(doc, "token_union")->child; e; e = e->next) {
-        cJSON *t2 = j_obj(b);
-        put(b, t2, "token", j_copy(b, sk_json_get(e, "token")));
-        put(b, t2, "regex", j_copy(b, sk_json_get(e, "regex")));
-        put(b, t2, "symbols", j_copy(b, sk_json_get(e, "symbols")));
-        push(b, tokens, t2);
+        cJSON *t2 = sk_jb_obj(b);
+        sk_jb_put(b, t2, "token", sk_jb_copy(b, sk_json_get(e, "token")));
+        sk_jb_put(b, t2, "regex", sk_jb_copy(b, sk_json_get(e, "regex")));
+        sk_jb_put(b, t2, "symbols", sk_jb_copy(b, sk_json_get(e, "symbols")));
+        sk_jb_put(b, tokens, NULL, t2);
     }
-    put(b, o, "token_union", tokens);
-    put(b, o, "regexes", j_copy(b, f->an.regexes));
+    sk_jb_put(b, o, "token_union", tokens);
+    sk_jb_put(b, o, "regexes", sk_jb_copy(b, f->an.regexes));
     const cJSON *issues = path_get(doc, "integrity", "issues", NULL);
-    put(b, integ, "issues", j_uint(b, (uint64_t)cJSON_GetArraySize(issues)));
-    cJSON *codes = j_arr(b);
+    sk_jb_put(b, integ, "issues", sk_jb_uint(b, (uint64_t)cJSON_GetArraySize(issues)));
+    cJSON *codes = sk_jb_arr(b);
     for (const cJSON *e = cJSON_IsArray(issues) ? issues->child : NULL; e; e = e->next) {
         const cJSON *code = sk_json_get(e, "code");
         int seen = 0;
         for (const cJSON *x = codes ? codes->child : NULL; x && cJSON_IsString(code); x = x->next)
             seen |= strcmp(x->valuestring, code->valuestring) == 0;
         if (cJSON_IsString(code) && !seen)
-            push(b, codes, j_str(b, code->valuestring));
+            sk_jb_put(b, codes, NULL, sk_jb_str(b, code->valuestring));
     }
-    put(b, integ, "issue_codes", codes);
-    put(b, o, "integrity", integ);
+    sk_jb_put(b, integ, "issue_codes", codes);
+    sk_jb_put(b, o, "integrity", integ);
     return o;
 }
 
 /* ------------------------------------------------------------ evidence checks */
 
-static cJSON *disable_all_value(jb *b)
+static cJSON *disable_all_value(sk_jb *b)
 {
-    cJSON *v = j_arr(b);
-    push(b, v, j_str(b, ".*"));
+    cJSON *v = sk_jb_arr(b);
+    sk_jb_put(b, v, NULL, sk_jb_str(b, ".*"));
     return v;
 }
 
@@ -535,7 +458,7 @@ static cJSON *disable_all_value(jb *b)
  * are written for repair_candidate only.) */
 static void option_files_consistency(fam *f, int *values_ok, int *repair_ok)
 {
-    jb *b = &f->b;
+    sk_jb *b = &f->b;
     int candidate = strcmp(f->an.status, "repair_candidate") == 0;
     *values_ok = *repair_ok = 0;
     if (!candidate) {
@@ -543,21 +466,21 @@ static void option_files_consistency(fam *f, int *values_ok, int *repair_ok)
         *repair_ok = f->an.repair == NULL;
         return;
     }
-    cJSON *want_values = j_obj(b), *opts = j_obj(b), *l1 = j_arr(b), *l2 = j_arr(b);
-    push(b, l1, j_copy(b, f->an.regexes));
-    push(b, l2, j_copy(b, f->an.regexes));
-    put(b, opts, SO_DCCI_AFTER, l1);
-    put(b, opts, SO_DCCI_BEFORE, l2);
-    put(b, want_values, "optimize_options", opts);
-    cJSON *want_repair = j_obj(b);
-    put(b, want_repair, SO_DCCI_AFTER, j_copy(b, f->an.regexes));
-    put(b, want_repair, SO_DCCI_BEFORE, j_copy(b, f->an.regexes));
-    put(b, want_repair, SO_DCCI_DISABLE, disable_all_value(b));
-    if (!b->failed) {
+    cJSON *want_values = sk_jb_obj(b), *opts = sk_jb_obj(b), *l1 = sk_jb_arr(b), *l2 = sk_jb_arr(b);
+    sk_jb_put(b, l1, NULL, sk_jb_copy(b, f->an.regexes));
+    sk_jb_put(b, l2, NULL, sk_jb_copy(b, f->an.regexes));
+    sk_jb_put(b, opts, SO_DCCI_AFTER, l1);
+    sk_jb_put(b, opts, SO_DCCI_BEFORE, l2);
+    sk_jb_put(b, want_values, "optimize_options", opts);
+    cJSON *want_repair = sk_jb_obj(b);
+    sk_jb_put(b, want_repair, SO_DCCI_AFTER, sk_jb_copy(b, f->an.regexes));
+    sk_jb_put(b, want_repair, SO_DCCI_BEFORE, sk_jb_copy(b, f->an.regexes));
+    sk_jb_put(b, want_repair, SO_DCCI_DISABLE, disable_all_value(b));
+    if (!b->err) {
         int ev = f->an.values ? sk_json_equal(f->an.values, want_values) : 0;
         int er = f->an.repair ? sk_json_equal(f->an.repair, want_repair) : 0;
         if (ev < 0 || er < 0)
-            b->failed = 1; /* out of memory: reported as such, never as a mismatch */
+            sk_jb_fail(b, SK_E_NOMEM); /* out of memory: reported as such, never as a mismatch */
         *values_ok = ev == 1;
         *repair_ok = er == 1;
     }
@@ -575,7 +498,7 @@ typedef struct probe_need {
 static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_out,
                         char *first_problem, size_t fp_size)
 {
-    jb *b = &f->b;
+    sk_jb *b = &f->b;
     int all = 1;
     first_problem[0] = '\0';
     for (size_t i = 0; i < n; i++) {
@@ -585,15 +508,15 @@ static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_
                             need[i].value, &s, &rejection) != SK_OK) {
             /* out of memory comparing values: the whole result is void, and
              * the value must not read as "not probed" */
-            b->failed = 1;
+            sk_jb_fail(b, SK_E_NOMEM);
             return 0;
         }
-        cJSON *o = j_obj(b);
-        put(b, o, "option", j_str(b, need[i].option));
-        put(b, o, "value", j_copy(b, need[i].value));
-        put(b, o, "status", j_str(b, so_value_status_name(s)));
-        put(b, o, "error", j_str(b, rejection));
-        push(b, values_out, o);
+        cJSON *o = sk_jb_obj(b);
+        sk_jb_put(b, o, "option", sk_jb_str(b, need[i].option));
+        sk_jb_put(b, o, "value", sk_jb_copy(b, need[i].value));
+        sk_jb_put(b, o, "status", sk_jb_str(b, so_value_status_name(s)));
+        sk_jb_put(b, o, "error", sk_jb_str(b, rejection));
+        sk_jb_put(b, values_out, NULL, o);
         if (s != SO_VALUE_ACCEPTED && all) {
             all = 0;
             snprintf(first_problem, fp_size, "%s: the exact value is %s", need[i].option,
@@ -694,7 +617,7 @@ static const char *first_blocker(const fam *f)
 
 static void decide(fam *f, decision *dc, cJSON *probe_values_out)
 {
-    jb *b = &f->b;
+    sk_jb *b = &f->b;
     dc->d1_outcome = "not_evaluated";
     if (!f->o0.st.stable) {
         add_issue(f, f->blockers, "o0_unstable",
@@ -813,7 +736,7 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
                         ? sk_json_equal(f->proof.repair_list, f->an.regexes)
                         : 1;
     if (same_list < 0)
-        f->b.failed = 1; /* out of memory */
+        sk_jb_fail(&f->b, SK_E_NOMEM); /* out of memory */
     else if (!same_list)
         add_issue(f, f->blockers, "repair_list_mismatch",
                   "the repair config's before/after list is not the analysis regex list");
@@ -883,44 +806,44 @@ static sk_err load_all(fam *f, sk_diag *d)
 
 static cJSON *configs_json(fam *f, sk_diag *d, sk_err *rc)
 {
-    jb *b = &f->b;
+    sk_jb *b = &f->b;
     if (!f->has_cfg)
-        return j_null(b);
-    cJSON *o = j_obj(b), *item = NULL, *proof = NULL;
+        return sk_jb_null(b);
+    cJSON *o = sk_jb_obj(b), *item = NULL, *proof = NULL;
     static const char *const roles[3] = {"o0", "disable_all", "repair"};
     for (int i = 0; i < 3 && *rc == SK_OK; i++) {
         if (!f->o->configs[i]) {
-            put(b, o, roles[i], j_null(b));
+            sk_jb_put(b, o, roles[i], sk_jb_null(b));
             continue;
         }
         if ((*rc = so_cdiff_input_json(&f->cfg[i], &item, d)) == SK_OK)
-            put(b, o, roles[i], item);
+            sk_jb_put(b, o, roles[i], item);
     }
     if (*rc == SK_OK && (*rc = so_repair_proof_json(&f->proof, &proof, d)) == SK_OK)
-        put(b, o, "proof", proof);
+        sk_jb_put(b, o, "proof", proof);
     return o;
 }
 
 static cJSON *settings_json(fam *f)
 {
-    jb *b = &f->b;
-    cJSON *o = j_obj(b);
-    put(b, o, SO_DCCI_DISABLE, disable_all_value(b));
+    sk_jb *b = &f->b;
+    cJSON *o = sk_jb_obj(b);
+    sk_jb_put(b, o, SO_DCCI_DISABLE, disable_all_value(b));
     const cJSON *list = f->has_cfg && f->proof.repair_list ? f->proof.repair_list
                         : f->has_an && cJSON_GetArraySize(f->an.regexes) ? f->an.regexes
                                                                           : NULL;
-    put(b, o, SO_DCCI_BEFORE, j_copy(b, list));
-    put(b, o, SO_DCCI_AFTER, j_copy(b, list));
-    put(b, o, "list_source",
-        j_str(b, f->has_cfg && f->proof.repair_list ? "repair_config"
+    sk_jb_put(b, o, SO_DCCI_BEFORE, sk_jb_copy(b, list));
+    sk_jb_put(b, o, SO_DCCI_AFTER, sk_jb_copy(b, list));
+    sk_jb_put(b, o, "list_source",
+        sk_jb_str(b, f->has_cfg && f->proof.repair_list ? "repair_config"
                  : list                              ? "analysis"
                                                      : NULL));
-    cJSON *ptrs = j_obj(b);
+    cJSON *ptrs = sk_jb_obj(b);
     int have = f->has_cfg && f->proof.pointer_disable;
-    put(b, ptrs, "disable", j_str(b, have ? f->proof.pointer_disable : NULL));
-    put(b, ptrs, "before", j_str(b, have ? f->proof.pointer_before : NULL));
-    put(b, ptrs, "after", j_str(b, have ? f->proof.pointer_after : NULL));
-    put(b, o, "pointers", ptrs);
+    sk_jb_put(b, ptrs, "disable", sk_jb_str(b, have ? f->proof.pointer_disable : NULL));
+    sk_jb_put(b, ptrs, "before", sk_jb_str(b, have ? f->proof.pointer_before : NULL));
+    sk_jb_put(b, ptrs, "after", sk_jb_str(b, have ? f->proof.pointer_after : NULL));
+    sk_jb_put(b, o, "pointers", ptrs);
     return o;
 }
 
@@ -940,69 +863,69 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
         /* information only: the repair against disable-all as if it were the baseline */
         so_trial_evaluate(f.da.set, &f.da.st, f.rp.set, 0.0, 0.0, &f.gate_rp_da);
     }
-    jb *b = &f.b;
-    f.blockers = j_arr(b);
-    f.notes = j_arr(b);
-    probe_values_out = j_arr(b);
+    sk_jb *b = &f.b;
+    f.blockers = sk_jb_arr(b);
+    f.notes = sk_jb_arr(b);
+    probe_values_out = sk_jb_arr(b);
     decision dc;
     memset(&dc, 0, sizeof dc);
-    if (!b->failed)
+    if (!b->err)
         decide(&f, &dc, probe_values_out);
-    doc = j_obj(b);
-    put(b, doc, "schema_version", j_str(b, SO_FAMILY_SCHEMA));
-    cJSON *dec = j_obj(b);
-    put(b, dec, "status", j_str(b, so_family_status_name(dc.status)));
-    put(b, dec, "reason_code", j_str(b, dc.reason_code));
-    put(b, dec, "reason_zh", j_str(b, dc.reason_zh));
-    put(b, dec, "disable_all_outcome", j_str(b, dc.d1_outcome));
-    put(b, dec, "incumbent_before", j_str(b, "O0"));
-    put(b, dec, "incumbent_after", j_str(b, dc.incumbent_after));
-    put(b, dec, "o0_restored", j_bool(b, dc.status != SO_FAMILY_ACCEPTED));
-    put(b, dec, "blockers", f.blockers);
-    put(b, dec, "notes", f.notes);
+    doc = sk_jb_obj(b);
+    sk_jb_put(b, doc, "schema_version", sk_jb_str(b, SO_FAMILY_SCHEMA));
+    cJSON *dec = sk_jb_obj(b);
+    sk_jb_put(b, dec, "status", sk_jb_str(b, so_family_status_name(dc.status)));
+    sk_jb_put(b, dec, "reason_code", sk_jb_str(b, dc.reason_code));
+    sk_jb_put(b, dec, "reason_zh", sk_jb_str(b, dc.reason_zh));
+    sk_jb_put(b, dec, "disable_all_outcome", sk_jb_str(b, dc.d1_outcome));
+    sk_jb_put(b, dec, "incumbent_before", sk_jb_str(b, "O0"));
+    sk_jb_put(b, dec, "incumbent_after", sk_jb_str(b, dc.incumbent_after));
+    sk_jb_put(b, dec, "o0_restored", sk_jb_bool(b, dc.status != SO_FAMILY_ACCEPTED));
+    sk_jb_put(b, dec, "blockers", f.blockers);
+    sk_jb_put(b, dec, "notes", f.notes);
     f.blockers = f.notes = NULL;
-    put(b, doc, "decision", dec);
-    cJSON *set = j_obj(b);
-    put(b, set, "warmup", j_uint(b, o->set_opts.warmup));
-    put(b, set, "expected_ranks", j_uint(b, o->set_opts.expected_ranks));
-    put(b, doc, "clean_settings", set);
-    cJSON *clean = j_obj(b);
-    put(b, clean, "o0", clean_json(&f, &f.o0));
-    put(b, clean, "disable_all", clean_json(&f, &f.da));
-    put(b, clean, "repair", f.has_rp ? clean_json(&f, &f.rp) : j_null(b));
-    put(b, doc, "clean", clean);
-    cJSON *gates = j_obj(b);
-    put(b, gates, "disable_all_vs_o0", gate_json(&f, &f.gate_da, "o0", "disable_all", 1));
-    put(b, gates, "repair_vs_o0",
-        f.has_rp ? gate_json(&f, &f.gate_rp, "o0", "repair", 1) : j_null(b));
-    put(b, gates, "repair_vs_disable_all",
-        f.has_rp ? gate_json(&f, &f.gate_rp_da, "disable_all", "repair", 0) : j_null(b));
-    put(b, doc, "gates", gates);
+    sk_jb_put(b, doc, "decision", dec);
+    cJSON *set = sk_jb_obj(b);
+    sk_jb_put(b, set, "warmup", sk_jb_uint(b, o->set_opts.warmup));
+    sk_jb_put(b, set, "expected_ranks", sk_jb_uint(b, o->set_opts.expected_ranks));
+    sk_jb_put(b, doc, "clean_settings", set);
+    cJSON *clean = sk_jb_obj(b);
+    sk_jb_put(b, clean, "o0", clean_json(&f, &f.o0));
+    sk_jb_put(b, clean, "disable_all", clean_json(&f, &f.da));
+    sk_jb_put(b, clean, "repair", f.has_rp ? clean_json(&f, &f.rp) : sk_jb_null(b));
+    sk_jb_put(b, doc, "clean", clean);
+    cJSON *gates = sk_jb_obj(b);
+    sk_jb_put(b, gates, "disable_all_vs_o0", gate_json(&f, &f.gate_da, "o0", "disable_all", 1));
+    sk_jb_put(b, gates, "repair_vs_o0",
+        f.has_rp ? gate_json(&f, &f.gate_rp, "o0", "repair", 1) : sk_jb_null(b));
+    sk_jb_put(b, gates, "repair_vs_disable_all",
+        f.has_rp ? gate_json(&f, &f.gate_rp_da, "disable_all", "repair", 0) : sk_jb_null(b));
+    sk_jb_put(b, doc, "gates", gates);
     if (f.has_an) {
         int values_ok = 0, repair_ok = 0;
         option_files_consistency(&f, &values_ok, &repair_ok);
-        put(b, doc, "analysis", analysis_json(&f, values_ok, repair_ok));
+        sk_jb_put(b, doc, "analysis", analysis_json(&f, values_ok, repair_ok));
     } else {
-        put(b, doc, "analysis", j_null(b));
+        sk_jb_put(b, doc, "analysis", sk_jb_null(b));
     }
     if (f.probe) {
-        cJSON *p = j_obj(b);
-        put(b, p, "path", j_str(b, o->probe_path));
-        put(b, p, "sha256", j_str(b, f.probe_sha));
-        put(b, p, "state", j_str(b, so_probe_state_name(f.pa.state)));
-        put(b, p, "reason", j_str(b, f.pa.state == SO_PROBE_USABLE ? NULL : f.pa.reason));
-        put(b, p, "values", probe_values_out);
+        cJSON *p = sk_jb_obj(b);
+        sk_jb_put(b, p, "path", sk_jb_str(b, o->probe_path));
+        sk_jb_put(b, p, "sha256", sk_jb_str(b, f.probe_sha));
+        sk_jb_put(b, p, "state", sk_jb_str(b, so_probe_state_name(f.pa.state)));
+        sk_jb_put(b, p, "reason", sk_jb_str(b, f.pa.state == SO_PROBE_USABLE ? NULL : f.pa.reason));
+        sk_jb_put(b, p, "values", probe_values_out);
         probe_values_out = NULL;
-        put(b, doc, "probe", p);
+        sk_jb_put(b, doc, "probe", p);
     } else {
-        put(b, doc, "probe", j_null(b));
+        sk_jb_put(b, doc, "probe", sk_jb_null(b));
     }
-    put(b, doc, "dcci_settings", settings_json(&f));
-    put(b, doc, "configs", configs_json(&f, d, &rc));
+    sk_jb_put(b, doc, "dcci_settings", settings_json(&f));
+    sk_jb_put(b, doc, "configs", configs_json(&f, d, &rc));
     if (rc != SK_OK)
         goto out;
-    if (b->failed) {
-        rc = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory building the family report");
+    if (b->err) {
+        rc = sk_jb_finish(b, d, "building the family report");
         goto out;
     }
     rc = so_family_markdown(doc, &out->markdown, d);

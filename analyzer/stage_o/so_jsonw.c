@@ -147,3 +147,15 @@ sk_err so_json_write_pretty(const cJSON *v, const so_jarrays *t, sk_buf *out, sk
 {
     return write_node(v, t, 0, out, d);
 }
+
+cJSON *so_jb_opt(sk_jb *b, so_opt o)
+{
+    return o.set ? sk_jb_float(b, o.v) : sk_jb_null(b);
+}
+
+cJSON *so_jb_dec(sk_jb *b, const num_dec *v)
+{
+    char s[NUM_DEC_STR_MAX];
+    num_dec_to_str(v, s, sizeof s);
+    return sk_jb_str(b, s);
+}

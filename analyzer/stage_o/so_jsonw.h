@@ -14,6 +14,8 @@
 
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_diag.h"
+#include "artifact_contract/base/sk_json_build.h"
+#include "analyzer/stage_o/so_gate.h"
 
 typedef struct so_float_array {
     const double *values; /* borrowed: must outlive the write */
@@ -34,5 +36,10 @@ cJSON *so_jarrays_node(so_jarrays *t, const double *values, size_t count);
 
 /* Appends the pretty text of v (placeholders expanded) to out. */
 sk_err so_json_write_pretty(const cJSON *v, const so_jarrays *t, sk_buf *out, sk_diag *d);
+
+/* Stage O values for the sk_jb builder: an optional float (null when unset)
+ * and a Decimal as its string. */
+cJSON *so_jb_opt(sk_jb *b, so_opt o);
+cJSON *so_jb_dec(sk_jb *b, const num_dec *v);
 
 #endif

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_json_build.h"
 
 /* Bytes of a report's error_code quoted in the reason (which has 512). */
 #define ERROR_CODE_SHOWN 300
@@ -277,88 +278,69 @@ const char *so_probe_verdict_name(so_probe_verdict v)
     return "unknown";
 }
 
-/* Adds to obj and remembers an allocation failure. */
-static void put(int *failed, cJSON *obj, const char *key, cJSON *item)
-{
-    if (!item || !obj || sk_json_add(obj, key, item) != SK_OK) {
-        if (!obj)
-            cJSON_Delete(item);
-        *failed = 1;
-    }
-}
-
-static cJSON *str_or_null(const char *s)
-{
-    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
-}
-
 sk_err so_probe_check(const so_probe_inputs *in, const so_probe_assessment *a,
                       so_probe_verdict *verdict, cJSON **doc, sk_buf *text, sk_diag *d)
 {
-    int failed = 0, rejected = 0, not_probed = 0;
+    int rejected = 0, not_probed = 0;
+    sk_jb b = SK_JB_INIT(d);
     sk_buf value_text = SK_BUF_INIT;
-    cJSON *root = cJSON_CreateObject();
-    cJSON *rep = cJSON_CreateObject(), *vals = cJSON_CreateObject(), *list = cJSON_CreateArray();
-    put(&failed, root, "schema_version", cJSON_CreateString("skdcci-probe-check-v1"));
-    put(&failed, rep, "path", cJSON_CreateString(in->report_path));
-    put(&failed, rep, "sha256", cJSON_CreateString(in->report_sha256));
-    put(&failed, rep, "state", cJSON_CreateString(so_probe_state_name(a->state)));
-    put(&failed, rep, "ready", cJSON_CreateBool(a->ready));
-    put(&failed, rep, "runtime_environment_loaded",
-        a->has_loaded ? cJSON_CreateBool(a->loaded) : cJSON_CreateNull());
-    put(&failed, rep, "error_code", str_or_null(a->error_code));
-    put(&failed, rep, "reason", str_or_null(a->state == SO_PROBE_USABLE ? NULL : a->reason));
-    put(&failed, root, "report", rep);
-    put(&failed, vals, "path", cJSON_CreateString(in->values_path));
-    put(&failed, vals, "sha256", cJSON_CreateString(in->values_sha256));
-    put(&failed, root, "values_file", vals);
-    for (size_t c = 0; k_categories[c] && !failed; c++) {
+    cJSON *root = sk_jb_obj(&b);
+    cJSON *rep = sk_jb_obj(&b), *vals = sk_jb_obj(&b), *list = sk_jb_arr(&b);
+    sk_jb_put(&b, root, "schema_version", sk_jb_str(&b, "skdcci-probe-check-v1"));
+    sk_jb_put(&b, rep, "path", sk_jb_str(&b, in->report_path));
+    sk_jb_put(&b, rep, "sha256", sk_jb_str(&b, in->report_sha256));
+    sk_jb_put(&b, rep, "state", sk_jb_str(&b, so_probe_state_name(a->state)));
+    sk_jb_put(&b, rep, "ready", sk_jb_bool(&b, a->ready));
+    sk_jb_put(&b, rep, "runtime_environment_loaded",
+              a->has_loaded ? sk_jb_bool(&b, a->loaded) : sk_jb_null(&b));
+    sk_jb_put(&b, rep, "error_code", sk_jb_str(&b, a->error_code));
+    sk_jb_put(&b, rep, "reason", sk_jb_str(&b, a->state == SO_PROBE_USABLE ? NULL : a->reason));
+    sk_jb_put(&b, root, "report", rep);
+    sk_jb_put(&b, vals, "path", sk_jb_str(&b, in->values_path));
+    sk_jb_put(&b, vals, "sha256", sk_jb_str(&b, in->values_sha256));
+    sk_jb_put(&b, root, "values_file", vals);
+    for (size_t c = 0; k_categories[c] && !b.err; c++) {
         const cJSON *cat = sk_json_get(in->values, k_categories[c]);
-        for (const cJSON *opt = cat ? cat->child : NULL; opt && !failed; opt = opt->next)
-            for (const cJSON *v = opt->child; v && !failed; v = v->next) {
+        for (const cJSON *opt = cat ? cat->child : NULL; opt && !b.err; opt = opt->next)
+            for (const cJSON *v = opt->child; v && !b.err; v = v->next) {
                 const char *why = NULL;
                 so_value_status st = SO_VALUE_UNKNOWN;
                 if (so_probe_lookup(in->report, a, k_categories[c], opt->string, v, &st, &why) !=
                     SK_OK) {
-                    failed = 1;
+                    sk_jb_fail(&b, SK_E_NOMEM);
                     break;
                 }
                 rejected += st == SO_VALUE_REJECTED;
                 not_probed += st == SO_VALUE_NOT_PROBED;
-                cJSON *e = cJSON_CreateObject();
-                put(&failed, e, "category", cJSON_CreateString(k_categories[c]));
-                put(&failed, e, "option", cJSON_CreateString(opt->string));
-                put(&failed, e, "value", cJSON_Duplicate(v, 1));
-                put(&failed, e, "status", cJSON_CreateString(so_value_status_name(st)));
-                put(&failed, e, "rejection_error", str_or_null(why));
-                if (!e || !list) {
-                    cJSON_Delete(e);
-                    failed = 1;
-                } else if (sk_json_append(list, e) != SK_OK) {
-                    failed = 1;
-                }
+                cJSON *e = sk_jb_obj(&b);
+                sk_jb_put(&b, e, "category", sk_jb_str(&b, k_categories[c]));
+                sk_jb_put(&b, e, "option", sk_jb_str(&b, opt->string));
+                sk_jb_put(&b, e, "value", sk_jb_copy(&b, v));
+                sk_jb_put(&b, e, "status", sk_jb_str(&b, so_value_status_name(st)));
+                sk_jb_put(&b, e, "rejection_error", sk_jb_str(&b, why));
+                sk_jb_put(&b, list, NULL, e);
                 sk_buf_reset(&value_text);
-                if (!failed && sk_json_write(v, SK_JSON_CANONICAL, &value_text, d) != SK_OK)
-                    failed = 1;
-                if (!failed && sk_buf_printf(text, "%s %s %s %s\n", so_value_status_name(st),
-                                             k_categories[c], opt->string,
-                                             sk_buf_cstr(&value_text)) != SK_OK)
-                    failed = 1;
+                if (!b.err && sk_json_write(v, SK_JSON_CANONICAL, &value_text, d) != SK_OK)
+                    sk_jb_fail(&b, SK_E_NOMEM);
+                if (!b.err && sk_buf_printf(text, "%s %s %s %s\n", so_value_status_name(st),
+                                            k_categories[c], opt->string,
+                                            sk_buf_cstr(&value_text)) != SK_OK)
+                    sk_jb_fail(&b, SK_E_NOMEM);
             }
     }
-    put(&failed, root, "values", list);
+    sk_jb_put(&b, root, "values", list);
     *verdict = a->state != SO_PROBE_USABLE ? SO_PROBE_VERDICT_UNKNOWN
                : rejected                  ? SO_PROBE_VERDICT_REJECTED
                : not_probed                ? SO_PROBE_VERDICT_INCOMPLETE
                                            : SO_PROBE_VERDICT_ACCEPTED;
-    put(&failed, root, "verdict", cJSON_CreateString(so_probe_verdict_name(*verdict)));
-    if (!failed && a->state != SO_PROBE_USABLE &&
+    sk_jb_put(&b, root, "verdict", sk_jb_str(&b, so_probe_verdict_name(*verdict)));
+    if (!b.err && a->state != SO_PROBE_USABLE &&
         sk_buf_printf(text, "report %s: %s\n", so_probe_state_name(a->state), a->reason) != SK_OK)
-        failed = 1;
-    if (!failed && sk_buf_printf(text, "verdict %s\n", so_probe_verdict_name(*verdict)) != SK_OK)
-        failed = 1;
+        sk_jb_fail(&b, SK_E_NOMEM);
+    if (!b.err && sk_buf_printf(text, "verdict %s\n", so_probe_verdict_name(*verdict)) != SK_OK)
+        sk_jb_fail(&b, SK_E_NOMEM);
     sk_buf_free(&value_text);
-    if (failed) {
+    if (b.err) {
         cJSON_Delete(root);
         *doc = NULL;
         return sk_diag_set(d, SK_E_NOMEM, in->values_path, 0, "out of memory checking values");

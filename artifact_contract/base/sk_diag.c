@@ -82,6 +82,12 @@ void sk_diag_set_impl(sk_diag *d, sk_err code, const char *file, uint64_t line, 
     d->offset = 0;
 }
 
+void sk_diag_sub(sk_diag *d, int sub)
+{
+    if (d)
+        d->sub = sub;
+}
+
 void sk_diag_set_at_impl(sk_diag *d, sk_err code, const char *file, uint64_t offset,
                          const char *fmt, ...)
 {

@@ -75,6 +75,17 @@ void sk_diag_clear(sk_diag *d);
         sk_diag_set_at_impl((d), sk_diag_set_at_code_, (file), (offset), __VA_ARGS__); \
         sk_diag_set_at_code_;                                                          \
     })
+/* sk_diag_set plus the module's sub-code (docs/errors.md), the one way a
+ * diagnostic gets both: the sub is set after the record, which clears it. */
+#define sk_diag_set_sub(d, code, sub, file, line, ...)                                   \
+    __extension__({                                                                      \
+        sk_err sk_diag_set_sub_code_ = (code);                                           \
+        sk_diag_set_impl((d), sk_diag_set_sub_code_, (file), (line), __VA_ARGS__);       \
+        sk_diag_sub((d), (sub));                                                         \
+        sk_diag_set_sub_code_;                                                           \
+    })
+/* Gives the record in d (if any) the sub-code sub. */
+void sk_diag_sub(sk_diag *d, int sub);
 /* The out-of-line parts of the macros above; call those instead. */
 void sk_diag_set_impl(sk_diag *d, sk_err code, const char *file, uint64_t line,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));

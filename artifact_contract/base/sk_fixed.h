@@ -15,9 +15,13 @@
 #ifndef SK_FIXED_H
 #define SK_FIXED_H
 
+/* Parsing only, into fixed-point integers; Python Decimal arithmetic is num_decimal
+ * (analyzer/numeric), which the gates need and the base layer does not. */
+
 #include <stddef.h>
 #include <stdint.h>
 
+#include "artifact_contract/base/sk_subcode.h"
 #include "artifact_contract/base/sk_diag.h"
 
 /* Largest supported scale: 10^18 still fits in int64. */
@@ -33,15 +37,19 @@ typedef enum sk_fixed_mode {
 } sk_fixed_mode;
 
 /* Stable sub-codes stored in sk_diag.sub by the parsers below. */
-enum {
-    SK_FIXED_E_SYNTAX = 1,    /* not a decimal number */
-    SK_FIXED_E_EXPONENT = 2,  /* exponent notation */
-    SK_FIXED_E_NONFINITE = 3, /* NaN or infinity */
-    SK_FIXED_E_HEX = 4,       /* hexadecimal notation */
-    SK_FIXED_E_SEPARATOR = 5, /* thousands separator ',' or '_' */
-    SK_FIXED_E_PRECISION = 6, /* more decimals than the scale (strict mode) */
-    SK_FIXED_E_RANGE = 7      /* does not fit the result type */
-};
+/* X(name, value, meaning); values in the SK_FIXED range of
+ * artifact_contract/base/sk_subcode.h (docs/errors.md). */
+#define SK_FIXED_SUB_TABLE(X)                                                   \
+    X(SK_FIXED_E_SYNTAX, 1001, "not a decimal number")                          \
+    X(SK_FIXED_E_EXPONENT, 1002, "exponent notation")                           \
+    X(SK_FIXED_E_NONFINITE, 1003, "NaN or infinity")                            \
+    X(SK_FIXED_E_HEX, 1004, "hexadecimal notation")                             \
+    X(SK_FIXED_E_SEPARATOR, 1005, "thousands separator ',' or '_'")             \
+    X(SK_FIXED_E_PRECISION, 1006, "more decimals than the scale (strict mode)") \
+    X(SK_FIXED_E_RANGE, 1007, "does not fit the result type")
+enum { SK_FIXED_SUB_TABLE(SK_SUB_ENUM) };
+#define SK_FIXED_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(SK_FIXED, name, value)
+SK_FIXED_SUB_TABLE(SK_FIXED_SUB_CHECK)
 
 typedef struct sk_fixed_result {
     int64_t value;  /* value * 10^scale, exact; 0 when missing */

@@ -23,28 +23,29 @@
 
 #include "artifact_contract/base/sk_diag.h"
 #include "artifact_contract/base/sk_io.h"
+#include "artifact_contract/base/sk_subcode.h"
 
-/* Stable values of sk_diag.sub for errors of this module (append only). */
-typedef enum sk_fs_sub {
-    SK_FS_SUB_NONE = 0,
-    SK_FS_SUB_SYMLINK = 1,           /* "<label> path contains a symlink" */
-    SK_FS_SUB_MISSING_COMPONENT = 2, /* "... path contains a missing or non-directory component" */
-    SK_FS_SUB_NOT_DIRECTORY = 3,     /* "... path contains a non-directory component",
-                                        "... must be a directory" */
-    SK_FS_SUB_CANNOT_OPEN = 4,       /* "<label> does not exist or cannot be opened: <why>" */
-    SK_FS_SUB_NOT_REGULAR = 5,       /* "<label> must be a regular file" */
-    SK_FS_SUB_TOO_LARGE = 6,         /* "<label> exceeds byte limit ..." */
-    SK_FS_SUB_CONTENT_CHANGED = 7,   /* "<label> changed while reading|hashing" */
-    SK_FS_SUB_BINDING_CHANGED = 8,   /* "<label> path binding changed while reading",
-                                        "<label> path changed while hashing" */
-    SK_FS_SUB_EXISTS = 9,            /* "output already exists: <path>" */
-    SK_FS_SUB_ACCESS = 10,           /* "<label> path contains an inaccessible directory" */
-    SK_FS_SUB_LOOP = 11,             /* "... path contains a symlink loop" (kernel resolution) */
-    SK_FS_SUB_NO_FDS = 12,           /* "... too many open files ..." */
-    SK_FS_SUB_TOO_LONG = 13,         /* "... path is too long" */
-    SK_FS_SUB_BAD_PATH = 14,         /* empty path, trailing "/", non-canonical relative path */
-    SK_FS_SUB_SYSCALL = 15           /* another system call failed (read, write, fsync, ...) */
-} sk_fs_sub;
+/* Stable values of sk_diag.sub for errors of this module (append only).
+ * X(name, value, meaning); values in the SK_FS range of sk_subcode.h. */
+#define SK_FS_SUB_TABLE(X)                                                                        \
+    X(SK_FS_SUB_SYMLINK, 1, "a path contains a symlink")                                          \
+    X(SK_FS_SUB_MISSING_COMPONENT, 2, "a path contains a missing or non-directory component")     \
+    X(SK_FS_SUB_NOT_DIRECTORY, 3, "a path component or the path is not a directory")             \
+    X(SK_FS_SUB_CANNOT_OPEN, 4, "a file does not exist or cannot be opened")                      \
+    X(SK_FS_SUB_NOT_REGULAR, 5, "a file is not a regular file")                                   \
+    X(SK_FS_SUB_TOO_LARGE, 6, "a file exceeds its byte limit")                                    \
+    X(SK_FS_SUB_CONTENT_CHANGED, 7, "a file changed while it was read or hashed")                 \
+    X(SK_FS_SUB_BINDING_CHANGED, 8, "a path was bound to another file while it was read")         \
+    X(SK_FS_SUB_EXISTS, 9, "the output already exists")                                           \
+    X(SK_FS_SUB_ACCESS, 10, "a path contains an inaccessible directory")                          \
+    X(SK_FS_SUB_LOOP, 11, "a path contains a symlink loop")                                       \
+    X(SK_FS_SUB_NO_FDS, 12, "too many open files")                                                \
+    X(SK_FS_SUB_TOO_LONG, 13, "a path is too long")                                               \
+    X(SK_FS_SUB_BAD_PATH, 14, "empty path, trailing '/' or non-canonical relative path")          \
+    X(SK_FS_SUB_SYSCALL, 15, "another system call failed (read, write, fsync, ...)")
+typedef enum sk_fs_sub { SK_FS_SUB_NONE = 0, SK_FS_SUB_TABLE(SK_SUB_ENUM) } sk_fs_sub;
+#define SK_FS_SUB_CHECK(name, value, meaning) SK_SUB_IN_RANGE(SK_FS, name, value)
+SK_FS_SUB_TABLE(SK_FS_SUB_CHECK)
 
 typedef struct sk_stat {
     uint64_t dev;

@@ -11,6 +11,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/cli/ac_exit.h"
 
 /* 1 when arg (before any '=') is an abbreviation of --json-errors that
  * getopt_long would resolve to it. */
@@ -73,7 +74,7 @@ int ac_cli_fail(const ac_cli *c, const sk_diag *d)
 {
     if (!c->json_errors) {
         cli_error_diag(d);
-        return 2;
+        return AC_EXIT_FAIL;
     }
     char msg[SK_DIAG_MSG_MAX + SK_DIAG_FIELD_MAX + 4];
     if (d->field[0])
@@ -84,7 +85,7 @@ int ac_cli_fail(const ac_cli *c, const sk_diag *d)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
     json_error(c, ac_code_name(d->sub ? d->sub : AC_E_INTERNAL), d, msg);
-    return 2;
+    return AC_EXIT_FAIL;
 }
 
 int ac_cli_usage(const ac_cli *c, const char *fmt, ...)
@@ -96,7 +97,7 @@ int ac_cli_usage(const ac_cli *c, const char *fmt, ...)
     va_end(ap);
     if (c->json_errors) {
         json_error(c, ac_code_name(AC_E_USAGE), NULL, msg);
-        return 2;
+        return AC_EXIT_FAIL;
     }
     return cli_usage(c->cmd, "%s", msg);
 }
@@ -117,6 +118,17 @@ int ac_cli_int(const ac_cli *c, const char *opt, const char *text, int64_t *out,
         return 0;
     *rc = ac_cli_usage(c, "argument %s: invalid int value: '%s'", opt, text);
     return -1;
+}
+
+int ac_cli_jobs(const ac_cli *c, const char *text, unsigned *threads, int *rc)
+{
+    int64_t n;
+    if (ac_cli_int(c, "--jobs", text, &n, rc))
+        return *rc;
+    if (n < 1 || n > 1024)
+        return *rc = ac_cli_usage(c, "argument --jobs: must be between 1 and 1024");
+    *threads = (unsigned)n;
+    return 0;
 }
 
 int ac_cli_print_json(const ac_cli *c, const cJSON *v)
@@ -152,6 +164,13 @@ int ac_cli_run_set(ac_cli *c, const ac_set_entry *entries, size_t n, ac_set_opts
     return rc;
 }
 
+void ac_cli_set_opts_init(ac_set_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strict_root = AC_STRICT_DEFAULT;
+    o->threads = cli_hash_threads();
+}
+
 int ac_cli_set_option(ac_cli *c, int opt, ac_set_opts *o)
 {
     switch (opt) {
@@ -160,14 +179,8 @@ int ac_cli_set_option(ac_cli *c, int opt, ac_set_opts *o)
     case AC_OPT_NO_STRICT_ROOT: o->strict_root = AC_STRICT_OFF; return 0;
     case AC_OPT_JSON_ERRORS: return 0;
     case AC_OPT_JOBS: {
-        int64_t n;
         int rc = 0;
-        if (ac_cli_int(c, "--jobs", optarg, &n, &rc))
-            return rc;
-        if (n < 1 || n > 1024)
-            return ac_cli_usage(c, "argument --jobs: must be between 1 and 1024");
-        o->threads = (unsigned)n;
-        return 0;
+        return ac_cli_jobs(c, optarg, &o->threads, &rc);
     }
     default: return -1;
     }

@@ -27,6 +27,8 @@ int ac_cli_usage(const ac_cli *c, const char *fmt, ...) __attribute__((format(pr
 int ac_cli_bad_option(const ac_cli *c, char **argv, int opt);
 /* Strict decimal integer option value ("--native-pid must be an integer"). */
 int ac_cli_int(const ac_cli *c, const char *opt, const char *text, int64_t *out, int *rc);
+/* --jobs N (1..1024) into *threads: 0, or a usage exit code also left in *rc. */
+int ac_cli_jobs(const ac_cli *c, const char *text, unsigned *threads, int *rc);
 /* Canonical JSON of v and "\n" on stdout; returns 0 or 2. */
 int ac_cli_print_json(const ac_cli *c, const cJSON *v);
 
@@ -34,6 +36,15 @@ int ac_cli_print_json(const ac_cli *c, const cJSON *v);
 enum { AC_OPT_MANIFEST = 1, AC_OPT_JSON_OUT, AC_OPT_ROLE, AC_OPT_STRICT_ROOT, AC_OPT_NO_STRICT_ROOT, AC_OPT_JOBS, AC_OPT_JSON_ERRORS };
 struct ac_set_entry;
 struct ac_set_opts;
+/* The getopt_long entries of the options both commands take (needs <getopt.h>). */
+#define AC_SET_LONG_OPTIONS                                                \
+    {"json-out", required_argument, NULL, AC_OPT_JSON_OUT},                \
+    {"strict-root", no_argument, NULL, AC_OPT_STRICT_ROOT},                \
+    {"no-strict-root", no_argument, NULL, AC_OPT_NO_STRICT_ROOT},          \
+    {"jobs", required_argument, NULL, AC_OPT_JOBS},                        \
+    {"json-errors", no_argument, NULL, AC_OPT_JSON_ERRORS}
+/* The defaults of both commands: strict root by default, SK_HASH_THREADS. */
+void ac_cli_set_opts_init(struct ac_set_opts *o);
 /* Handles --json-out, --strict-root, --no-strict-root, --jobs, --json-errors:
  * 0 when handled, -1 when opt is not one of them, else a usage exit code. */
 int ac_cli_set_option(ac_cli *c, int opt, struct ac_set_opts *o);

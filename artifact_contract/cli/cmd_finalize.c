@@ -6,6 +6,7 @@
 
 #include "artifact_contract/ac_contract.h"
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/cli/ac_cli.h"
 #include "artifact_contract/cli/commands.h"
 
@@ -41,6 +42,7 @@ int cmd_finalize(int argc, char **argv)
     ac_finalize_args a;
     memset(&a, 0, sizeof a);
     a.strict_root = AC_STRICT_DEFAULT;
+    a.threads = cli_hash_threads();
     const char **files = sk_calloc((size_t)argc + 1, sizeof *files);
     const char *pid = NULL, *started = NULL, *ended = NULL;
     int rc = 0, opt;
@@ -70,13 +72,7 @@ int cmd_finalize(int argc, char **argv)
         case O_ROUND_ID: a.round_id = optarg; break;
         case O_STRICT_ROOT: a.strict_root = AC_STRICT_ON; break;
         case O_NO_STRICT_ROOT: a.strict_root = AC_STRICT_OFF; break;
-        case O_JOBS: {
-            int64_t n;
-            if (ac_cli_int(&c, "--jobs", optarg, &n, &rc) == 0 && (n < 1 || n > 1024))
-                rc = ac_cli_usage(&c, "argument --jobs: must be between 1 and 1024");
-            a.threads = (unsigned)n;
-            break;
-        }
+        case O_JOBS: ac_cli_jobs(&c, optarg, &a.threads, &rc); break;
         case O_JSON_ERRORS: break;
         default: rc = ac_cli_bad_option(&c, argv, opt); break;
         }

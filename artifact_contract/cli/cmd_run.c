@@ -10,17 +10,11 @@
 #include "artifact_contract/ac_run.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/cli/ac_exit.h"
 #include "artifact_contract/cli/commands.h"
 
 extern char **environ;
 
-/* timeout(1)'s status for "the time limit fired", below 128 so it can never
- * be mistaken for a death by signal */
-#define RUN_EXIT_TIMEOUT 124
-/* wrapper errors, the tool-wide code */
-#define RUN_EXIT_ERROR 2
-/* shell convention for a child that died by signal N: 128 + N */
-#define RUN_EXIT_SIGNAL_BASE 128
 
 /* "5", "0.25", "1.500": seconds with at most 3 decimals, as milliseconds,
  * parsed exactly (no floating point). */
@@ -86,7 +80,7 @@ static int die_by_signal(int sig)
     raise(sig);
     /* not reached: the default action of SIGINT, SIGTERM and SIGHUP ends the process */
     cli_error("interrupted by signal %d", sig);
-    return RUN_EXIT_ERROR;
+    return AC_EXIT_FAIL;
 }
 
 int cmd_run(int argc, char **argv)
@@ -104,7 +98,7 @@ int cmd_run(int argc, char **argv)
     ac_run_result res;
     ac_run_opts o;
     sk_diag d;
-    int c, rc = RUN_EXIT_ERROR, have_grace = 0;
+    int c, rc = AC_EXIT_FAIL, have_grace = 0;
     memset(&session, 0, sizeof session);
     memset(&res, 0, sizeof res);
     memset(&o, 0, sizeof o);
@@ -167,11 +161,11 @@ int cmd_run(int argc, char **argv)
     o.envp = (const char *const *)environ;
     if (ac_run(&o, &res, &d)) {
         cli_error_diag(&d);
-        rc = RUN_EXIT_ERROR;
+        rc = AC_EXIT_FAIL;
     } else if (res.timed_out) {
-        rc = RUN_EXIT_TIMEOUT;
+        rc = AC_EXIT_TIMEOUT;
     } else if (res.exit_kind == AC_EXIT_SIGNALED) {
-        rc = RUN_EXIT_SIGNAL_BASE + res.exit_signal;
+        rc = AC_EXIT_SIGNAL_BASE + res.exit_signal;
     } else {
         rc = res.exit_code;
     }

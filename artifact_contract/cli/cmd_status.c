@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "artifact_contract/ac_contract.h"
+#include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/cli/ac_cli.h"
 #include "artifact_contract/cli/commands.h"
 
@@ -16,21 +17,16 @@ int cmd_status(int argc, char **argv)
         {"json-errors", no_argument, NULL, O_JSON_ERRORS},
         {NULL, 0, NULL, 0},
     };
-    unsigned threads = 0;
+    unsigned threads = cli_hash_threads();
     int opt, rc = 0;
     optind = 1;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (opt) {
-        case O_JOBS: {
-            int64_t n;
-            if (ac_cli_int(&c, "--jobs", optarg, &n, &rc))
+        case O_JOBS:
+            if (ac_cli_jobs(&c, optarg, &threads, &rc))
                 return rc;
-            if (n < 1 || n > 1024)
-                return ac_cli_usage(&c, "argument --jobs: must be between 1 and 1024");
-            threads = (unsigned)n;
             break;
-        }
         case O_JSON_ERRORS: break;
         default: return ac_cli_bad_option(&c, argv, opt);
         }

@@ -14,16 +14,11 @@ int cmd_validate(int argc, char **argv)
     static const struct option opts[] = {
         {"manifest", required_argument, NULL, AC_OPT_MANIFEST},
         {"role", required_argument, NULL, AC_OPT_ROLE},
-        {"json-out", required_argument, NULL, AC_OPT_JSON_OUT},
-        {"strict-root", no_argument, NULL, AC_OPT_STRICT_ROOT},
-        {"no-strict-root", no_argument, NULL, AC_OPT_NO_STRICT_ROOT},
-        {"jobs", required_argument, NULL, AC_OPT_JOBS},
-        {"json-errors", no_argument, NULL, AC_OPT_JSON_ERRORS},
+        AC_SET_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     ac_set_opts o;
-    memset(&o, 0, sizeof o);
-    o.strict_root = AC_STRICT_DEFAULT;
+    ac_cli_set_opts_init(&o);
     o.single = 1;
     ac_set_entry entry = {NULL, NULL};
     int rc = 0, opt;

@@ -31,16 +31,11 @@ int cmd_validate_set(int argc, char **argv)
     ac_cli_init(&c, "validate-set", argc, argv);
     static const struct option opts[] = {
         {"manifest", required_argument, NULL, AC_OPT_MANIFEST},
-        {"json-out", required_argument, NULL, AC_OPT_JSON_OUT},
-        {"strict-root", no_argument, NULL, AC_OPT_STRICT_ROOT},
-        {"no-strict-root", no_argument, NULL, AC_OPT_NO_STRICT_ROOT},
-        {"jobs", required_argument, NULL, AC_OPT_JOBS},
-        {"json-errors", no_argument, NULL, AC_OPT_JSON_ERRORS},
+        AC_SET_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     ac_set_opts o;
-    memset(&o, 0, sizeof o);
-    o.strict_root = AC_STRICT_DEFAULT;
+    ac_cli_set_opts_init(&o);
     specs sp;
     memset(&sp, 0, sizeof sp);
     const char *raw[MAX_MANIFEST_ARGS];

@@ -4,6 +4,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
+#include "artifact_contract/base/sk_json_build.h"
 #include <stdio.h>
 #include <unistd.h>
 #include "tests/unit/t.h"
@@ -793,6 +794,69 @@ static void load_file(void)
              SK_E_PATH);
 }
 
+/* The error-collecting builder: one check at the end, and after the first
+ * failure every call is a no-op that frees what it was given. */
+static sk_err jb_build(sk_buf *text, sk_diag *d)
+{
+    sk_jb b = SK_JB_INIT(d);
+    cJSON *o = sk_jb_obj(&b), *l = sk_jb_arr(&b);
+    sk_jb_put_str(&b, o, "s", "x");
+    sk_jb_put_str(&b, o, "n", NULL);
+    sk_jb_put_uint(&b, o, "u", 18446744073709551615u);
+    sk_jb_put_float(&b, o, "f", 0.5);
+    sk_jb_put_bool(&b, o, "t", 1);
+    sk_jb_put_null(&b, o, "z");
+    sk_jb_put(&b, l, NULL, sk_jb_int(&b, -3));
+    sk_jb_put(&b, l, NULL, sk_jb_literal(&b, "1.50"));
+    sk_jb_put(&b, l, NULL, sk_jb_copy(&b, NULL));
+    sk_jb_put(&b, o, "l", l);
+    sk_err e = sk_jb_finish(&b, d, "building the test");
+    if (e == SK_OK && sk_json_write(o, SK_JSON_CANONICAL, text, d) != SK_OK)
+        e = SK_E_IO; /* not the builder's failure */
+    cJSON_Delete(o);
+    return e;
+}
+
+static void json_builder_collects_the_first_failure(void)
+{
+    sk_buf text = SK_BUF_INIT;
+    sk_diag d;
+    sk_diag_clear(&d);
+    T_EQ_INT(jb_build(&text, &d), SK_OK);
+    T_EQ_STR(sk_buf_cstr(&text),
+             "{\"f\":0.5,\"l\":[-3,1.5,null],\"n\":null,\"s\":\"x\",\"t\":true,"
+             "\"u\":18446744073709551615,\"z\":null}");
+    sk_jb b = SK_JB_INIT(&d);
+    sk_jb_fail(&b, SK_E_SCHEMA);
+    sk_jb_fail(&b, SK_E_NOMEM);
+    T_EQ_INT(b.err, SK_E_SCHEMA);
+    T_CHECK(sk_jb_obj(&b) == NULL);
+    sk_jb_put(&b, NULL, "k", cJSON_CreateObject()); /* freed, not leaked */
+#ifdef SK_TEST_HOOKS
+    int saw_nomem = 0, saw_ok = 0;
+    for (unsigned long n = 1; n < 100; n++) {
+        sk_buf t2 = SK_BUF_INIT;
+        sk_diag_clear(&d);
+        sk_alloc_fail_at(n);
+        sk_err e = jb_build(&t2, &d);
+        sk_alloc_fail_at(0);
+        if (e == SK_OK) {
+            saw_ok = 1;
+            T_EQ_STR(sk_buf_cstr(&t2), sk_buf_cstr(&text));
+        } else if (e != SK_E_IO) {
+            saw_nomem = 1;
+            T_EQ_INT(e, SK_E_NOMEM);
+            char msg[256];
+            sk_diag_format(&d, msg, sizeof msg);
+            T_EQ_STR(msg, "out of memory building the test");
+        }
+        sk_buf_free(&t2);
+    }
+    T_CHECK(saw_nomem && saw_ok);
+#endif
+    sk_buf_free(&text);
+}
+
 static const t_case cases[] = {
     T(load_file),
     T(read_value_from_stream),
@@ -819,6 +883,7 @@ static const t_case cases[] = {
     T(duplicate_keys_small_and_hashed),
     T(allocation_failures_are_clean),
     T(allocation_failures_in_error_messages),
+    T(json_builder_collects_the_first_failure),
     {NULL, NULL},
 };
 T_MAIN(cases)

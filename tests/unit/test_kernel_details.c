@@ -1,6 +1,7 @@
 #include "analyzer/readers/rd_kernel_details.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "tests/unit/t.h"
 #include "tests/unit/t_io.h"
 
@@ -180,26 +181,31 @@ static void kd_malformed_inputs(void)
     expect_kd_error("Step Id,Device_id,Model ID,Name,Type,Accelerator Core,Start Time(us)\n1,0,1,k,K,C,1\n",
                     SK_E_FORMAT, RD_CSV_E_COLUMN, 1, "",
                     "required column 'Duration(us)' is missing");
-    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,5,abc,0,1,0\n", SK_E_FORMAT, 1 /* syntax */, 2,
+    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,5,abc,0,1,0\n", SK_E_FORMAT,
+                    SK_FIXED_E_SYNTAX, 2,
                     "Duration(us)", "not a decimal number: 'abc'");
-    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1e3,2,0,1,0\n", SK_E_FORMAT, 2 /* exponent */, 2,
+    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1e3,2,0,1,0\n", SK_E_FORMAT,
+                    SK_FIXED_E_EXPONENT, 2,
                     "Start Time(us)", "exponent notation is not allowed: '1e3'");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,99999999999999999,2,0,1,0\n", SK_E_FORMAT,
-                    7 /* range */, 2, "Start Time(us)", "value out of range");
-    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,NaN,0,1,0\n", SK_E_FORMAT, 3, 2,
+                    SK_FIXED_E_RANGE, 2, "Start Time(us)", "value out of range");
+    expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,NaN,0,1,0\n", SK_E_FORMAT,
+                    SK_FIXED_E_NONFINITE, 2,
                     "Duration(us)", "NaN and infinity are not allowed");
-    expect_kd_error(HEADER "x1,0,48,1,1,k,K,AI_CORE,1,2,0,1,0\n", SK_E_FORMAT, 1, 2, "Step Id",
+    expect_kd_error(HEADER "x1,0,48,1,1,k,K,AI_CORE,1,2,0,1,0\n", SK_E_FORMAT,
+                    SK_FIXED_E_SYNTAX, 2, "Step Id",
                     "expected an unsigned integer: not a decimal number: 'x1'");
     expect_kd_error(HEADER "1,,48,1,1,k,K,AI_CORE,1,2,0,1,0\n", SK_E_FORMAT, 0, 2, "Device_id",
                     "missing value");
-    expect_kd_error(HEADER "1,0,48,1,-1,k,K,AI_CORE,1,2,0,1,0\n", SK_E_FORMAT, 1, 2, "Stream ID",
+    expect_kd_error(HEADER "1,0,48,1,-1,k,K,AI_CORE,1,2,0,1,0\n", SK_E_FORMAT,
+                    SK_FIXED_E_SYNTAX, 2, "Stream ID",
                     "not a decimal number: '-1'");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,2,0,1\n", SK_E_FORMAT, RD_CSV_E_FIELD_COUNT,
                     2, "", "expected 13 fields, found 12");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,2,1,000,0,1\n", SK_E_FORMAT,
                     RD_CSV_E_FIELD_COUNT, 2, "", "expected 13 fields, found 14");
     expect_kd_error(HEADER "1,0,48,1,1,k,K,AI_CORE,1,\"1,000\",0,1,0\n", SK_E_FORMAT,
-                    5 /* separator */, 2, "Duration(us)", "digit separators are not allowed");
+                    SK_FIXED_E_SEPARATOR, 2, "Duration(us)", "digit separators are not allowed");
 }
 
 static void kd_alloc_failures(void)

@@ -298,3 +298,15 @@ int cli_main(const cli_tool *t, int argc, char **argv)
         return cli_usage(NULL, "unknown option '%s'", name);
     return cli_usage(NULL, "unknown command '%s'", name);
 }
+
+unsigned cli_hash_threads(void)
+{
+    const char *env = getenv("SK_HASH_THREADS");
+    if (!env || !*env)
+        return 0;
+    char *end;
+    long n = strtol(env, &end, 10);
+    if (*end || n < 1)
+        return 0;
+    return n > 1024 ? 1024 : (unsigned)n; /* the library caps it further */
+}

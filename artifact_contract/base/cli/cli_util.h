@@ -69,6 +69,11 @@ int cli_bad_option(const char *cmd, char **argv, int c);
  * checked.  Returns 0 on success. */
 int cli_parse_i64(const char *s, int64_t *out);
 int cli_parse_u64(const char *s, uint64_t *out);
+/* The hashing threads the evidence checks use unless --jobs says otherwise:
+ * SK_HASH_THREADS (a positive integer, for tests and benchmarks), else 0,
+ * the library's default (online CPUs).  The programs read the environment;
+ * the libraries take the number in their options. */
+unsigned cli_hash_threads(void);
 /* Non-negative decimal like "5", "0.25", "12.5" (no exponent, no sign). */
 int cli_parse_nonneg_double(const char *s, double *out);
 
