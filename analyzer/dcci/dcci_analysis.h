@@ -34,12 +34,13 @@ typedef enum dcci_status {
     DCCI_STATUS_NO_SIGNIFICANT_REGRESSION = 2,
     DCCI_STATUS_COLLECTION_BLOCKED = 3,
     DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED = 4,
-    DCCI_STATUS_MAPPING_BLOCKED = 5
+    DCCI_STATUS_MAPPING_BLOCKED = 5,
+    DCCI_STATUS_EVIDENCE_BLOCKED = 6
 } dcci_status;
 
 /* "repair_candidate", "no_regressed_child", ... */
 const char *dcci_status_name(dcci_status s);
-/* 1 for the three blocked statuses. */
+/* 1 for the four blocked statuses. */
 int dcci_status_blocked(dcci_status s);
 
 /* Progress of the reading passes: raw bytes read so far and the total. */
@@ -143,12 +144,14 @@ typedef struct dcci_analysis {
     struct ac_set *contract;         /* sealed mode: the validated pair (owned), or NULL */
     cJSON *contract_summary;         /* sealed mode: the validator's summary, or NULL */
     dcci_status status;
-    dcci_status status_if_sealed;    /* --unsealed: the status without the unsealed_input
-                                        blocker (exploration); equal to status otherwise */
 } dcci_analysis;
 
 void dcci_analysis_init(dcci_analysis *a);
 void dcci_analysis_free(dcci_analysis *a);
+/* Discards the alignment and every result derived from it (SK
+ * classifications, children, tokens, patterns, collateral): a collection
+ * block leaves only the inventory and the issues (docs/analyze.md §5.1). */
+void dcci_analysis_drop_attribution(dcci_analysis *a);
 
 /* Every issue of gate g, sides first (O0, disable-all), then the analysis's. */
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g);

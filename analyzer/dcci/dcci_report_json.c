@@ -5,6 +5,7 @@
 #include "artifact_contract/base/sk_version.h"
 #include "analyzer/dcci/dcci_compare.h"
 #include "analyzer/dcci/dcci_report.h"
+#include "analyzer/dcci/dcci_gates.h"
 
 /* Builders record the first failure and turn every later call into a no-op,
  * so a tree is built without an error check per member. */
@@ -202,6 +203,7 @@ static int status_gate(dcci_status s)
     case DCCI_STATUS_COLLECTION_BLOCKED: return DCCI_GATE_COLLECTION;
     case DCCI_STATUS_MAPPING_BLOCKED: return DCCI_GATE_MAPPING;
     case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return DCCI_GATE_ATTRIBUTION;
+    case DCCI_STATUS_EVIDENCE_BLOCKED: return DCCI_GATE_EVIDENCE;
     default: return -2; /* nothing blocks: no reasons */
     }
 }
@@ -416,7 +418,8 @@ static cJSON *matching_obj(jb *b, const dcci_analysis *a)
     put(b, o, "unmatched", u64_pair(b, a->align.unmatched[0], a->align.unmatched[1]));
     put(b, o, "ambiguous", u64_pair(b, a->align.ambiguous[0], a->align.ambiguous[1]));
     cJSON *ex = arr(b);
-    for (int s = 0; s < 2; s++)
+    /* a collection block compares nothing: the match states are not evidence */
+    for (int s = 0; s < 2 && a->status != DCCI_STATUS_COLLECTION_BLOCKED; s++)
         for (size_t i = 0; i < a->side[s].nsks; i++) {
             const dcci_sk *k = &a->side[s].sks[i];
             if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
@@ -768,9 +771,15 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     put_str(&b, tool, "version", SK_VERSION);
     put(&b, o, "tool", tool);
     put_str(&b, o, "status", dcci_status_name(a->status));
-    put_str(&b, o, "status_if_sealed",
-            a->opts.unsealed ? dcci_status_name(a->status_if_sealed) : NULL);
+    /* retired: a blocked analysis states no verdict, not even a conditional one */
+    put_null(&b, o, "status_if_sealed");
     put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
+    const char *next[DCCI_TO_COLLECT_MAX];
+    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    cJSON *tc = arr(&b);
+    for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
+        put_str(&b, tc, NULL, next[i]);
+    put(&b, o, "to_collect", tc);
     put(&b, o, "inputs", inputs_obj(&b, a));
     put(&b, o, "thresholds", thresholds_obj(&b, a));
     put(&b, o, "matching", matching_obj(&b, a));
