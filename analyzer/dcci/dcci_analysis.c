@@ -1,5 +1,6 @@
 #include "analyzer/dcci/dcci_analysis.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "artifact_contract/ac_set.h"
@@ -66,20 +67,8 @@ static void free_attribution(dcci_analysis *a)
 void dcci_analysis_drop_attribution(dcci_analysis *a)
 {
     free_attribution(a);
-    a->slow = NULL;
-    a->nslow = 0;
-    a->tokens = NULL;
-    a->ntokens = 0;
-    a->regexes = NULL;
-    a->nregexes = 0;
-    a->hits = NULL;
-    a->collateral = NULL;
-    a->ncollateral = 0;
-    a->inventory = NULL;
-    a->ninventory = 0;
-    a->results = NULL;
-    a->nresults = 0;
-    memset(&a->align, 0, sizeof a->align);
+    /* the derived results are the members from align up to issues */
+    memset(&a->align, 0, offsetof(dcci_analysis, issues) - offsetof(dcci_analysis, align));
 }
 
 void dcci_analysis_free(dcci_analysis *a)
