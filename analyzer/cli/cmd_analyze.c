@@ -1,4 +1,5 @@
 /* skdcci analyze O0 DISABLE_ALL: the DCCI regression analyzer (docs/analyze.md). */
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -32,8 +33,8 @@ const char cmd_analyze_usage[] =
     "Options:\n"
     "  -o, --output OUTDIR      output directory (default ./" DEFAULT_OUTDIR "); must not\n"
     "                           exist or be empty, and must lie outside both roots\n"
-    "      --unsealed           discover the inputs of raw roots by the documented layout;\n"
-    "                           the status is then always collection_blocked\n"
+    "      --unsealed           inventory and format check of raw roots (documented\n"
+    "                           layout): always collection_blocked, nothing is compared\n"
     "      --warmup-steps N     drop the kernel_details rows of the first N Step Ids (0)\n"
     "      --warmup-launches N  drop the first N sk_prof launches of every SK (default:\n"
     "                           the workload warmup of the manifest, else 0)\n"
@@ -48,7 +49,8 @@ const char cmd_analyze_usage[] =
     "repair_candidate only, option-values.json and dcci-repair-options.json.\n"
     "\n"
     "Exit codes: 0 repair_candidate, no_regressed_child or no_significant_regression;\n"
-    "3 collection_blocked, mapping_blocked or child_attribution_blocked; 2 usage;\n"
+    "3 collection_blocked, mapping_blocked, evidence_blocked or child_attribution_blocked;\n"
+    "2 usage;\n"
     "1 unreadable or malformed input, I/O or internal error (nothing is written).\n";
 
 enum {
@@ -94,6 +96,22 @@ static int parse_count(const char *cmd, const char *opt, const char *v, uint64_t
     return 0;
 }
 
+/* A mistyped path is named before anything else looks at it (the output
+ * check would otherwise take the missing manifest's directory for a root). */
+static int check_args_exist(const char *const args[2], sk_diag *d)
+{
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        if (args[i][0] && lstat(args[i], &st) != 0 && errno == ENOENT) {
+            sk_diag_set(d, SK_E_IO, args[i], 0, "no such file or directory (the %s capture "
+                        "root or its collection-manifest.json)", i ? "disable-all" : "O0");
+            cli_error_diag(d);
+            return SKX_FAIL;
+        }
+    }
+    return 0;
+}
+
 /* The output must not lie inside a capture root: the roots stay read-only. */
 static int check_outdir(const char *outdir, const char *const args[2])
 {
@@ -135,6 +153,7 @@ static const dcci_issue *first_reason(const dcci_analysis *a)
 {
     dcci_gate g = a->status == DCCI_STATUS_COLLECTION_BLOCKED ? DCCI_GATE_COLLECTION
                   : a->status == DCCI_STATUS_MAPPING_BLOCKED  ? DCCI_GATE_MAPPING
+                  : a->status == DCCI_STATUS_EVIDENCE_BLOCKED ? DCCI_GATE_EVIDENCE
                                                               : DCCI_GATE_ATTRIBUTION;
     const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
     for (int l = 0; l < 3; l++)
@@ -222,6 +241,8 @@ int cmd_analyze(int argc, char **argv)
         goto out;
     }
     const char *args[2] = {argv[optind], argv[optind + 1]};
+    if ((rc = check_args_exist(args, &d)))
+        goto out;
     if ((rc = check_outdir(outdir, args)))
         goto out;
     if (sk_outdir_begin(outdir, 0755, &out, &d)) {

@@ -456,6 +456,72 @@ static sk_err human_line(cs_compile_state_result *r, const cs_decision *dec, con
     return e;
 }
 
+/* No ownership record at all (neither the final nor the started record
+ * exists): the state is unknown, not an input error and never inferred;
+ * missing[] names the record. */
+static sk_err ownership_unknown(const records *rec, const sk_diag *why, const char *proc_root,
+                                cs_compile_state_result *r, sk_diag *d)
+{
+    cJSON *root = cJSON_CreateObject(), *decision = cJSON_CreateObject();
+    cJSON *missing = cJSON_CreateArray();
+    sk_buf b = SK_BUF_INIT;
+    sk_err e = SK_OK;
+    if (!root || !decision || !missing)
+        e = SK_E_NOMEM;
+    if (!e)
+        e = sk_buf_printf(&b, "ownership record: %s: %s", why->file[0] ? why->file
+                                                                        : rec->final_path,
+                          why->msg);
+    if (!e)
+        e = cs_json_add_display(missing, NULL, sk_buf_cstr(&b));
+    if (!e && (sk_json_add_int(decision, "step", 3) ||
+               cs_json_add_display(decision, "rule", "ownership missing: no conclusion")))
+        e = SK_E_NOMEM;
+    if (!e && (sk_json_add(root, "decision", decision) ||
+               (decision = NULL, sk_json_add(root, "missing", missing)) ||
+               (missing = NULL, sk_json_add_str(root, "schema_version", CS_COMPILE_STATE_SCHEMA)) ||
+               sk_json_add_str(root, "compile_state", cs_state_name(CS_UNKNOWN)) ||
+               sk_json_add_str(root, "run_state", cs_state_name(CS_UNKNOWN)) ||
+               sk_json_add_null(root, "report_label") ||
+               sk_json_add_str(root, "action", cs_state_action(CS_UNKNOWN)) ||
+               sk_json_add(root, "contradictions", cJSON_CreateArray()) ||
+               sk_json_add(root, "notes", cJSON_CreateArray()) ||
+               sk_json_add_null(root, "record") || sk_json_add_null(root, "liveness") ||
+               sk_json_add_null(root, "summary") || sk_json_add_null(root, "artifacts")))
+        e = SK_E_NOMEM;
+    if (!e) {
+        sk_buf h = SK_BUF_INIT;
+        if (sk_buf_printf(&h, "compile_state=unknown run_state=unknown: ownership missing; "
+                              "missing: %s", sk_buf_cstr(&b)) ||
+            !(r->human = sk_buf_take(&h)))
+            e = SK_E_NOMEM;
+        sk_buf_free(&h);
+        for (char *p = r->human; p && *p; p++)
+            if (*p == '\n' || *p == '\r')
+                *p = ' ';
+    }
+    sk_buf_free(&b);
+    cJSON_Delete(decision);
+    cJSON_Delete(missing);
+    if (e) {
+        cJSON_Delete(root);
+        sk_free(r->human);
+        r->human = NULL;
+        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    }
+    /* information only; with no record every compiler is someone else's */
+    sk_err le = cs_lease_add_blockers(root, proc_root, NULL, NULL, d);
+    if (le) {
+        cJSON_Delete(root);
+        sk_free(r->human);
+        r->human = NULL;
+        return le;
+    }
+    r->compile_state = r->run_state = CS_UNKNOWN;
+    r->report = root;
+    return SK_OK;
+}
+
 sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_result *r,
                             sk_diag *d)
 {
@@ -481,6 +547,13 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     if (e)
         goto out;
     e = records_load(&rec, d);
+    /* neither record exists: missing ownership is evidence, a malformed record is not */
+    if (e && e != SK_E_NOMEM && !path_exists(rec.final_path) && !path_exists(rec.started_path)) {
+        sk_diag why = *d;
+        sk_diag_clear(d);
+        e = ownership_unknown(&rec, &why, proc_root, r, d);
+        goto out;
+    }
     if (e)
         goto out;
     e = observe(o, &rec, &live, &scans, d);
@@ -521,6 +594,7 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     ev.parents_alive = cs_liveness_parents_alive(&live);
     ev.deadline_passed = !rec.finished && deadline_passed(rec.rec, live.boot_id_matches);
     ev.started_record_mismatch = rec.started_mismatch != NULL;
+    ev.started_record_missing = rec.finished && !rec.started_exists;
     if (rec.finished) {
         ev.timed_out = rec.rec->timed_out;
         ev.runner_interrupted = rec.rec->terminated &&
@@ -557,11 +631,6 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     if (rec.finished && rec.rec->has_interruption && !ev.runner_interrupted &&
         cs_strlist_addf(&dec.notes, "the runner received signal %lld after the group had ended",
                         (long long)rec.rec->interruption_signal)) {
-        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
-        goto out;
-    }
-    if (rec.finished && !rec.started_exists &&
-        cs_strlist_add(&dec.notes, "the started record is missing (only the final record exists)")) {
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;
     }

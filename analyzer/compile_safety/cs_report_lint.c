@@ -239,7 +239,10 @@ static sk_err end_block(cs_lint *l, const char *file)
 {
     sk_err e = SK_OK;
     sk_buf msg = SK_BUF_INIT;
-    for (size_t i = 0; !e && i < l->npc; i++) {
+    /* a cited compile-state JSON outranks the label: a final_compile_failure
+     * block that cites a state other than failed still contradicts it */
+    int tied = l->block_final && !l->block_bad_ref;
+    for (size_t i = 0; !e && i < l->npc && !tied; i++) {
         const char *rule;
         sk_buf_reset(&msg);
         if (l->pc[i].defect) {

@@ -169,6 +169,10 @@ sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
                                           "this host's, so processes of the run that outlived "
                                           "its group leader cannot be ruled out"));
     }
+    if (ev->started_record_missing)
+        TRY(cs_strlist_add(&dec->missing, "ownership: the started record is missing (only the "
+                                          "final record exists): the run's ownership cannot be "
+                                          "proven"));
     if (ev->started_record_mismatch)
         TRY(cs_strlist_add(&dec->contradictions, "the started record's SHA-256 differs from the "
                                                  "started_record_sha256 in the final record"));
@@ -217,16 +221,30 @@ sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
         TRY(set_rule(dec, 4, CS_UNKNOWN, run_state, sk_buf_cstr(&b)));
         goto out;
     }
+    /* a conclusion needs the exit code and the summary to agree */
+    if (ev->summary == CS_SV_ALL_SUCCESS && !run_ok) {
+        TRY(cs_strlist_addf(&dec->contradictions, "exit code %lld contradicts a final summary "
+                                                  "reporting all inputs successful",
+                            (long long)ev->exit_code));
+        TRY(sk_buf_printf(&b, "natural return with exit code %lld but every final summary line "
+                              "reports all inputs successful: the evidence disagrees",
+                          (long long)ev->exit_code));
+        TRY(set_rule(dec, 4, CS_UNKNOWN, run_state, sk_buf_cstr(&b)));
+        goto out;
+    }
+    if (ev->summary == CS_SV_FAILURES && run_ok) {
+        TRY(cs_strlist_add(&dec->contradictions, "exit code 0 contradicts a final summary "
+                                                 "reporting failures"));
+        TRY(set_rule(dec, 4, CS_UNKNOWN, run_state, "natural return with exit code 0 but the "
+                                                    "final summary reports failures: the evidence "
+                                                    "disagrees"));
+        goto out;
+    }
     if (ev->summary == CS_SV_ALL_SUCCESS) {
         TRY(sk_buf_printf(&b, "natural return with exit code %lld and every final summary line "
                               "reports all inputs successful",
                           (long long)ev->exit_code));
         TRY(set_rule(dec, 4, CS_SUCCEEDED, run_state, sk_buf_cstr(&b)));
-        if (!run_ok)
-            TRY(cs_strlist_addf(&dec->notes, "the top-level exit code %lld comes after an "
-                                             "all-success compile summary: a later stage failed "
-                                             "(run_state failed), not the compile",
-                                (long long)ev->exit_code));
         goto out;
     }
     /* CS_SV_FAILURES */
@@ -234,9 +252,6 @@ sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
                           "failures",
                       (long long)ev->exit_code));
     TRY(set_rule(dec, 4, CS_FAILED, run_state, sk_buf_cstr(&b)));
-    if (run_ok)
-        TRY(cs_strlist_add(&dec->notes, "the top-level exit code is 0 although the compile "
-                                        "summary reports failures (a fallback may hide them)"));
 out:
     sk_buf_free(&b);
     if (e)

@@ -1,5 +1,6 @@
 #include "analyzer/dcci/dcci_analysis.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "artifact_contract/ac_set.h"
@@ -14,6 +15,7 @@ const char *dcci_status_name(dcci_status s)
     case DCCI_STATUS_COLLECTION_BLOCKED: return "collection_blocked";
     case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return "child_attribution_blocked";
     case DCCI_STATUS_MAPPING_BLOCKED: return "mapping_blocked";
+    case DCCI_STATUS_EVIDENCE_BLOCKED: return "evidence_blocked";
     }
     return "unknown";
 }
@@ -21,7 +23,7 @@ const char *dcci_status_name(dcci_status s)
 int dcci_status_blocked(dcci_status s)
 {
     return s == DCCI_STATUS_COLLECTION_BLOCKED || s == DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED ||
-           s == DCCI_STATUS_MAPPING_BLOCKED;
+           s == DCCI_STATUS_MAPPING_BLOCKED || s == DCCI_STATUS_EVIDENCE_BLOCKED;
 }
 
 void dcci_opts_default(dcci_opts *o)
@@ -39,10 +41,9 @@ void dcci_analysis_init(dcci_analysis *a)
     a->status = DCCI_STATUS_COLLECTION_BLOCKED;
 }
 
-void dcci_analysis_free(dcci_analysis *a)
+/* Everything derived from the comparison of the sides. */
+static void free_attribution(dcci_analysis *a)
 {
-    if (!a)
-        return;
     for (size_t i = 0; i < a->nslow; i++)
         sk_free(a->slow[i].rows);
     sk_free(a->slow);
@@ -61,6 +62,20 @@ void dcci_analysis_free(dcci_analysis *a)
     sk_free(a->inventory);
     sk_free(a->results);
     dcci_alignment_free(&a->align);
+}
+
+void dcci_analysis_drop_attribution(dcci_analysis *a)
+{
+    free_attribution(a);
+    /* the derived results are the members from align up to issues */
+    memset(&a->align, 0, offsetof(dcci_analysis, issues) - offsetof(dcci_analysis, align));
+}
+
+void dcci_analysis_free(dcci_analysis *a)
+{
+    if (!a)
+        return;
+    free_attribution(a);
     dcci_issues_free(&a->issues);
     cJSON_Delete(a->contract_summary);
     dcci_side_free(&a->side[0]);

@@ -34,12 +34,13 @@ typedef enum dcci_status {
     DCCI_STATUS_NO_SIGNIFICANT_REGRESSION = 2,
     DCCI_STATUS_COLLECTION_BLOCKED = 3,
     DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED = 4,
-    DCCI_STATUS_MAPPING_BLOCKED = 5
+    DCCI_STATUS_MAPPING_BLOCKED = 5,
+    DCCI_STATUS_EVIDENCE_BLOCKED = 6
 } dcci_status;
 
 /* "repair_candidate", "no_regressed_child", ... */
 const char *dcci_status_name(dcci_status s);
-/* 1 for the three blocked statuses. */
+/* 1 for the four blocked statuses. */
 int dcci_status_blocked(dcci_status s);
 
 /* Progress of the reading passes: raw bytes read so far and the total. */
@@ -127,6 +128,8 @@ typedef struct dcci_analysis {
     dcci_value_source warmup_launches_source[2];
     uint64_t warmup_launches[2];
     uint64_t capacity[2];            /* records per core used for the check */
+    /* align up to issues: results derived from the comparison of the sides,
+     * cleared as one range by dcci_analysis_drop_attribution (keep them here) */
     dcci_alignment align;
     dcci_sk_result *results;         /* one per pair, in pair order */
     size_t nresults;
@@ -145,12 +148,14 @@ typedef struct dcci_analysis {
     struct ac_set *contract;         /* sealed mode: the validated pair (owned), or NULL */
     cJSON *contract_summary;         /* sealed mode: the validator's summary, or NULL */
     dcci_status status;
-    dcci_status status_if_sealed;    /* --unsealed: the status without the unsealed_input
-                                        blocker (exploration); equal to status otherwise */
 } dcci_analysis;
 
 void dcci_analysis_init(dcci_analysis *a);
 void dcci_analysis_free(dcci_analysis *a);
+/* Discards the alignment and every result derived from it (SK
+ * classifications, children, tokens, patterns, collateral): a collection
+ * block leaves only the inventory and the issues (docs/analyze.md §5.1). */
+void dcci_analysis_drop_attribution(dcci_analysis *a);
 
 /* Every issue of gate g, sides first (O0, disable-all), then the analysis's. */
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g);

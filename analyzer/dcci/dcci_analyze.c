@@ -136,43 +136,73 @@ static sk_err mapping_gate(dcci_analysis *a, sk_diag *d)
                           a->align.unmatched[1], a->align.ambiguous[0], a->align.ambiguous[1]);
 }
 
-sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
+static int collection_blocked(const dcci_analysis *a)
+{
+    return dcci_analysis_count_issues(a, DCCI_GATE_COLLECTION) != 0;
+}
+
+/* Alignment, SK classification, sk_prof, children, attribution gate and the
+ * token union; *selected is the number of selected children. */
+static sk_err attribute(dcci_analysis *a, size_t *selected, sk_diag *d)
 {
     unsigned char *tracked[2] = {NULL, NULL};
-    a->side[0].tmpdir = a->side[1].tmpdir = a->opts.tmpdir;
-    sk_err e = both_sides(a, pass1, NULL, "metadata and kernel_details", d);
-    if (!e)
-        e = dcci_gates_collection(a, d);
-    if (!e)
-        e = dcci_align(&a->side[0], &a->side[1], &a->align, d);
+    sk_err e = dcci_align(&a->side[0], &a->side[1], &a->align, d);
     if (!e)
         e = mapping_gate(a, d);
     if (!e)
+        e = dcci_gates_mapping(a, d);
+    if (!e)
         e = dcci_compare_sks(a, d);
+    if (!e)
+        e = dcci_gates_evidence(a, d);
     if (!e)
         e = dcci_children_tracked(a, &tracked[0], &tracked[1], d);
     if (!e) {
         const unsigned char *t[2] = {tracked[0], tracked[1]};
         e = both_sides(a, pass2, t, "sk_prof", d);
     }
-    if (!e)
+    /* sk_prof can show a collection problem (records of a model without metadata) */
+    if (!e && !collection_blocked(a))
         e = dcci_children_compute(a, d);
-    if (!e)
+    if (!e && !collection_blocked(a))
         e = dcci_gates_attribution(a, d);
-    size_t selected = 0;
-    if (!e) {
-        selected = dcci_children_select(a);
+    if (!e && !collection_blocked(a)) {
+        *selected = dcci_children_select(a);
         e = dcci_tokens_inventory(a, d);
     }
-    /* a blocked attribution yields no union: its children are not evidence */
-    if (!e && selected && !dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
+    /* a blocked attribution yields no union (its children are not evidence),
+     * nor do an unmapped or unclassified SK (the union could be incomplete) */
+    if (!e && !collection_blocked(a) && *selected &&
+        !dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION) &&
+        !dcci_analysis_count_issues(a, DCCI_GATE_MAPPING) &&
+        !dcci_analysis_count_issues(a, DCCI_GATE_EVIDENCE))
         e = dcci_tokens_build(a, d);
+    sk_free(tracked[0]);
+    sk_free(tracked[1]);
+    return e;
+}
+
+sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
+{
+    size_t selected = 0;
+    a->side[0].tmpdir = a->side[1].tmpdir = a->opts.tmpdir;
+    sk_err e = both_sides(a, pass1, NULL, "metadata and kernel_details", d);
+    if (!e)
+        e = dcci_gates_collection(a, d);
+    /* a collection block stops attribution: what the evidence would say is
+     * not reported, only the inventory and the findings (docs/analyze.md §5.1) */
+    if (!e && !collection_blocked(a))
+        e = attribute(a, &selected, d);
+    else if (!e) /* the traces are still read: their format and integrity are findings */
+        e = both_sides(a, pass2, NULL, "sk_prof", d);
+    if (!e && collection_blocked(a)) {
+        dcci_analysis_drop_attribution(a);
+        selected = 0;
+    }
     if (!e) {
         a->loaded = 1;
         dcci_decide_status(a, selected);
     }
-    sk_free(tracked[0]);
-    sk_free(tracked[1]);
     return e;
 }
 

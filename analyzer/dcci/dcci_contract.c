@@ -228,6 +228,6 @@ sk_err dcci_contract_block(dcci_analysis *a, const char *const args[2], const sk
                        swapped ? " (the arguments are swapped: the O0 root comes first, then "
                                  "the disable-all root)"
                                : "");
-    a->status = a->status_if_sealed = DCCI_STATUS_COLLECTION_BLOCKED;
+    a->status = DCCI_STATUS_COLLECTION_BLOCKED;
     return e;
 }

@@ -166,8 +166,9 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
     sk_err e = SK_OK;
     if (a->opts.unsealed)
         e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "unsealed_input", NULL, NULL, 0, d,
-                           "inputs were discovered with --unsealed: the analysis is for "
-                           "exploration only and never yields repair options");
+                           "inputs were discovered with --unsealed: only the inventory and "
+                           "the format of every input are checked, nothing is compared; seal "
+                           "each capture as it is produced to analyse it");
     for (int i = 0; i < 2 && !e; i++) {
         dcci_side *s = &a->side[i];
         settle_side_values(a, i);
@@ -329,30 +330,101 @@ sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d)
         e = sk_gates(a, 0, &a->side[0].sks[r->o0], &ok, d);
         if (!e)
             e = sk_gates(a, 1, &a->side[1].sks[r->dis], &ok, d);
-        if (!e && !s->rows)
+        if (!e && !s->rows) {
             ok = 0;
+            e = dcci_issue_add(&a->issues, DCCI_GATE_ATTRIBUTION, "decomposition_incomplete",
+                               NULL, NULL, 0, d, "%s (occurrence %zu): no child table could be "
+                               "computed", a->side[0].sks[r->o0].fused->name,
+                               a->side[0].sks[r->o0].occurrence);
+        }
         s->attribution_ok = ok;
     }
     return e;
 }
 
-static size_t collection_issues(const dcci_analysis *a, int ignore_unsealed)
+/* ------------------------------------------------------------ mapping, evidence */
+
+sk_err dcci_gates_mapping(dcci_analysis *a, sk_diag *d)
 {
-    size_t n = 0;
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++)
-            n += lists[l]->v[i].gate == DCCI_GATE_COLLECTION &&
-                 !(ignore_unsealed && strcmp(lists[l]->v[i].code, "unsealed_input") == 0);
-    return n;
+    sk_err e = SK_OK;
+    for (int i = 0; i < 2 && !e; i++) {
+        const dcci_side *s = &a->side[i];
+        for (size_t k = 0; k < s->nsks && !e; k++) {
+            const dcci_sk *sk = &s->sks[k];
+            if (sk->match == DCCI_UNMATCHED)
+                e = dcci_issue_add(&a->issues, DCCI_GATE_MAPPING, "sk_unmatched", s->name, NULL,
+                                   0, d, "%s (%s, occurrence %zu) has no structural partner on "
+                                   "the other side (%s): its regression cannot be measured",
+                                   sk->fused->name, sk->key_id, sk->occurrence,
+                                   sk->match_reason ? sk->match_reason : "unmatched");
+            else if (sk->match == DCCI_AMBIGUOUS)
+                e = dcci_issue_add(&a->issues, DCCI_GATE_MAPPING, "sk_ambiguous", s->name, NULL,
+                                   0, d, "%s (%s, occurrence %zu) has no unique structural "
+                                   "partner (%s): its regression cannot be measured",
+                                   sk->fused->name, sk->key_id, sk->occurrence,
+                                   sk->match_reason ? sk->match_reason : "ambiguous");
+        }
+    }
+    return e;
 }
 
-static dcci_status decide(const dcci_analysis *a, size_t selected_children, int ignore_unsealed)
+/* The side(s) short of samples: "O0", "disable-all" or "both sides". */
+static const char *short_sides(const dcci_sk *b, const dcci_sk *c, uint64_t need)
 {
-    if (collection_issues(a, ignore_unsealed))
+    int sb = !b->has_stats || b->stats.count < need, sc = !c->has_stats || c->stats.count < need;
+    return sb && sc ? "both sides" : sb ? "O0" : sc ? "disable-all" : NULL;
+}
+
+sk_err dcci_gates_evidence(dcci_analysis *a, sk_diag *d)
+{
+    sk_err e = SK_OK;
+    uint64_t need = a->opts.classify.min_occurrences;
+    for (size_t i = 0; i < a->nresults && !e; i++) {
+        const dcci_sk_result *r = &a->results[i];
+        if (r->cls.cls != DCCI_CLASS_INSUFFICIENT_EVIDENCE)
+            continue;
+        const dcci_sk *b = &a->side[0].sks[r->o0], *c = &a->side[1].sks[r->dis];
+        const char *names[DCCI_REASON_COUNT];
+        size_t nr = dcci_classify_reason_names(r->cls.reasons, names, DCCI_REASON_COUNT);
+        sk_buf why = SK_BUF_INIT;
+        int oom = 0;
+        for (size_t k = 0; k < nr && k < DCCI_REASON_COUNT && !oom; k++)
+            oom = (why.len && sk_buf_puts(&why, ", ")) || sk_buf_puts(&why, names[k]);
+        if (!oom && r->invalid_rows)
+            oom = (why.len && sk_buf_puts(&why, ", ")) ||
+                  sk_buf_printf(&why, "invalid_profile_occurrence (%llu rejected row(s) on O0, "
+                                "%llu on disable-all)", (unsigned long long)b->rejected_rows,
+                                (unsigned long long)c->rejected_rows);
+        const char *sides = short_sides(b, c, need);
+        if (oom) {
+            sk_buf_free(&why);
+            return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        }
+        e = dcci_issue_add(&a->issues, DCCI_GATE_EVIDENCE, "sk_unclassified",
+                           b->rejected_rows && !c->rejected_rows   ? a->side[0].name
+                           : c->rejected_rows && !b->rejected_rows ? a->side[1].name
+                                                                   : NULL,
+                           NULL, 0, d, "%s (%s, occurrence %zu): insufficient_evidence (%s); "
+                           "post-warmup samples %llu on O0, %llu on disable-all, %llu needed%s%s%s",
+                           b->fused->name, b->key_id, b->occurrence, why.len ? why.data : "",
+                           (unsigned long long)(b->has_stats ? b->stats.count : 0),
+                           (unsigned long long)(c->has_stats ? c->stats.count : 0),
+                           (unsigned long long)need, sides ? ": too few on " : "",
+                           sides ? sides : "",
+                           r->invalid_rows ? "; re-collect: rejected kernel_details rows" : "");
+        sk_buf_free(&why);
+    }
+    return e;
+}
+
+static dcci_status decide(const dcci_analysis *a, size_t selected_children)
+{
+    if (dcci_analysis_count_issues(a, DCCI_GATE_COLLECTION))
         return DCCI_STATUS_COLLECTION_BLOCKED;
     if (dcci_analysis_count_issues(a, DCCI_GATE_MAPPING))
         return DCCI_STATUS_MAPPING_BLOCKED;
+    if (dcci_analysis_count_issues(a, DCCI_GATE_EVIDENCE))
+        return DCCI_STATUS_EVIDENCE_BLOCKED;
     if (!a->nslow)
         return DCCI_STATUS_NO_SIGNIFICANT_REGRESSION;
     if (dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
@@ -364,6 +436,71 @@ static dcci_status decide(const dcci_analysis *a, size_t selected_children, int 
 
 void dcci_decide_status(dcci_analysis *a, size_t selected_children)
 {
-    a->status = decide(a, selected_children, 0);
-    a->status_if_sealed = decide(a, selected_children, 1);
+    a->status = decide(a, selected_children);
+    /* only a repair candidate has a list L (and collateral of L): a partial
+     * list of a blocked analysis must not reach any output */
+    if (a->status != DCCI_STATUS_REPAIR_CANDIDATE) {
+        a->nregexes = 0;
+        a->ncollateral = 0;
+    }
+}
+
+/* ------------------------------------------------------------ what to collect */
+
+static int has_code(const dcci_analysis *a, dcci_gate g, const char *code)
+{
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        if (dcci_issues_has(lists[l], g, code))
+            return 1;
+    return 0;
+}
+
+size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
+{
+    size_t n = 0;
+#define ADD(text)          \
+    do {                   \
+        if (n < cap)       \
+            out[n] = text; \
+        n++;               \
+    } while (0)
+    switch (a->status) {
+    case DCCI_STATUS_COLLECTION_BLOCKED:
+        ADD("keep the raw logs of both captures; collect both sides again into new empty roots "
+            "(artifact_contract begin, artifact_contract run -- <profiling command>, "
+            "artifact_contract finalize --producer-record) and analyse the new roots");
+        if (has_code(a, DCCI_GATE_COLLECTION, "unsealed_input"))
+            ADD("--unsealed checked only the inventory and the format: a capture sealed after the "
+                "fact (copied files, asserted producer values) is refused, so seal each capture "
+                "as it is produced");
+        if (has_code(a, DCCI_GATE_COLLECTION, "options_mismatch") ||
+            has_code(a, DCCI_GATE_COLLECTION, "o0_dcci_option"))
+            ADD("collect O0 without any DCCI option and disable-all with exactly "
+                "dcci_disable_on_kernel=[\".*\"] and no other DCCI option; every other option "
+                "equal on both sides");
+        if (has_code(a, DCCI_GATE_COLLECTION, "producer_unbound"))
+            ADD("finalize each side from the producer record of artifact_contract run "
+                "(--producer-record)");
+        break;
+    case DCCI_STATUS_MAPPING_BLOCKED:
+        ADD("collect both sides from the same model and graph: DCCI options must not change "
+            "fusion, so every SK needs exactly one structural partner (status_reasons lists "
+            "those without)");
+        break;
+    case DCCI_STATUS_EVIDENCE_BLOCKED:
+        ADD("profile more steps on both sides so that every SK listed in status_reasons has at "
+            "least thresholds.min_occurrences post-warmup kernel_details rows on each side; "
+            "collect again a side whose SK rows were rejected (invalid_profile_occurrence)");
+        break;
+    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED:
+        ADD("fix the collection named in status_reasons (for buffer_full or "
+            "core_capacity_reached: a shorter profiling window or a larger ASCEND_PROF_SK_ON) "
+            "and collect both sides again; the SK-level results stand");
+        break;
+    default:
+        break;
+    }
+#undef ADD
+    return n;
 }

@@ -14,7 +14,7 @@
  * than min_occurrences, incomplete lanes, orphan records in the analysed
  * window, overlapping launches, symbol mismatches, records in two traces.
  *
- * Status order: collection_blocked, mapping_blocked,
+ * Status order: collection_blocked, mapping_blocked, evidence_blocked,
  * no_significant_regression, child_attribution_blocked, no_regressed_child,
  * repair_candidate.
  */
@@ -32,8 +32,22 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d);
  * returns 1; 0 when they differ only as allowed; -1 when out of memory. */
 int dcci_options_diff(const cJSON *o0, const cJSON *dis, char **names);
 
+/* Mapping gate after the alignment: every unmatched or ambiguous SK is an
+ * issue (mapping_blocked), since its regression cannot be measured. */
+sk_err dcci_gates_mapping(dcci_analysis *a, sk_diag *d);
+
+/* Evidence gate after the SK classification: every matched SK that is
+ * insufficient_evidence is an issue naming the reasons and the short side
+ * (evidence_blocked). */
+sk_err dcci_gates_evidence(dcci_analysis *a, sk_diag *d);
+
 /* Attribution gates after the sk_prof pass; sets slow[i].attribution_ok. */
 sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d);
+
+/* What to collect next for a blocked status: fixed sentences, in order,
+ * into out (at most cap); returns how many apply (0 when nothing blocks). */
+#define DCCI_TO_COLLECT_MAX 4
+size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap);
 
 /* The final status from the issues and results. */
 void dcci_decide_status(dcci_analysis *a, size_t selected_children);

@@ -13,6 +13,7 @@ const char *dcci_gate_name(dcci_gate g)
     case DCCI_GATE_COLLECTION: return "collection";
     case DCCI_GATE_MAPPING: return "mapping";
     case DCCI_GATE_ATTRIBUTION: return "child_attribution";
+    case DCCI_GATE_EVIDENCE: return "evidence";
     }
     return "unknown";
 }

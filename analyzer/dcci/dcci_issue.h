@@ -24,10 +24,12 @@
 typedef enum dcci_gate {
     DCCI_GATE_COLLECTION = 0,  /* status collection_blocked */
     DCCI_GATE_MAPPING = 1,     /* status mapping_blocked */
-    DCCI_GATE_ATTRIBUTION = 2  /* status child_attribution_blocked */
+    DCCI_GATE_ATTRIBUTION = 2, /* status child_attribution_blocked */
+    DCCI_GATE_EVIDENCE = 3     /* status evidence_blocked */
 } dcci_gate;
 
-const char *dcci_gate_name(dcci_gate g); /* "collection", "mapping", "child_attribution" */
+/* "collection", "mapping", "child_attribution", "evidence" */
+const char *dcci_gate_name(dcci_gate g);
 
 typedef struct dcci_issue {
     dcci_gate gate;

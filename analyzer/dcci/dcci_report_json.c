@@ -6,6 +6,7 @@
 #include "artifact_contract/base/sk_version.h"
 #include "analyzer/dcci/dcci_compare.h"
 #include "analyzer/dcci/dcci_report.h"
+#include "analyzer/dcci/dcci_gates.h"
 
 /* num / den nanoseconds as exact µs. */
 static void put_us(sk_jb *b, cJSON *o, const char *key, num_i128 num, uint32_t den)
@@ -127,6 +128,7 @@ static int status_gate(dcci_status s)
     case DCCI_STATUS_COLLECTION_BLOCKED: return DCCI_GATE_COLLECTION;
     case DCCI_STATUS_MAPPING_BLOCKED: return DCCI_GATE_MAPPING;
     case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return DCCI_GATE_ATTRIBUTION;
+    case DCCI_STATUS_EVIDENCE_BLOCKED: return DCCI_GATE_EVIDENCE;
     default: return -2; /* nothing blocks: no reasons */
     }
 }
@@ -342,7 +344,8 @@ static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a)
     sk_jb_put(b, o, "unmatched", u64_pair(b, a->align.unmatched[0], a->align.unmatched[1]));
     sk_jb_put(b, o, "ambiguous", u64_pair(b, a->align.ambiguous[0], a->align.ambiguous[1]));
     cJSON *ex = sk_jb_arr(b);
-    for (int s = 0; s < 2; s++)
+    /* a collection block compares nothing: the match states are not evidence */
+    for (int s = 0; s < 2 && a->status != DCCI_STATUS_COLLECTION_BLOCKED; s++)
         for (size_t i = 0; i < a->side[s].nsks; i++) {
             const dcci_sk *k = &a->side[s].sks[i];
             if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
@@ -695,9 +698,15 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     sk_jb_put_str(&b, tool, "version", SK_VERSION);
     sk_jb_put(&b, o, "tool", tool);
     sk_jb_put_str(&b, o, "status", dcci_status_name(a->status));
-    sk_jb_put_str(&b, o, "status_if_sealed",
-            a->opts.unsealed ? dcci_status_name(a->status_if_sealed) : NULL);
+    /* retired: a blocked analysis states no verdict, not even a conditional one */
+    sk_jb_put_null(&b, o, "status_if_sealed");
     sk_jb_put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
+    const char *next[DCCI_TO_COLLECT_MAX];
+    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    cJSON *tc = sk_jb_arr(&b);
+    for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
+        sk_jb_put_str(&b, tc, NULL, next[i]);
+    sk_jb_put(&b, o, "to_collect", tc);
     sk_jb_put(&b, o, "inputs", inputs_obj(&b, a));
     sk_jb_put(&b, o, "thresholds", thresholds_obj(&b, a));
     sk_jb_put(&b, o, "matching", matching_obj(&b, a));

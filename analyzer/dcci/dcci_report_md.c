@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/dcci/dcci_report.h"
+#include "analyzer/dcci/dcci_gates.h"
 
 typedef struct md {
     sk_buf *out;
@@ -148,6 +149,7 @@ static const char *status_zh(dcci_status s)
     case DCCI_STATUS_COLLECTION_BLOCKED: return "采集证据受阻";
     case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return "子节点归因受阻";
     case DCCI_STATUS_MAPPING_BLOCKED: return "SK 结构映射受阻";
+    case DCCI_STATUS_EVIDENCE_BLOCKED: return "SK 证据不足";
     }
     return "未知";
 }
@@ -172,7 +174,12 @@ static const char *decision_zh(dcci_status s)
         return "SK 级结果仍然有效，但子节点归因不可靠：不生成修复列表。请按下列原因修正采集"
                "（例如出现 buffer-full 时缩短采集窗口）后重新采集，再做子节点归因。";
     case DCCI_STATUS_MAPPING_BLOCKED:
-        return "两侧没有任何可唯一匹配的 SK：无法比较。请确认两侧来自同一模型与同一图。";
+        return "至少一个 SK 在另一侧没有唯一的结构对应：它的回退无法测量，因此既不能断言“没有回退”，"
+               "也不能断言并集完整。不生成修复列表。请确认两侧来自同一模型与同一图。";
+    case DCCI_STATUS_EVIDENCE_BLOCKED:
+        return "至少一个已匹配的 SK 无法分类（证据不足）：既不能断言“没有回退”，也不能断言并集完整，"
+               "因此不生成修复列表。请按下列原因采集更多 step（每个 SK 每侧至少 min_occurrences 个"
+               "预热后的对齐样本），行被拒绝的一侧需重新采集。";
     }
     return "";
 }
@@ -183,6 +190,7 @@ static const char *gate_zh(dcci_gate g)
     case DCCI_GATE_COLLECTION: return "采集";
     case DCCI_GATE_MAPPING: return "映射";
     case DCCI_GATE_ATTRIBUTION: return "子节点归因";
+    case DCCI_GATE_EVIDENCE: return "证据";
     }
     return "";
 }
@@ -215,6 +223,16 @@ static size_t count_kind(const dcci_side *s, dcci_kind k)
     return n;
 }
 
+/* A collection block compares nothing: every section of the comparison says
+ * so instead of showing tables. */
+static int not_compared(md *m, const dcci_analysis *a)
+{
+    if (a->status != DCCI_STATUS_COLLECTION_BLOCKED)
+        return 0;
+    emit(m, "采集证据受阻：未做 SK 匹配与分类、子节点分解、token 并集与正则，本节为空。\n\n");
+    return 1;
+}
+
 static void section_conclusion(md *m, const dcci_analysis *a)
 {
     emit(m, "# DCCI 回归分析报告（O0 对比 disable-all）\n\n");
@@ -223,6 +241,10 @@ static void section_conclusion(md *m, const dcci_analysis *a)
     emit(m, "- 匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条\n",
          a->align.npairs, a->nslow, a->ntokens, a->nregexes);
     emit(m, "- 决策：%s\n", decision_zh(a->status));
+    const char *next[DCCI_TO_COLLECT_MAX];
+    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
+        emit(m, "- 需要采集：%s\n", next[i]);
     emit(m, "- 声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为**统计相关性**，"
             "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。\n\n");
 }
@@ -317,6 +339,8 @@ static void section_thresholds(md *m, const dcci_analysis *a)
 static void section_matching(md *m, const dcci_analysis *a)
 {
     emit(m, "## 4. 跨条件结构匹配统计\n\n");
+    if (not_compared(m, a))
+        return;
     emit(m, "| 指标 | O0 | disable-all |\n|---|---|---|\n");
     emit(m, "| SK 总数 | %zu | %zu |\n", a->side[0].nsks, a->side[1].nsks);
     emit(m, "| 已匹配 | %zu | %zu |\n", a->align.npairs, a->align.npairs);
@@ -352,6 +376,8 @@ static void section_matching(md *m, const dcci_analysis *a)
 static void section_sks(md *m, const dcci_analysis *a)
 {
     emit(m, "## 5. 全部 SK 对比（时间单位 µs）\n\n");
+    if (not_compared(m, a))
+        return;
     if (!a->nresults) {
         emit(m, "没有已匹配的 SK。\n\n");
         return;
@@ -383,6 +409,8 @@ static void metric_cells(md *m, const dcci_child_metric *cm)
 static void section_children(md *m, const dcci_analysis *a)
 {
     emit(m, "## 6. 显著变慢 SK 的子节点分解（时间单位 µs，按回退幅度降序）\n\n");
+    if (not_compared(m, a))
+        return;
     if (!a->nslow) {
         emit(m, "没有显著变慢的 SK。\n\n");
         return;
@@ -424,6 +452,8 @@ static void section_children(md *m, const dcci_analysis *a)
 static void section_tokens(md *m, const dcci_analysis *a)
 {
     emit(m, "## 7. 显著变慢子节点的规范算子 token 并集（稳定去重）\n\n");
+    if (not_compared(m, a))
+        return;
     if (!a->ntokens) {
         emit(m, "并集为空。\n\n");
         return;
@@ -475,6 +505,8 @@ static void section_tokens(md *m, const dcci_analysis *a)
 static void section_regexes(md *m, const dcci_analysis *a)
 {
     emit(m, "## 8. 符号 → 正则映射与校验\n\n");
+    if (not_compared(m, a))
+        return;
     if (!a->ntokens) {
         emit(m, "没有需要构造正则的 token。\n\n");
         return;
@@ -517,6 +549,8 @@ static void json_list(md *m, const dcci_analysis *a)
 static void section_list(md *m, const dcci_analysis *a)
 {
     emit(m, "## 9. 精确的 before/after 列表\n\n");
+    if (not_compared(m, a))
+        return;
     if (!a->nregexes) {
         emit(m, "没有修复列表（L 为空时绝不进行修复试验）。\n\n");
         return;
@@ -538,6 +572,8 @@ static void section_list(md *m, const dcci_analysis *a)
 static void section_collateral(md *m, const dcci_analysis *a)
 {
     emit(m, "## 10. 附带影响（列表 L 会额外命中的子节点）\n\n");
+    if (not_compared(m, a))
+        return;
     if (!a->nregexes) {
         emit(m, "没有列表，无附带影响。\n\n");
         return;

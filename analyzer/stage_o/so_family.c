@@ -111,7 +111,7 @@ static sk_err schema_error(sk_diag *d, const char *file, const char *field, cons
 }
 
 static const char *const k_analysis_statuses[] = {
-    "collection_blocked", "mapping_blocked",  "no_significant_regression",
+    "collection_blocked", "mapping_blocked",  "evidence_blocked", "no_significant_regression",
     "child_attribution_blocked", "no_regressed_child", "repair_candidate", NULL};
 
 /* The members of the analysis document the report reads, checked for type. */

@@ -12,7 +12,10 @@ import sys
 
 REPORT = "dcci-regression-analysis.json"
 EXIT = {"repair_candidate": 0, "no_regressed_child": 0, "no_significant_regression": 0,
-        "collection_blocked": 3, "mapping_blocked": 3, "child_attribution_blocked": 3}
+        "collection_blocked": 3, "mapping_blocked": 3, "child_attribution_blocked": 3,
+        "evidence_blocked": 3}
+# a collection block compares nothing: none of these may carry anything
+COMPARISON = ("sks", "children", "token_union", "regexes", "regex_validation", "collateral")
 problems = []
 
 
@@ -46,12 +49,32 @@ def main_truth(truth_path, out, rc, sealed):
     expected = t["expected"]["status"]
     final = expected if sealed else "collection_blocked"
     check(r["status"] == final, f"status {r['status']}, want {final}")
+    check(r["status_if_sealed"] is None, f"status_if_sealed {r['status_if_sealed']}, want null")
+    check(rc == EXIT[final], f"exit code {rc}, want {EXIT[final]}")
+    if final == "collection_blocked":
+        for key in COMPARISON:
+            check(r[key] == [], f"collection_blocked with a non-empty {key}")
+        check(r["matching"]["matched"] == 0 and r["matching"]["excluded"] == [],
+              f"collection_blocked with a matching {r['matching']}")
+        check(r["to_collect"], "collection_blocked without to_collect")
+        md = open(os.path.join(out, "DCCI_REGRESSION_ANALYSIS.md"), encoding="utf-8").read()
+        for word in ("dcci_before_kernel_start =", "dcci_after_kernel_end    ="):
+            check(word not in md, f"collection_blocked report holds '{word}'")
+        files = set(os.listdir(out))
+        for f in ("option-values.json", "dcci-repair-options.json"):
+            check(f not in files, f"collection_blocked wrote {f}")
+        # the inventory is still reported
+        for side in ("o0", "disable_all"):
+            check(r["inputs"][side]["files"], f"collection_blocked: no inventory of {side}")
+        codes = {i["code"] for i in r["integrity"]["issues"]}
+        if scenario == "options_mismatch":
+            msg = [i["message"] for i in r["integrity"]["issues"] if i["code"] == "options_mismatch"]
+            check(msg and "split_mode" in msg[0], f"options_mismatch does not name split_mode: {msg}")
     if not sealed:
-        check(r["status_if_sealed"] == expected,
-              f"status_if_sealed {r['status_if_sealed']}, want {expected}")
         check(any(i["code"] == "unsealed_input" for i in r["status_reasons"]),
               "status_reasons lack unsealed_input")
-    check(rc == EXIT[final], f"exit code {rc}, want {EXIT[final]}")
+    if final == "collection_blocked":
+        return
 
     names = {s["index"]: s["names"] for s in t["sks"]}
     by_o0 = {s["names"]["o0"]: s for s in t["sks"] if s["names"]["o0"]}

@@ -130,9 +130,26 @@ expect missing_log_file_unknown 23 \
 cd ..
 finished_run s7 --exit-code 3
 printf '[summary] total 4, success 4, failed 0\nTraceback: inference failed\n' > run.log
-expect later_inference_failure_is_not_compile_failure 0 \
-    "d['compile_state']=='succeeded' and d['run_state']=='failed' and any('later stage failed' in n for n in d['notes'])" \
+# exit code and summary disagree: no conclusion either way
+expect all_success_summary_nonzero_exit_unknown 23 \
+    "d['compile_state']=='unknown' and d['run_state']=='failed' and any('exit code 3 contradicts' in c for c in d['contradictions'])" \
     skdcci compile-state --record run.json --log run.log
+cd ..
+finished_run s7b --exit-code 0
+printf '[summary] total 4, success 3, failed 1\n' > run.log
+expect failure_summary_zero_exit_unknown 23 \
+    "d['compile_state']=='unknown' and d['run_state']=='succeeded' and any('exit code 0 contradicts' in c for c in d['contradictions'])" \
+    skdcci compile-state --record run.json --log run.log
+# the started record deleted: ownership is torn, no conclusion
+printf '[summary] total 4, success 4, failed 0\n' > run.log
+rm run.json.started.json
+expect started_record_deleted_unknown 23 \
+    "d['compile_state']=='unknown' and any('started record is missing' in m for m in d['missing'])" \
+    skdcci compile-state --record run.json --log run.log
+# neither record: unknown with the record named in missing[], not an input error
+expect no_record_unknown 23 \
+    "d['compile_state']=='unknown' and d['record'] is None and any('nope.json' in m for m in d['missing'])" \
+    skdcci compile-state --record nope.json --log run.log
 cd ..
 finished_run s8 --signal 9
 printf '[summary] total 4, success 1, failed 3\n' > run.log

@@ -112,11 +112,11 @@ static void natural_return_table(void)
     cs_evidence ev = finished_natural(0, CS_SV_ALL_SUCCESS);
     decide(&ev, CS_SUCCEEDED, CS_SUCCEEDED, 4);
     ev = finished_natural(2, CS_SV_ALL_SUCCESS); /* later inference failure */
-    decide(&ev, CS_SUCCEEDED, CS_FAILED, 4);
+    decide(&ev, CS_UNKNOWN, CS_FAILED, 4); /* exit code and summary disagree */
     ev = finished_natural(1, CS_SV_FAILURES);
     decide(&ev, CS_FAILED, CS_FAILED, 4);
     ev = finished_natural(0, CS_SV_FAILURES); /* fallback hid the failures */
-    decide(&ev, CS_FAILED, CS_SUCCEEDED, 4);
+    decide(&ev, CS_UNKNOWN, CS_SUCCEEDED, 4); /* exit code and summary disagree */
     ev = finished_natural(0, CS_SV_ABSENT);
     decide(&ev, CS_UNKNOWN, CS_SUCCEEDED, 4);
     ev = finished_natural(1, CS_SV_ABSENT); /* nonzero rc alone never yields failed */

@@ -320,8 +320,19 @@ static void unsealed_is_collection_blocked(void)
     T_EQ_STR(dcci_status_name(r.a.status), "collection_blocked");
     T_EQ_INT(r.a.issues.n, 1);
     T_EQ_STR(r.a.issues.v[0].code, "unsealed_input");
-    /* the analysis still ran in full */
-    T_EQ_INT(r.a.nregexes, 1);
+    /* a collection block compares nothing: no SK result, no union, no list */
+    T_EQ_INT(r.a.nresults, 0);
+    T_EQ_INT(r.a.align.npairs, 0);
+    T_EQ_INT(r.a.nslow, 0);
+    T_EQ_INT(r.a.ntokens, 0);
+    T_EQ_INT(r.a.nregexes, 0);
+    char *text = json_text(&r.a);
+    T_CONTAINS(text, "\"sks\": []");
+    T_CONTAINS(text, "\"token_union\": []");
+    T_CONTAINS(text, "\"regexes\": []");
+    T_CONTAINS(text, "\"status_if_sealed\": null");
+    T_CONTAINS(text, "collect both sides again into new empty roots");
+    sk_free(text);
     cJSON *j = NULL;
     T_EQ_INT(dcci_report_option_values(&r.a, &j, &d), SK_E_ARG);
     T_CHECK(j == NULL);
@@ -552,9 +563,17 @@ static void rejected_row_is_insufficient(void)
     T_EQ_INT(r.a.results[0].invalid_rows, 1);
     T_EQ_INT(r.a.results[0].cls.cls, DCCI_CLASS_INSUFFICIENT_EVIDENCE);
     T_EQ_INT(r.a.nslow, 0);
-    T_EQ_STR(dcci_status_name(r.a.status), "no_significant_regression");
+    /* an unclassified SK makes "nothing regressed" unprovable */
+    T_EQ_STR(dcci_status_name(r.a.status), "evidence_blocked");
+    T_EQ_INT(dcci_analysis_count_issues(&r.a, DCCI_GATE_EVIDENCE), 1);
+    T_EQ_STR(r.a.issues.v[r.a.issues.n - 1].code, "sk_unclassified");
+    T_EQ_STR(r.a.issues.v[r.a.issues.n - 1].side, "o0");
+    T_CONTAINS(r.a.issues.v[r.a.issues.n - 1].message, sk_name(&w.sk[0]));
+    T_CONTAINS(r.a.issues.v[r.a.issues.n - 1].message, "1 rejected row(s) on O0");
     char *text = json_text(&r.a);
     T_CONTAINS(text, "\"reasons\": [\n        \"invalid_profile_occurrence\"\n      ]");
+    T_CONTAINS(text, "\"status\": \"evidence_blocked\"");
+    T_CONTAINS(text, "profile more steps");
     sk_free(text);
     done(&r);
 }
@@ -627,14 +646,13 @@ static void reference_fixtures_load(void)
     }
     T_EQ_INT(dcci_analyze_sides(&r.a, &d), SK_OK);
     T_EQ_STR(dcci_status_name(r.a.status), "collection_blocked");
-    T_EQ_INT(r.a.align.npairs, 1);
-    T_EQ_INT(r.a.results[0].cls.cls, DCCI_CLASS_INSUFFICIENT_EVIDENCE);
-    T_EQ_INT(r.a.results[0].cls.reasons, DCCI_REASON_INSUFFICIENT_OCCURRENCES);
+    /* blocked: the sides are read (and the traces checked), nothing is compared */
+    T_EQ_INT(r.a.align.npairs, 0);
+    T_EQ_INT(r.a.nresults, 0);
     T_EQ_INT(r.a.side[0].sks[0].stats.count, 1);
     T_EQ_INT(r.a.side[0].sks[0].stats.min, 14000);
     T_EQ_INT(r.a.side[0].prof->files[0].no_sk_id, 2);
     T_EQ_INT(r.a.side[0].sks[0].has_position, 0);
-    T_EQ_INT(r.a.side[0].sks[0].paired_by_rank, 1);
     /* the collection gate names what is missing */
     char *text = json_text(&r.a);
     T_CONTAINS(text, "\"code\": \"unsealed_input\"");
