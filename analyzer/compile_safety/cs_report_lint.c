@@ -239,10 +239,7 @@ static sk_err end_block(cs_lint *l, const char *file)
 {
     sk_err e = SK_OK;
     sk_buf msg = SK_BUF_INIT;
-    /* a cited compile-state JSON outranks the label: a final_compile_failure
-     * block that cites a state other than failed still contradicts it */
-    int tied = l->block_final && !l->block_bad_ref;
-    for (size_t i = 0; !e && i < l->npc && !tied; i++) {
+    for (size_t i = 0; !e && i < l->npc; i++) {
         const char *rule;
         sk_buf_reset(&msg);
         if (l->pc[i].defect) {
@@ -254,12 +251,14 @@ static sk_err end_block(cs_lint *l, const char *file)
                                     "profiler schedule, the profiler feature, the SK trace or a "
                                     "named operator",
                               l->block_startup_ref);
-        } else if (l->block_final) {
-            continue;
         } else if (l->block_bad_ref) {
+            /* a cited compile-state JSON outranks the label: a final_compile_failure
+             * block that cites a state other than failed still contradicts it */
             rule = "claim_contradicts_compile_state";
             e = sk_buf_printf(&msg, "the referenced compile-state %s has compile_state %s, not failed",
                               l->block_bad_ref, l->block_bad_state);
+        } else if (l->block_final) {
+            continue;
         } else if (l->block_other) {
             rule = "claim_contradicts_label";
             e = sk_buf_printf(&msg, "a compile-failure claim in a block labelled %s (only "

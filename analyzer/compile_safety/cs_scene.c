@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
 #include "artifact_contract/base/sk_sha256.h"
+#include "artifact_contract/base/sk_testhook.h"
 #include "analyzer/compile_safety/cs_outputs.h"
 #include "analyzer/compile_safety/cs_text.h"
 
@@ -443,6 +446,29 @@ static sk_err write_scene(stage *s, const cJSON *scene, sk_diag *d)
     return e;
 }
 
+/* The attempt directory is built under a hidden name with SIGINT, SIGTERM and
+ * SIGHUP blocked: an interruption is noticed between steps, the normal
+ * failure path removes the hidden tree, and the signal is delivered when the
+ * mask is restored, so the process still dies by it and leaves nothing
+ * (docs/filesystem.md, "Interruption and stale staging"). */
+static void interrupt_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+static sk_err interrupted(const char *history, sk_diag *d)
+{
+    sigset_t pending;
+    if (sigpending(&pending) == 0 && (sigismember(&pending, SIGINT) == 1 ||
+                                      sigismember(&pending, SIGTERM) == 1 ||
+                                      sigismember(&pending, SIGHUP) == 1))
+        return sk_diag_set(d, SK_E_IO, history, 0, "interrupted: the attempt was not saved");
+    return SK_OK;
+}
+
 static sk_err publish(stage *s, const char *name, const char *history, sk_diag *d)
 {
     if (fchmod(s->fd, 0755) != 0 || fsync(s->fd) != 0)
@@ -471,7 +497,8 @@ sk_err cs_scene_save(const char *history, const cs_compile_state_opts *o,
     cJSON *scene = NULL;
     sk_buf b = SK_BUF_INIT;
     char name[64];
-    int exists;
+    int exists, masked = 0;
+    sigset_t block, old_mask;
     memset(r, 0, sizeof *r);
 
     e = check_history(history, &exists, d);
@@ -514,6 +541,8 @@ sk_err cs_scene_save(const char *history, const cs_compile_state_opts *o,
     r->attempt = next;
     snprintf(name, sizeof name, "attempt-%03u-%s", next, cs_state_name(cs.compile_state));
     snprintf(s.tmp, sizeof s.tmp, ".%s.%ld.tmp", name, (long)getpid());
+    interrupt_set(&block);
+    masked = pthread_sigmask(SIG_BLOCK, &block, &old_mask) == 0;
     if (mkdirat(s.hist_fd, s.tmp, 0700) != 0) {
         s.tmp[0] = '\0';
         e = sk_diag_set(d, SK_E_IO, history, 0, "cannot create a temporary directory: %s",
@@ -537,17 +566,20 @@ sk_err cs_scene_save(const char *history, const cs_compile_state_opts *o,
         e = nomem(d);
         goto out;
     }
-    e = copy_records(&s, o->record_path, d);
+    sk_test_hook("scene_staged", s.tmp);
+    e = interrupted(history, d);
+    if (!e)
+        e = copy_records(&s, o->record_path, d);
     for (size_t i = 0; !e && i < o->nlogs; i++) {
         sk_buf_reset(&b);
         e = sk_buf_printf(&b, "logs/%zu/%s", i + 1, base_name(o->logs[i])) ? nomem(d)
                                                                            : copy_path(&s, o->logs[i], b.data, d);
     }
-    if (!e)
+    if (!e && !(e = interrupted(history, d)))
         e = outputs_in(&s, o, scene, d);
     if (!e)
         e = write_scene(&s, scene, d);
-    if (!e)
+    if (!e && !(e = interrupted(history, d)))
         e = publish(&s, name, history, d);
     if (e)
         goto out;
@@ -566,6 +598,8 @@ out:
         close(s.fd);
     if (s.hist_fd >= 0)
         close(s.hist_fd); /* releases the lock */
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL); /* a pending signal arrives now */
     cs_strlist_free(&s.made);
     sk_free(s.buf);
     cJSON_Delete(scene);

@@ -13,7 +13,10 @@ analyzer/compile_safety/cs_scene.c analyzer/cli/cmd_compile_scene.c"
 SIGNAL_CALLS='\<(kill|killpg|tgkill|tkill|sigqueue|pidfd_send_signal|raise)[[:space:]]*\('
 hits=$(grep -nE "$SIGNAL_CALLS" $COMPILE_STATE_SRC)
 [ -z "$hits" ] && t_pass compile_state_sources_have_no_signal_call || t_fail compile_state_sources_have_no_signal_call "$hits"
-hits=$(grep -n 'cs_spawn\.h\|<signal\.h>' $COMPILE_STATE_SRC | grep -v 'cs_state.c:.*<signal.h>')
+# <signal.h> only where no signal is sent: cs_state.c names signals, cs_scene.c
+# blocks three while it builds an attempt (pthread_sigmask, sigpending); the
+# object check below proves that neither imports a signal-sending function.
+hits=$(grep -n 'cs_spawn\.h\|<signal\.h>' $COMPILE_STATE_SRC | grep -v 'cs_state.c:.*<signal.h>\|cs_scene.c:.*<signal.h>')
 [ -z "$hits" ] && t_pass compile_state_does_not_include_spawn || t_fail compile_state_does_not_include_spawn "$hits"
 objs=""
 for s in $COMPILE_STATE_SRC; do objs="$objs $SK_BUILD/obj/${s%.c}.o"; done

@@ -19,7 +19,8 @@ IPID=
 # it publishes; IPID is its pid.
 start_stopping() { # PROGRAM ARGS...
     local prog=$1; shift
-    SK_TEST_HOOK_BEFORE_PUBLISH='kill -STOP $PPID' SK_TEST_FS_DISABLE=tmpfile \
+    SK_TEST_HOOK_BEFORE_PUBLISH='kill -STOP $PPID' SK_TEST_HOOK_SCENE_STAGED='kill -STOP $PPID' \
+        SK_TEST_FS_DISABLE=tmpfile \
         "$SIGDFL" "$SK_BUILD/bin/$prog" "$@" >"$BASE/out.txt" 2>"$BASE/err.txt" &
     IPID=$!
 }
@@ -64,6 +65,9 @@ setup_compile_jobs() { cp -a "$SK_REPO/tests/cases/skdcci/compile-jobs-consisten
 run_compile_jobs() { skdcci compile-jobs check --record a.json --record b.json --json-out jobs.json; }
 setup_compile_state() { cp -a "$SK_REPO/tests/cases/skdcci/compile-state-golden-succeeded/in/." .; }
 run_compile_state() { skdcci compile-state --record run.json --proc-root proc --outputs out --log run.log --json-out state.json; }
+# compile-scene builds its attempt directory under a hidden name of its own
+setup_compile_scene() { cp -a "$SK_REPO/tests/cases/skdcci/compile-scene-save-golden/in/." . && mkdir hist; }
+run_compile_scene() { skdcci compile-scene save --history hist --record run.json --proc-root proc --outputs out --log run.log; }
 setup_pyhooks() { cp -a "$SK_REPO/tests/cases/skdcci/pyhooks-diff-golden/in/." .; }
 run_pyhooks() { skdcci pyhooks diff approved.json current.json --json-out diff.json; }
 setup_uninstall_plan() { echo 'no candidates' >run.log && mkdir out; }
@@ -86,7 +90,7 @@ setup_validate_set() {
 }
 run_validate_set() { artifact_contract validate-set --manifest "dcci_o0=$PWD/dcci_o0/m.json" --manifest "dcci_disable_all=$PWD/dcci_disable_all/m.json" --json-out "$PWD/sum.json"; }
 
-COMMANDS="analyze trial stability probe config_diff repair_config family matrix compile_jobs compile_state pyhooks uninstall_plan begin finalize validate_set"
+COMMANDS="analyze trial stability probe config_diff repair_config family matrix compile_jobs compile_state compile_scene pyhooks uninstall_plan begin finalize validate_set"
 
 interrupt_one() { # COMMAND SIGNAL
     local c=$1 sig=$2 name="$1_$2" w="$BASE/w_$1_$2" before rc
