@@ -266,11 +266,14 @@ static sk_err side_json(cJSON *obj, const char *key, const side *s, cJSON **fact
 /* Compares one attempt with the baseline and appends the comparison. */
 static sk_err compare(cJSON *arr, const side *b, const side *a, cs_diag_verdict *verdict)
 {
-    cJSON *o = cJSON_CreateObject(), *changed = cJSON_CreateArray(),
-          *one_sided = cJSON_CreateArray(), *unrec = cJSON_CreateArray();
-    if (sk_json_append(arr, o) || sk_json_add(o, "changed", changed) ||
-        sk_json_add(o, "recorded_on_one_side_only", one_sided) ||
-        sk_json_add(o, "not_recorded", unrec) || cs_json_add_display(o, "attempt", a->path))
+    /* each item is created by the call that takes it, so a failure leaves
+     * nothing unowned */
+    cJSON *o = NULL, *changed = NULL, *one_sided = NULL, *unrec = NULL;
+    if (sk_json_append(arr, o = cJSON_CreateObject()) ||
+        sk_json_add(o, "changed", changed = cJSON_CreateArray()) ||
+        sk_json_add(o, "recorded_on_one_side_only", one_sided = cJSON_CreateArray()) ||
+        sk_json_add(o, "not_recorded", unrec = cJSON_CreateArray()) ||
+        cs_json_add_display(o, "attempt", a->path))
         return SK_E_NOMEM;
     size_t nchanged = 0, none = 0;
     const char *first = NULL;
@@ -373,8 +376,9 @@ sk_err cs_diagnose_run(const cs_diagnose_opts *o, cs_diagnose_result *r, sk_diag
     if (e)
         goto out;
     root = cJSON_CreateObject();
-    cJSON *comps = cJSON_CreateArray(), *atts = cJSON_CreateArray();
-    if (sk_json_add(root, "comparisons", comps) || sk_json_add(root, "attempts", atts) ||
+    cJSON *comps = NULL, *atts = NULL;
+    if (sk_json_add(root, "comparisons", comps = cJSON_CreateArray()) ||
+        sk_json_add(root, "attempts", atts = cJSON_CreateArray()) ||
         sources_json(root, o)) {
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;

@@ -276,9 +276,11 @@ sk_err cs_lease_run(const cs_lease_opts *o, cs_lease_result *r, sk_diag *d)
             goto out;
     }
     root = cJSON_CreateObject();
-    cJSON *blockers = cJSON_CreateArray(), *own = cJSON_CreateArray(), *pats = cJSON_CreateArray();
-    if (sk_json_add(root, "blockers", blockers) || sk_json_add(root, "own", own) ||
-        sk_json_add(root, "compiler_patterns", pats)) {
+    /* each array is created by the call that takes it: nothing unowned on failure */
+    cJSON *blockers = NULL, *own = NULL, *pats = NULL;
+    if (sk_json_add(root, "blockers", blockers = cJSON_CreateArray()) ||
+        sk_json_add(root, "own", own = cJSON_CreateArray()) ||
+        sk_json_add(root, "compiler_patterns", pats = cJSON_CreateArray())) {
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         goto out;
     }

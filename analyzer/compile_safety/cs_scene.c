@@ -372,10 +372,11 @@ static sk_err outputs_in(stage *s, const cs_compile_state_opts *o, cJSON *scene,
         if (e)
             break;
         cs_outputs_finish(&outs);
-        cJSON *ro = cJSON_CreateObject(), *files = cJSON_CreateArray();
-        if (sk_json_append(roots, ro) || cs_json_add_display(ro, "root", o->outputs[k]) ||
+        cJSON *ro = NULL, *files = NULL;
+        if (sk_json_append(roots, ro = cJSON_CreateObject()) ||
+            cs_json_add_display(ro, "root", o->outputs[k]) ||
             sk_json_add_bool(ro, "exists", outs.roots[0].exists) ||
-            sk_json_add(ro, "files", files)) {
+            sk_json_add(ro, "files", files = cJSON_CreateArray())) {
             e = nomem(d);
             break;
         }
