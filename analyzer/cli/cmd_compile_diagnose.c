@@ -86,7 +86,7 @@ int cmd_compile_diagnose(int argc, char **argv)
             }
             break;
         case 'i': {
-            char *eq = strrchr(optarg, '=');
+            char *eq = strrchr(optarg, '='); /* NOLINT(clang-analyzer-core.NonNullParamChecker): getopt_long sets optarg for a required argument */
             if (!eq || eq == optarg || !eq[1]) {
                 rc = cli_usage(cmd, "--pyhooks-inventory '%s' must be RECORD=INVENTORY", optarg);
                 goto out;

@@ -59,7 +59,7 @@ static int join_name(char *out, size_t n, const char *dir, const char *file)
     size_t a = strlen(dir), b = strlen(file);
     if (a + 1 + b + 1 > n)
         return -1;
-    memcpy(out, dir, a);
+    memcpy(out, dir, a); /* NOLINT(bugprone-not-null-terminated-result): the terminator comes with file below */
     out[a] = '/';
     memcpy(out + a + 1, file, b + 1);
     return 0;
