@@ -331,14 +331,14 @@ static sk_err compare(cJSON *arr, const side *b, const side *a, cs_diag_verdict 
 
 static sk_err sources_json(cJSON *root, const cs_diagnose_opts *o)
 {
-    cJSON *s = cJSON_CreateObject();
+    cJSON *s = NULL;
     sk_buf p = SK_BUF_INIT, c = SK_BUF_INIT;
     sk_err e = SK_OK;
     if (o->profiler_env)
         e = sk_buf_printf(&p, "environment %s", o->profiler_env);
     if (!e && o->cache_seed_env)
         e = sk_buf_printf(&c, "environment %s", o->cache_seed_env);
-    if (e || sk_json_add(root, "factor_sources", s) ||
+    if (e || sk_json_add(root, "factor_sources", s = cJSON_CreateObject()) ||
         sk_json_add_str(s, "startup_override",
                         "environment PYTHONSTARTUP and PYTHONPATH (ordered entries), and the "
                         "SHA-256 of a pyhooks inventory's files list when one is given") ||
