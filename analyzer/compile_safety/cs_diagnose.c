@@ -426,10 +426,6 @@ out:
 
 void cs_diagnose_result_free(cs_diagnose_result *r)
 {
-    if (!r)
-        return;
-    cJSON_Delete(r->report);
-    sk_free(r->human);
-    r->report = NULL;
-    r->human = NULL;
+    if (r)
+        cs_report_clear(&r->report, &r->human);
 }

@@ -327,10 +327,6 @@ out:
 
 void cs_lease_result_free(cs_lease_result *r)
 {
-    if (!r)
-        return;
-    cJSON_Delete(r->report);
-    sk_free(r->human);
-    r->report = NULL;
-    r->human = NULL;
+    if (r)
+        cs_report_clear(&r->report, &r->human);
 }

@@ -104,6 +104,14 @@ sk_err cs_json_add_display(cJSON *obj, const char *key, const char *raw)
     return key ? sk_json_add(obj, key, item) : sk_json_append(obj, item);
 }
 
+void cs_report_clear(cJSON **report, char **human)
+{
+    cJSON_Delete(*report);
+    sk_free(*human);
+    *report = NULL;
+    *human = NULL;
+}
+
 sk_err cs_json_append_display(cJSON *arr, const char *raw, size_t n)
 {
     char *s = cs_display_dup(raw, n);

@@ -25,6 +25,9 @@ char *cs_display_dup(const char *p, size_t n);
 /* obj[key] = the display form of raw (null when raw is NULL); appended to the
  * array obj when key is NULL.  SK_E_NOMEM on failure. */
 sk_err cs_json_add_display(cJSON *obj, const char *key, const char *raw);
+/* Frees a command's report tree and human line and sets both to NULL (the
+ * common part of the result types of compile-state, -lease and -diagnose). */
+void cs_report_clear(cJSON **report, char **human);
 /* The display form of raw[0..n) (which may hold NUL bytes) appended to arr. */
 sk_err cs_json_append_display(cJSON *arr, const char *raw, size_t n);
 
