@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
@@ -11,6 +12,21 @@
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
 #include "analyzer/cli/so_cli.h"
+
+/* {code, message} of one violation line "<code> <message>". */
+static cJSON *violation_json(const char *line)
+{
+    const char *sp = strchr(line, ' ');
+    cJSON *o = cJSON_CreateObject();
+    char *code = sp ? sk_strndup(line, (size_t)(sp - line)) : NULL;
+    if (!o || !code || sk_json_add_str(o, "code", code) != SK_OK ||
+        sk_json_add_str(o, "message", sp + 1) != SK_OK) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    sk_free(code);
+    return o;
+}
 
 static sk_err validation_json(const char *path, const char *sha, const so_matrix_report *r,
                               cJSON **out, sk_diag *d)
@@ -20,7 +36,7 @@ static sk_err validation_json(const char *path, const char *sha, const so_matrix
     cJSON *viol = cJSON_CreateArray(), *notes = cJSON_CreateArray();
     bad |= !root || !mat || !viol || !notes;
     for (size_t i = 0; !bad && i < r->n_violations; i++)
-        bad |= sk_json_append(viol, cJSON_CreateString(r->violations[i])) != SK_OK;
+        bad |= sk_json_append(viol, violation_json(r->violations[i])) != SK_OK;
     for (size_t i = 0; !bad && i < r->n_notes; i++)
         bad |= sk_json_append(notes, cJSON_CreateString(r->notes[i])) != SK_OK;
     if (!bad) {

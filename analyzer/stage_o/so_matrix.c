@@ -24,12 +24,14 @@ typedef struct mx {
 
 /* ------------------------------------------------------------ collecting */
 
-static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
-static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap)
+static void add_line(mx *x, char ***list, size_t *n, const char *code, const char *fmt,
+                     va_list ap) __attribute__((format(printf, 5, 0)));
+static void add_line(mx *x, char ***list, size_t *n, const char *code, const char *fmt,
+                     va_list ap)
 {
     char raw[1536], line[1536];
-    vsnprintf(raw, sizeof raw, fmt, ap);
+    int pre = code ? snprintf(raw, sizeof raw, "%s ", code) : 0;
+    vsnprintf(raw + pre, sizeof raw - (size_t)pre, fmt, ap);
     /* Each violation and note is one output line, and it quotes strings
      * from the document (ids, pointers): control bytes are written as \xHH
      * so that a crafted value cannot add or fake report lines. */
@@ -54,12 +56,15 @@ static void add_line(mx *x, char ***list, size_t *n, const char *fmt, va_list ap
     (*n)++;
 }
 
-static void violation(mx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void violation(mx *x, const char *fmt, ...)
+/* One violation: its stable code (docs/stage-o.md §7, "Violation codes")
+ * and the message; the line is "<code> <where>: <what>". */
+static void violation(mx *x, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void violation(mx *x, const char *code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    add_line(x, &x->r->violations, &x->r->n_violations, fmt, ap);
+    add_line(x, &x->r->violations, &x->r->n_violations, code, fmt, ap);
     va_end(ap);
 }
 
@@ -68,7 +73,7 @@ static void note(mx *x, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    add_line(x, &x->r->notes, &x->r->n_notes, fmt, ap);
+    add_line(x, &x->r->notes, &x->r->n_notes, NULL, fmt, ap);
     va_end(ap);
 }
 
@@ -150,18 +155,18 @@ static void check_pointer(mx *x, const char *where, const char *pointer, const c
 {
     ptr_info in = pointer_info(pointer);
     if (!in.valid) {
-        violation(x, "%s: pointer '%s' is not a valid RFC 6901 pointer (non-empty, starting "
+        violation(x, "pointer_invalid", "%s: pointer '%s' is not a valid RFC 6901 pointer (non-empty, starting "
                      "with '/', '~' only as ~0 or ~1)",
                   where, pointer);
         return;
     }
     if (in.in_debug_map) {
-        violation(x, "%s: pointer '%s' points into %s; debug options never enter the matrix",
+        violation(x, "pointer_into_debug_map", "%s: pointer '%s' points into %s; debug options never enter the matrix",
                   where, pointer, SO_MX_DEBUG_MAP);
         return;
     }
     if (strcmp(in.last, option) != 0 || strcmp(in.parent, SO_MX_OPTIMIZE_MAP) != 0)
-        violation(x, "%s: pointer '%s' must end in /%s/%s", where, pointer, SO_MX_OPTIMIZE_MAP,
+        violation(x, "pointer_option_mismatch", "%s: pointer '%s' must end in /%s/%s", where, pointer, SO_MX_OPTIMIZE_MAP,
                   option);
 }
 
@@ -216,7 +221,7 @@ static void check_original(mx *x, const char *where, const cJSON *original, cons
 {
     if (cJSON_IsTrue(sk_json_get(original, "present")) &&
         same(x, sk_json_get(original, "value"), value))
-        violation(x, "%s: value equals the original value; the trial would change nothing",
+        violation(x, "value_unchanged", "%s: value equals the original value; the trial would change nothing",
                   where);
 }
 
@@ -228,12 +233,12 @@ static void check_probe_record(mx *x, const char *where, const cJSON *probe, con
         char a[256], b[256];
         show(x, sk_json_get(probe, "matched_value"), a, sizeof a);
         show(x, value, b, sizeof b);
-        violation(x, "%s: probe.matched_value %s is not exactly the trial value %s (canonical, "
+        violation(x, "probe_match_inexact", "%s: probe.matched_value %s is not exactly the trial value %s (canonical, "
                      "type-aware comparison)",
                   where, a, b);
     }
     if (executed && !accepted)
-        violation(x, "%s: a trial ran although the probe did not accept the exact value", where);
+        violation(x, "probe_not_accepted_ran", "%s: a trial ran although the probe did not accept the exact value", where);
 }
 
 /* trial.changed_pointers must be exactly the one pointer of the item */
@@ -244,11 +249,11 @@ static void check_one_pointer(mx *x, const char *where, const cJSON *trial, cons
     char list[512];
     list_text(x, changed, list, sizeof list);
     if (n != 1)
-        violation(x, "%s: an ordinary trial changes exactly one pointer relative to its "
+        violation(x, "trial_pointer_count", "%s: an ordinary trial changes exactly one pointer relative to its "
                      "incumbent; this one changed %d: %s",
                   where, n, list);
     else if (strcmp(changed->child->valuestring, pointer) != 0)
-        violation(x, "%s: the trial changed %s, not the item's pointer %s", where,
+        violation(x, "trial_pointer_mismatch", "%s: the trial changed %s, not the item's pointer %s", where,
                   changed->child->valuestring, pointer);
 }
 
@@ -259,25 +264,25 @@ static void check_gate(mx *x, const char *where, const cJSON *trial, const cJSON
     int64_t runs = 0;
     if (status == SO_MX_ACCEPTED || status == SO_MX_REJECTED) {
         if (!sk_json_get(trial, "summary_json"))
-            violation(x, "%s: trial.summary_json (the gate's output) is required once the gate "
+            violation(x, "gate_summary_missing", "%s: trial.summary_json (the gate's output) is required once the gate "
                          "decided",
                       where);
         if (!cJSON_IsBool(gate) || cJSON_IsTrue(gate) != (status == SO_MX_ACCEPTED))
-            violation(x, "%s: trial.gate_accepted must be %s for a %s item", where,
+            violation(x, "gate_status_mismatch", "%s: trial.gate_accepted must be %s for a %s item", where,
                       status == SO_MX_ACCEPTED ? "true" : "false", so_mx_statuses[status]);
     }
     if (status == SO_MX_ACCEPTED) {
         if (!int_field(trial, "run_count", &runs) || runs < 3)
-            violation(x, "%s: an accepted trial needs at least 3 clean runs (trial.run_count)",
+            violation(x, "trial_runs_insufficient", "%s: an accepted trial needs at least 3 clean runs (trial.run_count)",
                       where);
         int64_t top = 0;
         if (!top_up)
-            violation(x, "%s: an accepted value must be topped up to exactly 5 clean runs and "
+            violation(x, "top_up_missing", "%s: an accepted value must be topped up to exactly 5 clean runs and "
                          "pass the 5 %% spread check (top_up is missing)",
                       where);
         else if (!int_field(top_up, "run_count", &top) || top != 5 ||
                  !cJSON_IsTrue(sk_json_get(top_up, "stable")))
-            violation(x, "%s: the top-up must have exactly 5 runs and be stable; otherwise the "
+            violation(x, "top_up_unstable", "%s: the top-up must have exactly 5 runs and be stable; otherwise the "
                          "acceptance is revoked and the item is failed",
                       where);
     }
@@ -289,29 +294,90 @@ static void check_settlement_fields(mx *x, const char *where, const cJSON *it, i
     const char *reason = so_mx_str(it, "reason_zh"), *code = so_mx_str(it, "blocker_code");
     if (status == SO_MX_BLOCKED || status == SO_MX_SKIPPED) {
         if (!reason || !so_has_cjk(reason))
-            violation(x, "%s: a %s item needs reason_zh in Chinese (at least one CJK character)",
+            violation(x, "reason_not_chinese", "%s: a %s item needs reason_zh in Chinese (at least one CJK character)",
                       where, so_mx_statuses[status]);
         if (!so_mx_str(it, "evidence"))
-            violation(x, "%s: a %s item needs an evidence path", where, so_mx_statuses[status]);
+            violation(x, "evidence_missing", "%s: a %s item needs an evidence path", where, so_mx_statuses[status]);
         if (!code)
-            violation(x, "%s: a %s item needs a blocker_code", where, so_mx_statuses[status]);
+            violation(x, "blocker_code_missing", "%s: a %s item needs a blocker_code", where, so_mx_statuses[status]);
         else if (strcmp(code, "diagnostic_collection_blocked") == 0 && !is_dcci)
-            violation(x, "%s: diagnostic_collection_blocked applies to the DCCI family only",
+            violation(x, "blocker_code_dcci_only", "%s: diagnostic_collection_blocked applies to the DCCI family only",
                       where);
         char clause[256];
         if (reason && so_cites_missing_profiling(reason, clause, sizeof clause))
-            violation(x, "%s: missing profiling evidence or a missing per-SK hypothesis is not a "
+            violation(x, "reason_cites_no_profiling", "%s: missing profiling evidence or a missing per-SK hypothesis is not a "
                          "legal reason to block or skip a Stage O item (\"%s\")",
                       where, clause);
     } else if (code) {
-        violation(x, "%s: only blocked or skipped items carry a blocker_code", where);
+        violation(x, "blocker_code_unexpected", "%s: only blocked or skipped items carry a blocker_code", where);
     }
     if (status == SO_MX_FAILED && !cJSON_GetArraySize(sk_json_get(it, "attempts")))
-        violation(x, "%s: a failed item needs its attempts with a failure scene each", where);
+        violation(x, "failed_attempts_missing", "%s: a failed item needs its attempts with a failure scene each", where);
     if (so_mx_is_executed(status) && so_mx_enum(it, "risk", so_mx_risks) == 2 &&
         !so_mx_str(it, "risk_authorization"))
-        violation(x, "%s: a high-risk trial needs risk_authorization (the user's explicit "
+        violation(x, "risk_authorization_missing", "%s: a high-risk trial needs risk_authorization (the user's explicit "
                      "authorization) before it runs",
+                  where);
+}
+
+/* ------------------------------------------------------------ risky options */
+
+/* A value of aggressive_opt_strategies that turns on event_breaker_bypass:
+ * an object whose event_breaker_bypass member is anything but 0. */
+static int sets_event_breaker(const cJSON *value)
+{
+    const cJSON *ev = cJSON_IsObject(value) ? sk_json_get(value, "event_breaker_bypass") : NULL;
+    int64_t n = 0;
+    if (!ev)
+        return 0;
+    return sk_json_get_i64(ev, &n) != SK_OK || n != 0;
+}
+
+/* early_start = 1 (integer 1, or true: the wrapper reads both as on). */
+static int is_early_start_on(const char *option, const cJSON *value)
+{
+    int64_t n = 0;
+    if (strcmp(option, "early_start") != 0)
+        return 0;
+    return cJSON_IsTrue(value) || (sk_json_get_i64(value, &n) == SK_OK && n == 1);
+}
+
+/* The three risk rules of the protocol (docs/stage-o.md §7, "Risky options"),
+ * on an item whose trial ran (running, accepted, rejected, failed). */
+static void check_risky(mx *x, const char *where, const cJSON *it, int status)
+{
+    const char *option = so_mx_str(it, "option");
+    const cJSON *value = sk_json_get(it, "value"), *trial = sk_json_get(it, "trial");
+    if (!so_mx_is_executed(status))
+        return;
+    if (strcmp(option, "aggressive_opt_strategies") == 0) {
+        int64_t timeout = 0;
+        int isolated = cJSON_IsTrue(sk_json_get(trial, "isolated_process"));
+        int timed = sk_json_get_i64(sk_json_get(trial, "timeout_s"), &timeout) == SK_OK &&
+                    timeout > 0;
+        if (!isolated || !timed)
+            violation(x, "aggressive_not_isolated",
+                      "%s: an aggressive_opt_strategies trial runs in its own process with an "
+                      "explicit timeout (trial.isolated_process true and trial.timeout_s > 0); "
+                      "this one has %s",
+                      where,
+                      !isolated && !timed ? "neither"
+                      : !isolated         ? "no isolated_process"
+                                          : "no timeout_s");
+        if (sets_event_breaker(value) &&
+            (!so_mx_str(it, "event_semantics_review") || !so_mx_str(it, "risk_authorization")))
+            violation(x, "event_breaker_unauthorized",
+                      "%s: event_breaker_bypass runs only after the event semantics were reviewed "
+                      "(event_semantics_review) and the user authorised the risk "
+                      "(risk_authorization); otherwise the item is blocked with "
+                      "risk_not_authorized",
+                      where);
+    }
+    if (is_early_start_on(option, value) && !so_mx_str(it, "operator_adaptation"))
+        violation(x, "early_start_unadapted",
+                  "%s: early_start=1 needs the operator-side SetNextTaskStart/WaitPreTaskEnd "
+                  "adaptation (operator_adaptation); without it the item is blocked with "
+                  "prerequisite_missing, the wrapper accepting the value is not enough",
                   where);
 }
 
@@ -327,14 +393,14 @@ static void check_ordinary(mx *x, const char *where, const cJSON *it, int status
     int cat = so_mx_enum(it, "category", so_mx_categories);
     const cJSON *value = sk_json_get(it, "value");
     if (strncmp(option, "debug_", 6) == 0) {
-        violation(x, "%s: %s is a debug option; debug options never enter the matrix", where,
+        violation(x, "debug_option", "%s: %s is a debug option; debug options never enter the matrix", where,
                   option);
         return;
     }
     if ((cat == 1 && strcmp(option, "auto_op_parallel") != 0) ||
         (cat == 2 && strcmp(option, "aggressive_opt_strategies") != 0) ||
         (cat == 3 && so_mx_index(option, k_reserved_options) >= 0))
-        violation(x, "%s: option %s does not belong to category %s%s", where, option,
+        violation(x, "option_category_mismatch", "%s: option %s does not belong to category %s%s", where, option,
                   so_mx_categories[cat],
                   so_mx_index(option, k_reserved_options) >= 2 && cat != 0
                       ? " (DCCI options belong to the one dcci family item)"
@@ -344,15 +410,16 @@ static void check_ordinary(mx *x, const char *where, const cJSON *it, int status
     check_probe_record(x, where, sk_json_get(it, "probe"), value, so_mx_is_executed(status));
     if (so_mx_str(it, "blocker_code") && strcmp(so_mx_str(it, "blocker_code"), "probe_not_accepted") == 0 &&
         cJSON_IsTrue(sk_json_get(sk_json_get(it, "probe"), "accepted")))
-        violation(x, "%s: blocked as probe_not_accepted, but probe.accepted is true", where);
+        violation(x, "probe_blocker_contradicted", "%s: blocked as probe_not_accepted, but probe.accepted is true", where);
     const cJSON *trial = sk_json_get(it, "trial");
     if (so_mx_is_executed(status)) {
         if (!trial)
-            violation(x, "%s: a %s item needs its trial record", where, so_mx_statuses[status]);
+            violation(x, "trial_missing", "%s: a %s item needs its trial record", where, so_mx_statuses[status]);
         else
             check_one_pointer(x, where, trial, so_mx_str(it, "pointer"));
     }
     check_gate(x, where, trial, sk_json_get(it, "top_up"), status);
+    check_risky(x, where, it, status);
 }
 
 /* ------------------------------------------------------------ the DCCI family */
@@ -366,17 +433,17 @@ static void check_d2_complete(mx *x, const char *where, const cJSON *d2)
 {
     const char *a = so_mx_str(d2, "o0_profile_root"), *b = so_mx_str(d2, "disable_all_profile_root");
     if (!a || !b || !sk_json_get(d2, "o0_manifest") || !sk_json_get(d2, "disable_all_manifest"))
-        violation(x, "%s: complete D2 diagnostics need both profile roots and both sealed "
+        violation(x, "d2_evidence_incomplete", "%s: complete D2 diagnostics need both profile roots and both sealed "
                      "manifests (path and sha256)",
                   where);
     else if (strcmp(a, b) == 0)
-        violation(x, "%s: the O0 and disable-all diagnostics must come from two independent "
+        violation(x, "d2_roots_not_independent", "%s: the O0 and disable-all diagnostics must come from two independent "
                      "profile roots",
                   where);
     if (so_mx_enum(d2, "validate_set", so_mx_validate_set) != 1)
-        violation(x, "%s: complete D2 diagnostics need validate_set \"passed\"", where);
+        violation(x, "d2_validate_set_not_passed", "%s: complete D2 diagnostics need validate_set \"passed\"", where);
     if (!cJSON_IsTrue(sk_json_get(d2, "child_trace_complete")))
-        violation(x, "%s: complete D2 diagnostics need child_trace_complete true (a full sk_prof "
+        violation(x, "d2_child_trace_incomplete", "%s: complete D2 diagnostics need child_trace_complete true (a full sk_prof "
                      "buffer means recollecting with a shorter window)",
                   where);
 }
@@ -387,24 +454,24 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
     const cJSON *settings = sk_json_get(d4, "settings"), *ptrs = sk_json_get(d4, "pointers");
     const char *opts3[] = {SO_MX_DCCI_DISABLE, SO_MX_DCCI_BEFORE, SO_MX_DCCI_AFTER};
     if (!cJSON_GetArraySize(list))
-        violation(x, "%s: d4.repair_list must hold at least one regex", where);
+        violation(x, "d4_repair_list_empty", "%s: d4.repair_list must hold at least one regex", where);
     for (const cJSON *e = list->child; e; e = e->next)
         for (const cJSON *f = list->child; f != e; f = f->next)
             if (strcmp(e->valuestring, f->valuestring) == 0)
-                violation(x, "%s: d4.repair_list repeats '%s'; it is a de-duplicated list", where,
+                violation(x, "d4_repair_list_repeats", "%s: d4.repair_list repeats '%s'; it is a de-duplicated list", where,
                           e->valuestring);
     if (!is_disable_all(sk_json_get(settings, SO_MX_DCCI_DISABLE)))
-        violation(x, "%s: the repair keeps %s exactly [\".*\"]", where, SO_MX_DCCI_DISABLE);
+        violation(x, "d4_disable_not_all", "%s: the repair keeps %s exactly [\".*\"]", where, SO_MX_DCCI_DISABLE);
     if (!same(x, sk_json_get(settings, SO_MX_DCCI_BEFORE), list) ||
         !same(x, sk_json_get(settings, SO_MX_DCCI_AFTER), list))
-        violation(x, "%s: %s and %s must both be set to the identical repair list (before-only, "
+        violation(x, "d4_lists_not_identical", "%s: %s and %s must both be set to the identical repair list (before-only, "
                      "after-only and differing lists are forbidden)",
                   where, SO_MX_DCCI_BEFORE, SO_MX_DCCI_AFTER);
     for (int i = 0; i < 3; i++)
         check_pointer(x, where, so_mx_str(ptrs, opts3[i]), opts3[i]);
     const char *d1_ptr = so_mx_str(sk_json_get(it, "d1"), "pointer");
     if (d1_ptr && strcmp(d1_ptr, so_mx_str(ptrs, SO_MX_DCCI_DISABLE)) != 0)
-        violation(x, "%s: d4.pointers.%s differs from d1.pointer", where, SO_MX_DCCI_DISABLE);
+        violation(x, "d4_disable_pointer_mismatch", "%s: d4.pointers.%s differs from d1.pointer", where, SO_MX_DCCI_DISABLE);
     const cJSON *probe = sk_json_get(d4, "probe");
     int outcome = so_mx_enum(d4, "outcome", so_mx_d4_outcomes);
     for (int i = 1; i < 3; i++) {
@@ -414,7 +481,7 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
     }
     const cJSON *trial = sk_json_get(d4, "trial");
     if (outcome != SO_MX_D4_PENDING && !trial)
-        violation(x, "%s: a decided repair needs its trial record (d4.trial)", where);
+        violation(x, "d4_trial_missing", "%s: a decided repair needs its trial record (d4.trial)", where);
     if (trial) {
         const char *three[] = {so_mx_str(ptrs, opts3[0]), so_mx_str(ptrs, opts3[1]),
                                so_mx_str(ptrs, opts3[2])};
@@ -422,14 +489,14 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
         if (three[0] && three[1] && three[2] &&
             !same_set(sk_json_get(trial, "changed_pointers"), three, 3)) {
             list_text(x, sk_json_get(trial, "changed_pointers"), got, sizeof got);
-            violation(x, "%s: the repair differs from O0 at exactly the three DCCI pointers; "
+            violation(x, "d4_pointers_vs_o0", "%s: the repair differs from O0 at exactly the three DCCI pointers; "
                          "d4.trial.changed_pointers is %s",
                       where, got);
         }
         if (three[1] && three[2] &&
             !same_set(sk_json_get(trial, "changed_pointers_vs_disable_all"), three + 1, 2)) {
             list_text(x, sk_json_get(trial, "changed_pointers_vs_disable_all"), got, sizeof got);
-            violation(x, "%s: the repair differs from disable-all at exactly the before/after "
+            violation(x, "d4_pointers_vs_disable_all", "%s: the repair differs from disable-all at exactly the before/after "
                          "pointers; d4.trial.changed_pointers_vs_disable_all is %s",
                       where, got);
         }
@@ -437,10 +504,10 @@ static void check_d4(mx *x, const char *where, const cJSON *it, const cJSON *d4,
     static const int want[] = {-1, SO_MX_ACCEPTED, SO_MX_REJECTED, SO_MX_FAILED};
     if (outcome == SO_MX_D4_PENDING && status != SO_MX_RUNNING && status != SO_MX_BLOCKED &&
         status != SO_MX_SKIPPED)
-        violation(x, "%s: a pending repair leaves the family running (or blocked/skipped), not %s",
+        violation(x, "d4_pending_status", "%s: a pending repair leaves the family running (or blocked/skipped), not %s",
                   where, so_mx_statuses[status]);
     else if (outcome > SO_MX_D4_PENDING && status != want[outcome])
-        violation(x, "%s: repair outcome %s makes the family %s, not %s", where,
+        violation(x, "d4_outcome_status", "%s: repair outcome %s makes the family %s, not %s", where,
                   so_mx_d4_outcomes[outcome], so_mx_statuses[want[outcome]], so_mx_statuses[status]);
     if (outcome > SO_MX_D4_PENDING)
         check_gate(x, where, trial, sk_json_get(d4, "top_up"), status);
@@ -455,26 +522,26 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
     const char *option = so_mx_str(d1, "option");
     const cJSON *value = sk_json_get(d1, "value");
     if (strcmp(option, SO_MX_DCCI_DISABLE) != 0)
-        violation(x, "%s: D1 is the disable-all trial: d1.option must be %s", where,
+        violation(x, "d1_option_wrong", "%s: D1 is the disable-all trial: d1.option must be %s", where,
                   SO_MX_DCCI_DISABLE);
     if (!is_disable_all(value))
-        violation(x, "%s: D1 uses exactly [\".*\"] (the fixed disable-all literal)", where);
+        violation(x, "d1_value_not_disable_all", "%s: D1 uses exactly [\".*\"] (the fixed disable-all literal)", where);
     check_pointer(x, where, so_mx_str(d1, "pointer"), SO_MX_DCCI_DISABLE);
     check_original(x, where, sk_json_get(d1, "original_value"), value);
     int d1_ran = o1 != SO_MX_D1_PENDING || (phase == SO_MX_D1 && so_mx_is_executed(status));
     check_probe_record(x, where, sk_json_get(d1, "probe"), value, d1_ran);
     const char *compare_to = so_mx_str(it, "compare_to");
     if (compare_to && strcmp(compare_to, x->o0_id) != 0)
-        violation(x, "%s: every DCCI trial compares against the DCCI-free O0 (%s), not %s", where,
+        violation(x, "dcci_compare_to_not_o0", "%s: every DCCI trial compares against the DCCI-free O0 (%s), not %s", where,
                   x->o0_id, compare_to);
     if ((d2 != NULL) != (phase >= SO_MX_D2) || (d3 != NULL) != (phase >= SO_MX_D3) ||
         (d4 != NULL) != (phase >= SO_MX_D4))
-        violation(x, "%s: phase %s must carry exactly the records d1..d%d", where,
+        violation(x, "dcci_phase_records", "%s: phase %s must carry exactly the records d1..d%d", where,
                   phase_name(phase), phase + 1);
     if (d1_ran) {
         const cJSON *trial = sk_json_get(d1, "trial");
         if (!trial)
-            violation(x, "%s: the disable-all trial needs its record (d1.trial)", where);
+            violation(x, "d1_trial_missing", "%s: the disable-all trial needs its record (d1.trial)", where);
         else
             check_one_pointer(x, where, trial, so_mx_str(d1, "pointer"));
     }
@@ -486,12 +553,12 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
         switch (o1) {
         case SO_MX_D1_PENDING:
             if (so_mx_is_terminal(status) && status != SO_MX_BLOCKED && status != SO_MX_SKIPPED)
-                violation(x, "%s: a pending D1 cannot make the family %s", where,
+                violation(x, "d1_pending_status", "%s: a pending D1 cannot make the family %s", where,
                           so_mx_statuses[status]);
             break;
         case SO_MX_D1_GAIN:
             if (status != SO_MX_RUNNING && status != SO_MX_ACCEPTED && status != SO_MX_FAILED)
-                violation(x, "%s: a D1 gain is topped up to 5 runs and then accepted (or failed "
+                violation(x, "d1_gain_status", "%s: a D1 gain is topped up to 5 runs and then accepted (or failed "
                              "when unstable), not %s",
                           where, so_mx_statuses[status]);
             if (status == SO_MX_ACCEPTED || status == SO_MX_REJECTED)
@@ -499,62 +566,62 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
             break;
         case SO_MX_D1_NEUTRAL:
             if (status != SO_MX_REJECTED)
-                violation(x, "%s: a neutral D1 rejects the whole family (before/after are not run "
+                violation(x, "d1_neutral_status", "%s: a neutral D1 rejects the whole family (before/after are not run "
                              "to manufacture a candidate), not %s",
                           where, so_mx_statuses[status]);
             break;
         case SO_MX_D1_FAILURE:
             if (status != SO_MX_FAILED)
-                violation(x, "%s: a D1 correctness failure, crash, hang or timeout fails the "
+                violation(x, "d1_failure_status", "%s: a D1 correctness failure, crash, hang or timeout fails the "
                              "family (it is not a diagnostic entry point), not %s",
                           where, so_mx_statuses[status]);
             break;
         default:
-            violation(x, "%s: a reproducible D1 regression must proceed to D2 paired diagnostics",
+            violation(x, "d1_regression_stays_d1", "%s: a reproducible D1 regression must proceed to D2 paired diagnostics",
                       where);
         }
         return;
     }
     if (o1 != SO_MX_D1_REGRESSION)
-        violation(x, "%s: phase %s is reached only after a D1 regression (d1.outcome is %s)",
+        violation(x, "dcci_phase_without_regression", "%s: phase %s is reached only after a D1 regression (d1.outcome is %s)",
                   where, phase_name(phase), o1 >= 0 ? so_mx_d1_outcomes[o1] : "?");
     int s2 = so_mx_enum(d2, "status", so_mx_d2_statuses);
     if (phase == SO_MX_D2) {
         if (s2 == SO_MX_D2_BLOCKED &&
             (status != SO_MX_BLOCKED || !so_mx_str(it, "blocker_code") ||
              strcmp(so_mx_str(it, "blocker_code"), "diagnostic_collection_blocked") != 0))
-            violation(x, "%s: blocked D2 diagnostics block the family with blocker_code "
+            violation(x, "d2_blocked_code", "%s: blocked D2 diagnostics block the family with blocker_code "
                          "diagnostic_collection_blocked (no attribution, regex or repair)",
                       where);
         if (s2 != SO_MX_D2_BLOCKED && status != SO_MX_RUNNING && status != SO_MX_SKIPPED &&
             status != SO_MX_BLOCKED)
-            violation(x, "%s: the family is still running while D2 is %s, not %s", where,
+            violation(x, "d2_status", "%s: the family is still running while D2 is %s, not %s", where,
                       s2 >= 0 ? so_mx_d2_statuses[s2] : "?", so_mx_statuses[status]);
         if (s2 == SO_MX_D2_COMPLETE)
             check_d2_complete(x, where, d2);
         return;
     }
     if (s2 != SO_MX_D2_COMPLETE)
-        violation(x, "%s: phase %s needs complete D2 diagnostics", where, phase_name(phase));
+        violation(x, "d2_incomplete", "%s: phase %s needs complete D2 diagnostics", where, phase_name(phase));
     else
         check_d2_complete(x, where, d2);
     int s3 = so_mx_enum(d3, "status", so_mx_d3_statuses);
     const cJSON *tokens = sk_json_get(d3, "union_tokens");
     if (phase == SO_MX_D3) {
         if (s3 == SO_MX_D3_COMPLETE && !tokens)
-            violation(x, "%s: complete D3 attribution records union_tokens", where);
+            violation(x, "d3_union_missing", "%s: complete D3 attribution records union_tokens", where);
         else if (s3 == SO_MX_D3_COMPLETE && !tokens->child && status != SO_MX_REJECTED)
-            violation(x, "%s: an empty token union leaves no repair to try: the family is "
+            violation(x, "d3_empty_union_status", "%s: an empty token union leaves no repair to try: the family is "
                          "rejected and O0 restored, not %s",
                       where, so_mx_statuses[status]);
         else if ((s3 == SO_MX_D3_PENDING || (tokens && tokens->child)) && status != SO_MX_RUNNING &&
                  status != SO_MX_BLOCKED && status != SO_MX_SKIPPED)
-            violation(x, "%s: the family is still running during D3, not %s", where,
+            violation(x, "d3_status", "%s: the family is still running during D3, not %s", where,
                       so_mx_statuses[status]);
         return;
     }
     if (s3 != SO_MX_D3_COMPLETE || !cJSON_GetArraySize(tokens))
-        violation(x, "%s: D4 needs complete D3 attribution with a non-empty token union", where);
+        violation(x, "d4_without_d3", "%s: D4 needs complete D3 attribution with a non-empty token union", where);
     check_d4(x, where, it, d4, status);
 }
 
@@ -604,13 +671,13 @@ static void load_report(mx *x, const cJSON *ref, const char *what, loaded_report
              what, path, d.msg);
         x->r->probe_checked = 0;
     } else if (rc != SK_OK) {
-        violation(x, "%s %s is not valid JSON: %s", what, path, d.msg);
+        violation(x, "probe_report_not_json", "%s %s is not valid JSON: %s", what, path, d.msg);
     } else if (strcmp(sha, want) != 0) {
-        violation(x, "%s %s has sha256 %s, the matrix records %s", what, path, sha, want);
+        violation(x, "probe_report_hash", "%s %s has sha256 %s, the matrix records %s", what, path, sha, want);
         cJSON_Delete(doc);
         doc = NULL;
     } else if (so_probe_assess(doc, path, &out->a, &d) != SK_OK) {
-        violation(x, "%s %s is malformed: %s%s%s", what, path, d.field, d.field[0] ? ": " : "",
+        violation(x, "probe_report_malformed", "%s %s is malformed: %s%s%s", what, path, d.field, d.field[0] ? ": " : "",
                   d.msg);
         cJSON_Delete(doc);
         doc = NULL;
@@ -639,11 +706,11 @@ static void check_value_in_report(mx *x, const char *where, const loaded_report 
     char v[256];
     show(x, value, v, sizeof v);
     if (cJSON_IsTrue(sk_json_get(probe, "accepted")) && st != SO_VALUE_ACCEPTED)
-        violation(x, "%s: value %s of %s is %s in the probe report, but the matrix records it as "
+        violation(x, "probe_report_not_accepted", "%s: value %s of %s is %s in the probe report, but the matrix records it as "
                      "accepted",
                   where, v, option, so_value_status_name(st));
     if (blocker && strcmp(blocker, "probe_not_accepted") == 0 && st == SO_VALUE_ACCEPTED)
-        violation(x, "%s: blocked as probe_not_accepted, but the probe report accepts %s for %s",
+        violation(x, "probe_report_contradicts_blocker", "%s: blocked as probe_not_accepted, but the probe report accepts %s for %s",
                   where, v, option);
 }
 
@@ -653,7 +720,7 @@ static void check_probes(mx *x, int any_executed)
     x->r->probe_checked = 1;
     load_report(x, sk_json_get(x->m, "probe_report"), "probe report", &main_rep);
     if (main_rep.doc && !main_rep.usable && any_executed)
-        violation(x, "probe report %s is not usable evidence (%s): no trial may run on it",
+        violation(x, "probe_report_not_usable", "probe report %s is not usable evidence (%s): no trial may run on it",
                   so_mx_str(sk_json_get(x->m, "probe_report"), "path"), main_rep.a.reason);
     int i = 0;
     for (const cJSON *it = sk_json_get(x->m, "items")->child; it; it = it->next, i++) {
@@ -677,7 +744,7 @@ static void check_probes(mx *x, int any_executed)
             rep = &repair_rep;
             if (repair_rep.doc && !repair_rep.usable &&
                 so_mx_enum(d4, "outcome", so_mx_d4_outcomes) != SO_MX_D4_PENDING)
-                violation(x, "%s: repair probe report is not usable evidence (%s)", where,
+                violation(x, "repair_probe_report_not_usable", "%s: repair probe report is not usable evidence (%s)", where,
                           repair_rep.a.reason);
         }
         const char *both[] = {SO_MX_DCCI_BEFORE, SO_MX_DCCI_AFTER};
@@ -777,15 +844,15 @@ static void check_items(mx *x, int *any_executed)
         counts[cat]++;
         *any_executed |= so_mx_is_executed(status);
         if (strcmp(id, x->o0_id) == 0)
-            violation(x, "%s: id %s is the O0 incumbent's id", where, id);
+            violation(x, "id_is_o0", "%s: id %s is the O0 incumbent's id", where, id);
         int j = 0;
         for (const cJSON *prev = items->child; prev != it; prev = prev->next, j++) {
             if (strcmp(so_mx_str(prev, "id"), id) == 0)
-                violation(x, "%s: duplicate id %s (first at items[%d])", where, id, j);
+                violation(x, "id_duplicate", "%s: duplicate id %s (first at items[%d])", where, id, j);
             if (cat != 0 && so_mx_enum(prev, "category", so_mx_categories) != 0 &&
                 strcmp(so_mx_str(prev, "option"), so_mx_str(it, "option")) == 0 &&
                 same(x, sk_json_get(prev, "value"), sk_json_get(it, "value")))
-                violation(x, "%s: the same option value is already trial items[%d]", where, j);
+                violation(x, "trial_duplicate", "%s: the same option value is already trial items[%d]", where, j);
         }
         check_settlement_fields(x, where, it, status, cat == 0);
         if (cat == 0)
@@ -795,11 +862,11 @@ static void check_items(mx *x, int *any_executed)
     }
     for (int c = 0; c < 4; c++)
         if (!counts[c])
-            violation(x, "the matrix has no %s item; every required category must be present "
+            violation(x, "category_missing", "the matrix has no %s item; every required category must be present "
                          "(blocked or skipped with a Chinese reason if it cannot run)",
                       so_mx_categories[c]);
     if (counts[0] > 1)
-        violation(x, "the DCCI family is one conditional item; the matrix has %d dcci items",
+        violation(x, "dcci_item_count", "the DCCI family is one conditional item; the matrix has %d dcci items",
                   counts[0]);
 }
 
@@ -820,7 +887,7 @@ static void check_chain(mx *x)
         const char *compare_to = so_mx_str(it, "compare_to"), *after = so_mx_str(it, "incumbent_after");
         x->r->n_items++;
         if (first_open && status != SO_MX_PENDING)
-            violation(x, "%s: items run in the frozen order, but this one is %s while %s is not "
+            violation(x, "order_after_unsettled", "%s: items run in the frozen order, but this one is %s while %s is not "
                          "settled",
                       where, so_mx_statuses[status], first_open);
         if (!so_mx_is_terminal(status) && !first_open) {
@@ -830,14 +897,14 @@ static void check_chain(mx *x)
         running += status == SO_MX_RUNNING;
         if (so_mx_is_executed(status)) {
             if (!compare_to)
-                violation(x, "%s: a %s item records compare_to (the incumbent it was measured "
+                violation(x, "compare_to_missing", "%s: a %s item records compare_to (the incumbent it was measured "
                              "against)",
                           where, so_mx_statuses[status]);
             else if (!dcci && strcmp(compare_to, current) != 0)
-                violation(x, "%s: compares to %s, but the current incumbent is %s", where,
+                violation(x, "compare_to_not_incumbent", "%s: compares to %s, but the current incumbent is %s", where,
                           compare_to, current);
             if (dcci && strcmp(current, x->o0_id) != 0)
-                violation(x, "%s: the DCCI family compares against the DCCI-free O0, so it must "
+                violation(x, "dcci_after_accepted_item", "%s: the DCCI family compares against the DCCI-free O0, so it must "
                              "run while %s is still the incumbent, not after %s was accepted",
                           where, x->o0_id, current);
         }
@@ -845,20 +912,20 @@ static void check_chain(mx *x)
             x->r->n_settled++;
             const char *want = status == SO_MX_ACCEPTED ? id : current;
             if (!after)
-                violation(x, "%s: a settled item records incumbent_after (%s)", where, want);
+                violation(x, "incumbent_after_missing", "%s: a settled item records incumbent_after (%s)", where, want);
             else if (strcmp(after, want) != 0)
-                violation(x, "%s: incumbent_after is %s, but it must be %s (%s)", where, after,
+                violation(x, "incumbent_after_wrong", "%s: incumbent_after is %s, but it must be %s (%s)", where, after,
                           want,
                           status == SO_MX_ACCEPTED ? "the accepted item becomes the incumbent"
                                                 : "rejection restores the previous incumbent");
         } else if (after) {
-            violation(x, "%s: an unsettled item has no incumbent_after yet", where);
+            violation(x, "incumbent_after_unsettled", "%s: an unsettled item has no incumbent_after yet", where);
         }
         if (status == SO_MX_ACCEPTED)
             current = id;
     }
     if (running > 1)
-        violation(x, "%d items are running; trials run one at a time", running);
+        violation(x, "running_concurrent", "%d items are running; trials run one at a time", running);
     x->r->incumbent = current;
 }
 
@@ -867,22 +934,22 @@ static void check_top(mx *x)
     const cJSON *m = x->m, *o0 = sk_json_get(m, "o0");
     int64_t runs = 0;
     if (!cJSON_IsTrue(sk_json_get(m, "frozen_before_execution")))
-        violation(x, "frozen_before_execution must be true: the matrix is frozen before O1 "
+        violation(x, "not_frozen", "frozen_before_execution must be true: the matrix is frozen before O1 "
                      "starts");
     if (!int_field(o0, "run_count", &runs) || runs != 5 || !cJSON_IsTrue(sk_json_get(o0, "stable")))
-        violation(x, "o0 must be a five-run stable incumbent (run_count 5, stable true)");
+        violation(x, "o0_not_stable", "o0 must be a five-run stable incumbent (run_count 5, stable true)");
     int settled = cJSON_IsTrue(sk_json_get(m, "settled"));
     const cJSON *fin = sk_json_get(m, "final_incumbent");
     const cJSON *base = sk_json_get(m, "sbest_base_id");
     x->r->settled = settled;
     if (x->opts->require_settled && !settled)
-        violation(x, "settlement is required, but the matrix does not declare settled: true");
+        violation(x, "settlement_required", "settlement is required, but the matrix does not declare settled: true");
     if (settled || x->opts->require_settled) {
         int i = 0;
         for (const cJSON *it = sk_json_get(m, "items")->child; it; it = it->next, i++) {
             int st = so_mx_enum(it, "status", so_mx_statuses);
             if (!so_mx_is_terminal(st))
-                violation(x, "items[%d] (%s): still %s at settlement; every item must be "
+                violation(x, "unsettled_at_settlement", "items[%d] (%s): still %s at settlement; every item must be "
                              "accepted, rejected, failed, blocked or skipped",
                           i, so_mx_str(it, "id"), so_mx_statuses[st]);
         }
@@ -890,15 +957,15 @@ static void check_top(mx *x)
     if (settled) {
         const char *fid = so_mx_str(fin, "id");
         if (!fid)
-            violation(x, "a settled matrix records final_incumbent (id, config_path, "
+            violation(x, "final_incumbent_missing", "a settled matrix records final_incumbent (id, config_path, "
                          "config_sha256)");
         else if (strcmp(fid, x->r->incumbent) != 0)
-            violation(x, "final_incumbent.id is %s, but the incumbent chain ends at %s", fid,
+            violation(x, "final_incumbent_wrong", "final_incumbent.id is %s, but the incumbent chain ends at %s", fid,
                       x->r->incumbent);
         if (!cJSON_IsString(base))
-            violation(x, "a settled matrix records sbest_base_id (the frozen Sbest-BASE)");
+            violation(x, "sbest_base_missing", "a settled matrix records sbest_base_id (the frozen Sbest-BASE)");
     } else if ((fin && !cJSON_IsNull(fin)) || (base && !cJSON_IsNull(base))) {
-        violation(x, "only a settled matrix names final_incumbent and sbest_base_id");
+        violation(x, "settlement_fields_unsettled", "only a settled matrix names final_incumbent and sbest_base_id");
     }
 }
 
@@ -914,7 +981,7 @@ static void check_plan(mx *x, sk_diag *d)
     cJSON_Delete(plan);
     const char *have = so_mx_str(x->m, "plan_fingerprint");
     if (strcmp(have, x->r->plan_fingerprint) != 0)
-        violation(x, "plan_fingerprint is %s, but the frozen plan hashes to %s: items were "
+        violation(x, "plan_fingerprint_mismatch", "plan_fingerprint is %s, but the frozen plan hashes to %s: items were "
                      "added, removed, reordered or changed after freezing (or the fingerprint "
                      "was never computed)",
                   have, x->r->plan_fingerprint);

@@ -32,7 +32,7 @@ typedef struct so_matrix_opts {
 } so_matrix_opts;
 
 typedef struct so_matrix_report {
-    char **violations; /* "items[2] (O3): ..." */
+    char **violations; /* "<code> items[2] (O3): ...": a stable code, a space, the message */
     size_t n_violations;
     char **notes;      /* facts worth knowing that are not violations */
     size_t n_notes;

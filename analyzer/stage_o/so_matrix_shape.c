@@ -224,9 +224,11 @@ static sk_err probe_record(shape *s, const cJSON *o, const char *field)
 static sk_err trial(shape *s, const cJSON *o, const char *field, int dcci_repair)
 {
     static const char *const req[] = {"clean_root", "run_count", "changed_pointers", NULL};
-    static const char *const opt[] = {"summary_json", "gate_accepted", "timeout_s", NULL};
+    static const char *const opt[] = {"summary_json", "gate_accepted", "timeout_s",
+                                      "isolated_process", NULL};
     static const char *const opt4[] = {"summary_json", "gate_accepted", "timeout_s",
-                                       "changed_pointers_vs_disable_all", NULL};
+                                       "isolated_process", "changed_pointers_vs_disable_all",
+                                       NULL};
     TRY(keys(s, o, field, req, dcci_repair ? opt4 : opt));
     TRY(text(s, o, field, "clean_root", 1));
     TRY(count(s, o, field, "run_count", 1));
@@ -234,6 +236,7 @@ static sk_err trial(shape *s, const cJSON *o, const char *field, int dcci_repair
     TRY(strings(s, o, field, "changed_pointers_vs_disable_all", dcci_repair));
     TRY(text(s, o, field, "summary_json", 0));
     TRY(boolean(s, o, field, "gate_accepted", 0));
+    TRY(boolean(s, o, field, "isolated_process", 0));
     return count(s, o, field, "timeout_s", 0);
 }
 
@@ -315,11 +318,14 @@ static sk_err ordinary(shape *s, const cJSON *item, const char *f)
     static const char *const opt[] = {"compare_to", "incumbent_after", "trial",
                                       "top_up",     "reason_zh",       "evidence",
                                       "blocker_code", "attempts",      "risk_authorization",
+                                      "event_semantics_review", "operator_adaptation",
                                       "notes",      NULL};
     TRY(keys(s, item, f, req, opt));
     TRY(common(s, item, f));
     TRY(text(s, item, f, "option", 1));
     TRY(text(s, item, f, "pointer", 1));
+    TRY(text(s, item, f, "event_semantics_review", 0));
+    TRY(text(s, item, f, "operator_adaptation", 0));
     TRY(optional_obj(s, item, f, "original_value", original));
     TRY(optional_obj(s, item, f, "probe", probe_record));
     TRY(optional_obj(s, item, f, "trial", trial_ordinary));

@@ -1,5 +1,6 @@
 /* Winner option matrix: reason checks, shape and rule passes, plan
  * fingerprint, allocation failures. */
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "analyzer/stage_o/so_matrix.h"
@@ -107,6 +108,16 @@ static cJSON *load(void)
     return m;
 }
 
+/* Parses JSON the way the matrix reader does (integers keep their exact text). */
+static cJSON *json(const char *text)
+{
+    cJSON *v = NULL;
+    sk_diag d;
+    if (sk_json_parse(text, strlen(text), NULL, &v, &d) != SK_OK)
+        t_fail(__FILE__, __LINE__, "test JSON does not parse: %s", d.msg);
+    return v;
+}
+
 /* Sets plan_fingerprint to the value the plan hashes to. */
 static void fix(cJSON *m)
 {
@@ -125,7 +136,10 @@ static size_t violations(cJSON *m, const char *expect_fragment)
     so_matrix_report r;
     sk_diag d;
     sk_err rc = so_matrix_check(m, &o, &r, &d);
-    T_EQ_INT(rc, SK_OK);
+    if (rc != SK_OK) {
+        t_fail(__FILE__, __LINE__, "matrix check failed: %s", d.msg);
+        return SIZE_MAX;
+    }
     size_t n = r.n_violations;
     if (expect_fragment) {
         int found = 0;
@@ -349,7 +363,7 @@ static void plan_of_a_malformed_matrix_is_a_schema_error(void)
 {
     cJSON *plan = NULL;
     sk_diag d;
-    cJSON *m = cJSON_Parse("{\"schema_version\": \"superkernel-winner-option-matrix-v1\"}");
+    cJSON *m = json("{\"schema_version\": \"superkernel-winner-option-matrix-v1\"}");
     T_CHECK(m != NULL);
     T_EQ_INT(so_matrix_plan(m, &plan, &d), SK_E_SCHEMA);
     T_CONTAINS(d.msg, "no items list");
@@ -363,7 +377,106 @@ static void plan_of_a_malformed_matrix_is_a_schema_error(void)
     cJSON_Delete(m);
 }
 
+/* Every violation line starts with its stable code: lowercase letters,
+ * digits and '_', then one space. */
+static void violations_start_with_a_code(void)
+{
+    cJSON *m = load();
+    set(item(m, 1), "pointer", cJSON_CreateString("no-slash"));
+    set(item(m, 2), "status", cJSON_CreateString("running"));
+    so_matrix_opts o = {"dir/matrix.json", 1};
+    so_matrix_report r;
+    sk_diag d;
+    T_EQ_INT(so_matrix_check(m, &o, &r, &d), SK_OK);
+    T_CHECK(r.n_violations >= 4);
+    for (size_t i = 0; i < r.n_violations; i++) {
+        const char *v = r.violations[i];
+        size_t n = strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_");
+        if (n < 3 || v[n] != ' ')
+            t_fail(__FILE__, __LINE__, "violation without a code: %s", v);
+    }
+    so_matrix_report_free(&r);
+    cJSON_Delete(m);
+}
+
+/* The three risk rules: each fires on its own code, and the evidence
+ * fields silence it. */
+static void risky_options(void)
+{
+    /* O3 (aggressive) runs after O1 and O2 were skipped; O4 is still pending */
+    cJSON *m = load();
+    for (int i = 0; i < 2; i++) {
+        set(item(m, i), "status", cJSON_CreateString("skipped"));
+        set(item(m, i), "reason_zh", cJSON_CreateString("预算已耗尽"));
+        set(item(m, i), "evidence", cJSON_CreateString("budget.md"));
+        set(item(m, i), "blocker_code", cJSON_CreateString("budget_exhausted"));
+        set(item(m, i), "incumbent_after", cJSON_CreateString("O0"));
+    }
+    cJSON *o3 = item(m, 2);
+    set(o3, "status", cJSON_CreateString("running"));
+    set(o3, "compare_to", cJSON_CreateString("O0"));
+    set(o3, "risk_authorization", cJSON_CreateString("auth.md"));
+    cJSON *trial = json("{\"clean_root\": \"c3\", \"run_count\": 1, \"changed_pointers\":"
+                               " [\"/c/super_kernel_optimize_options/aggressive_opt_strategies\"]}");
+    set(o3, "trial", trial);
+    fix(m);
+    T_EQ_U64(violations(m, "aggressive_not_isolated items[2] (O3)"), 1);
+    set(trial, "isolated_process", cJSON_CreateTrue());
+    T_EQ_U64(violations(m, "this one has no timeout_s"), 1);
+    set(trial, "timeout_s", sk_json_new_int(0));
+    T_EQ_U64(violations(m, "aggressive_not_isolated"), 1);
+    set(trial, "timeout_s", sk_json_new_int(1800));
+    T_EQ_U64(violations(m, NULL), 0);
+    /* event_breaker_bypass needs the review and the authorisation */
+    cJSON *v = json("{\"event_breaker_bypass\": 1, \"task_breaker_bypass\": 0}");
+    set(o3, "value", v);
+    set(cJSON_GetObjectItemCaseSensitive(o3, "probe"), "matched_value", cJSON_Duplicate(v, 1));
+    fix(m);
+    T_EQ_U64(violations(m, "event_breaker_unauthorized items[2] (O3)"), 1);
+    set(o3, "event_semantics_review", cJSON_CreateString("review.md"));
+    T_EQ_U64(violations(m, NULL), 0);
+    cJSON_DeleteItemFromObjectCaseSensitive(o3, "risk_authorization");
+    /* the high-risk rule and the event rule both name the missing authorisation */
+    T_EQ_U64(violations(m, "event_breaker_unauthorized"), 2);
+    cJSON_Delete(m);
+
+    /* early_start = 1 (or true) without the operator-side adaptation */
+    m = load();
+    for (int i = 0; i < 3; i++) {
+        set(item(m, i), "status", cJSON_CreateString("skipped"));
+        set(item(m, i), "reason_zh", cJSON_CreateString("预算已耗尽"));
+        set(item(m, i), "evidence", cJSON_CreateString("budget.md"));
+        set(item(m, i), "blocker_code", cJSON_CreateString("budget_exhausted"));
+        set(item(m, i), "incumbent_after", cJSON_CreateString("O0"));
+    }
+    cJSON *o4 = item(m, 3);
+    set(o4, "option", cJSON_CreateString("early_start"));
+    set(o4, "pointer", cJSON_CreateString("/c/super_kernel_optimize_options/early_start"));
+    set(o4, "probe", json("{\"accepted\": true, \"matched_value\": 1}"));
+    set(o4, "status", cJSON_CreateString("running"));
+    set(o4, "compare_to", cJSON_CreateString("O0"));
+    set(o4, "trial", json("{\"clean_root\": \"c4\", \"run_count\": 1, \"changed_pointers\":"
+                                 " [\"/c/super_kernel_optimize_options/early_start\"]}"));
+    fix(m);
+    T_EQ_U64(violations(m, "early_start_unadapted items[3] (O4)"), 1);
+    set(o4, "value", cJSON_CreateTrue());
+    set(cJSON_GetObjectItemCaseSensitive(o4, "probe"), "matched_value", cJSON_CreateTrue());
+    fix(m);
+    T_EQ_U64(violations(m, "early_start_unadapted"), 1);
+    set(o4, "operator_adaptation", cJSON_CreateString("adaptation.md"));
+    T_EQ_U64(violations(m, NULL), 0);
+    /* early_start = 0 needs nothing */
+    cJSON_DeleteItemFromObjectCaseSensitive(o4, "operator_adaptation");
+    set(o4, "value", sk_json_new_int(0));
+    set(cJSON_GetObjectItemCaseSensitive(o4, "probe"), "matched_value", sk_json_new_int(0));
+    fix(m);
+    T_EQ_U64(violations(m, NULL), 0);
+    cJSON_Delete(m);
+}
+
 static const t_case cases[] = {
+    T(violations_start_with_a_code),
+    T(risky_options),
     T(cjk_detection),
     T(missing_profiling_reasons_are_found),
     T(valid_in_progress_matrix),
