@@ -8,10 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact_contract/base/sk_fixed.h"
+#include "artifact_contract/base/sk_proc_stat.h"
 #include "artifact_contract/base/sk_sha256.h"
-
-/* field 22 (starttime) is the last one we need; see proc(5) */
-#define STAT_FIELD_START_TIME 22
 
 /* Reads a small /proc file into buf (NUL-terminated).  /proc files report
  * size 0, so this reads until EOF; filling the whole buffer means the text
@@ -49,121 +48,25 @@ static sk_err read_small(const char *path, char *buf, size_t cap, size_t *len, i
     return SK_OK;
 }
 
-/* Strict decimal: optional '-' when allow_neg, then 1..19 digits, no leading '+'. */
-static int parse_dec(const char *s, size_t n, int allow_neg, int64_t *out)
+/* The status line of text[0..len) (sk_proc_stat.h) with its command name
+ * copied and cut to 64 bytes. */
+static sk_err stat_from_text(const char *text, size_t len, const char *label, ac_proc_stat *out,
+                             sk_diag *d)
 {
-    size_t i = 0;
-    int neg = 0;
-    if (n && s[0] == '-' && allow_neg) {
-        neg = 1;
-        i = 1;
-    }
-    if (i == n)
-        return -1;
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned dg = (unsigned)(s[i] - '0');
-        if (v > ((uint64_t)INT64_MAX - dg) / 10)
-            return -1;
-        v = v * 10 + dg;
-    }
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return 0;
-}
-
-static int parse_udec(const char *s, size_t n, uint64_t *out)
-{
-    if (n == 0)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned dg = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - dg) / 10)
-            return -1;
-        v = v * 10 + dg;
-    }
-    *out = v;
-    return 0;
-}
-
-sk_err ac_proc_stat_parse(const char *buf, size_t len, const char *label, ac_proc_stat *out,
-                          sk_diag *d)
-{
+    sk_proc_stat st;
     memset(out, 0, sizeof *out);
-    const char *open_paren = memchr(buf, '(', len);
-    const char *close_paren = NULL;
-    for (size_t i = len; i > 0; i--)
-        if (buf[i - 1] == ')') {
-            close_paren = buf + i - 1;
-            break;
-        }
-    if (!open_paren || !close_paren || close_paren < open_paren)
-        return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                           "process status line lacks the parenthesised command name");
-    /* field 1: "<pid> (" */
-    if (open_paren == buf || open_paren[-1] != ' ' ||
-        parse_dec(buf, (size_t)(open_paren - 1 - buf), 0, &out->pid) || out->pid <= 0)
-        return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                           "process status line must start with a positive pid and \" (\"");
-    size_t comm_len = (size_t)(close_paren - open_paren - 1);
-    size_t keep = comm_len < sizeof out->comm - 1 ? comm_len : sizeof out->comm - 1;
-    memcpy(out->comm, open_paren + 1, keep);
+    sk_err e = sk_proc_stat_parse(text, len, label, &st, d);
+    if (e)
+        return e;
+    size_t keep = st.comm_len < sizeof out->comm - 1 ? st.comm_len : sizeof out->comm - 1;
+    memcpy(out->comm, text + st.comm_off, keep);
     out->comm[keep] = '\0';
-
-    /* fields 3.. are separated by single spaces; the line may end in "\n" */
-    const char *p = close_paren + 1;
-    const char *end = buf + len;
-    if (end > p && end[-1] == '\n')
-        end--;
-    int field = 2;
-    while (p < end && field < STAT_FIELD_START_TIME) {
-        if (*p != ' ')
-            return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                               "process status field %d is not separated by one space", field + 1);
-        p++;
-        field++;
-        const char *tok = p;
-        while (p < end && *p != ' ')
-            p++;
-        size_t n = (size_t)(p - tok);
-        int64_t v = 0;
-        if (field == 3) {
-            if (n != 1 || tok[0] < 'A' || tok[0] > 'z' || (tok[0] > 'Z' && tok[0] < 'a'))
-                return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                                   "process state (field 3) must be one letter, found \"%.*s\"",
-                                   (int)(n > 16 ? 16 : n), tok);
-            out->state = tok[0];
-        } else if (field == STAT_FIELD_START_TIME) {
-            if (parse_udec(tok, n, &out->start_time_ticks))
-                return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                                   "process start time (field 22) must be an unsigned decimal, "
-                                   "found \"%.*s\"",
-                                   (int)(n > 24 ? 24 : n), tok);
-        } else {
-            /* fields 7 (tty), 8 (tpgid), 18 (priority) and 19 (nice) can be negative */
-            if (parse_dec(tok, n, 1, &v))
-                return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                                   "process status field %d must be a decimal, found \"%.*s\"",
-                                   field, (int)(n > 24 ? 24 : n), tok);
-            if (field == 4)
-                out->ppid = v;
-            else if (field == 5)
-                out->pgrp = v;
-            else if (field == 6)
-                out->session = v;
-        }
-    }
-    if (field < STAT_FIELD_START_TIME)
-        return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                           "process status line has %d fields, at least %d expected", field,
-                           STAT_FIELD_START_TIME);
-    if (out->ppid < 0 || out->pgrp < 0 || out->session < 0)
-        return sk_diag_set(d, SK_E_FORMAT, label, 0,
-                           "process status ppid, pgrp and session must not be negative");
+    out->pid = st.pid;
+    out->state = st.state;
+    out->ppid = st.ppid;
+    out->pgrp = st.pgrp;
+    out->session = st.session;
+    out->start_time_ticks = st.start_time;
     return SK_OK;
 }
 
@@ -181,7 +84,7 @@ sk_err ac_proc_stat_read(int64_t pid, ac_proc_stat *out, sk_diag *d)
         return sk_diag_set(d, SK_E_IO, path, 0, "process %lld does not exist", (long long)pid);
     if (e)
         return e;
-    e = ac_proc_stat_parse(buf, len, path, out, d);
+    e = stat_from_text(buf, len, path, out, d);
     if (e)
         return e;
     if (out->pid != pid)
@@ -242,7 +145,7 @@ sk_err ac_proc_check_namespace(sk_diag *d)
     ac_proc_stat st;
     sk_err e = read_small("/proc/self/stat", buf, sizeof buf, &len, &err_no, d);
     if (!e)
-        e = ac_proc_stat_parse(buf, len, "/proc/self/stat", &st, d);
+        e = stat_from_text(buf, len, "/proc/self/stat", &st, d);
     if (e) {
         sk_diag_prefix(d, "/proc is required to identify processes");
         return e;
@@ -271,12 +174,13 @@ sk_err ac_proc_group_live_count(int64_t pgid, int64_t exclude_pid, int64_t *coun
                 return sk_diag_set(d, SK_E_IO, "/proc", 0, "cannot list: %s", strerror(err_no));
             return SK_OK;
         }
-        int64_t pid = 0;
-        if (parse_dec(ent->d_name, strlen(ent->d_name), 0, &pid) || pid <= 0 || pid == exclude_pid)
+        uint64_t pid = 0;
+        if (sk_parse_u64_strict(ent->d_name, strlen(ent->d_name), INT64_MAX, &pid, NULL) ||
+            pid == 0 || (int64_t)pid == exclude_pid)
             continue;
         ac_proc_stat st;
         /* a process that exits during the scan is simply not counted */
-        if (ac_proc_stat_read(pid, &st, NULL))
+        if (ac_proc_stat_read((int64_t)pid, &st, NULL))
             continue;
         if (st.pgrp == pgid && st.state != 'Z' && st.state != 'X')
             (*count)++;

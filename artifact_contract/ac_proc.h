@@ -28,13 +28,8 @@ typedef struct ac_proc_stat {
     uint64_t start_time_ticks; /* field 22: start time in clock ticks since boot */
 } ac_proc_stat;
 
-/* Parses the text of /proc/<pid>/stat.  The command name (field 2) may hold
- * spaces, parentheses and any byte, so it is delimited by the first "(" and
- * the LAST ")" of the line; every later field is a decimal number except the
- * one-letter state.  label names the source in messages. */
-sk_err ac_proc_stat_parse(const char *buf, size_t len, const char *label, ac_proc_stat *out,
-                          sk_diag *d);
-/* Reads and parses /proc/<pid>/stat (pid > 0) and checks that field 1 is pid. */
+/* Reads and parses /proc/<pid>/stat (pid > 0; the grammar is sk_proc_stat.h)
+ * and checks that field 1 is pid. */
 sk_err ac_proc_stat_read(int64_t pid, ac_proc_stat *out, sk_diag *d);
 
 /* Validates and copies a boot id (36 characters of lowercase hex digits and

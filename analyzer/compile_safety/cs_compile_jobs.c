@@ -6,6 +6,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "analyzer/compile_safety/cs_text.h"
 #include "analyzer/compile_safety/cs_internal.h"
 
@@ -32,15 +33,10 @@ const char *cs_jobs_status_name(cs_jobs_status s)
 int cs_jobs_value_valid(const char *v)
 {
     size_t n = strlen(v);
-    if (n == 0 || n > 10 || v[0] < '1' || v[0] > '9')
+    uint64_t x = 0;
+    if (n == 0 || v[0] == '0') /* a positive count without leading zeros */
         return 0;
-    unsigned long long x = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return 0;
-        x = x * 10 + (unsigned)(v[i] - '0');
-    }
-    return x <= 2147483647ull;
+    return sk_parse_u64_strict(v, n, INT32_MAX, &x, NULL) == SK_OK;
 }
 
 void cs_jobs_result_free(cs_jobs_result *r)

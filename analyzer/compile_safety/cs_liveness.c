@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fixed.h"
 
 const char *cs_pid_status_name(cs_pid_status s)
 {
@@ -22,23 +23,6 @@ const char *cs_pid_status_name(cs_pid_status s)
     return "not_observed";
 }
 
-static int parse_dec(const char *s, size_t n, uint64_t *out)
-{
-    if (n == 0 || n > 20)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned dgt = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - dgt) / 10)
-            return -1;
-        v = v * 10 + dgt;
-    }
-    *out = v;
-    return 0;
-}
-
 sk_err cs_parent_spec_parse(const char *text, cs_parent_spec *out, sk_diag *d)
 {
     memset(out, 0, sizeof *out);
@@ -46,13 +30,13 @@ sk_err cs_parent_spec_parse(const char *text, cs_parent_spec *out, sk_diag *d)
     size_t plen = colon ? (size_t)(colon - text) : strlen(text);
     uint64_t pid;
     /* Linux pids are below 2^22; INT32_MAX is the type's own bound */
-    if (parse_dec(text, plen, &pid) || pid == 0 || pid > INT32_MAX)
+    if (sk_parse_u64_strict(text, plen, INT32_MAX, &pid, NULL) || pid == 0)
         return sk_diag_set(d, SK_E_ARG, "", 0,
                            "parent pid '%s' must be PID or PID:START_TICKS with a positive decimal PID",
                            text);
     out->pid = (int64_t)pid;
     if (colon) {
-        if (parse_dec(colon + 1, strlen(colon + 1), &out->start_ticks))
+        if (sk_parse_u64_strict(colon + 1, strlen(colon + 1), UINT64_MAX, &out->start_ticks, NULL))
             return sk_diag_set(d, SK_E_ARG, "", 0,
                                "parent start time in '%s' must be a decimal number of clock ticks",
                                text);

@@ -10,124 +10,37 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fixed.h"
+#include "artifact_contract/base/sk_proc_stat.h"
 #include "analyzer/compile_safety/cs_text.h"
 
 /* /proc/<pid>/stat is one line of 52 fields; the comm field is at most 64
  * bytes on any kernel, so 4 KiB always holds the whole line. */
 #define CS_STAT_BUF 4096
 
-static int parse_i64_field(const char *s, size_t n, int64_t *out)
+/* The status line of text[0..len) (sk_proc_stat.h) with its command name in
+ * display form (cs_text.h), cut to fit. */
+static sk_err stat_from_text(const char *text, size_t len, const char *label, cs_proc *out,
+                             sk_diag *d)
 {
-    if (n == 0 || n > 20)
-        return -1;
-    size_t i = 0;
-    int neg = 0;
-    if (s[0] == '-') {
-        neg = 1;
-        i = 1;
-        if (n == 1)
-            return -1;
-    }
-    uint64_t v = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned dgt = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - dgt) / 10)
-            return -1;
-        v = v * 10 + dgt;
-    }
-    if (v > (uint64_t)INT64_MAX)
-        return -1;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    return 0;
-}
-
-static int parse_u64_field(const char *s, size_t n, uint64_t *out)
-{
-    if (n == 0 || n > 20)
-        return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        unsigned dgt = (unsigned)(s[i] - '0');
-        if (v > (UINT64_MAX - dgt) / 10)
-            return -1;
-        v = v * 10 + dgt;
-    }
-    *out = v;
-    return 0;
-}
-
-sk_err cs_proc_parse_stat(const char *text, size_t len, cs_proc *out, sk_diag *d)
-{
+    sk_proc_stat st;
     memset(out, 0, sizeof *out);
-    const char *open = memchr(text, '(', len);
-    const char *close = NULL;
-    for (size_t i = len; i > 0; i--)
-        if (text[i - 1] == ')') {
-            close = text + i - 1;
-            break;
-        }
-    if (!open || !close || close < open)
-        return sk_diag_set(d, SK_E_FORMAT, "", 0, "stat line has no '(comm)' field");
-    if (parse_i64_field(text, (size_t)(open - text) - (open > text && open[-1] == ' '), &out->pid))
-        return sk_diag_set(d, SK_E_FORMAT, "", 0, "stat field 1 (pid) is not an integer");
+    sk_err e = sk_proc_stat_parse(text, len, label, &st, d);
+    if (e)
+        return e;
     sk_buf comm = SK_BUF_INIT;
-    if (cs_append_display(&comm, open + 1, (size_t)(close - open - 1))) {
+    if (cs_append_display(&comm, text + st.comm_off, st.comm_len)) {
         sk_buf_free(&comm);
-        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        return sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory");
     }
     snprintf(out->comm, sizeof out->comm, "%s", sk_buf_cstr(&comm));
     sk_buf_free(&comm);
-    /* fields 3.. are separated by single spaces after ") " */
-    const char *p = close + 1, *end = text + len;
-    while (end > p && (end[-1] == '\n' || end[-1] == '\0'))
-        end--;
-    int field = 2;
-    while (p < end && field < 22) {
-        if (*p != ' ')
-            return sk_diag_set(d, SK_E_FORMAT, "", 0, "stat field %d is not separated by a space",
-                               field + 1);
-        p++;
-        field++;
-        const char *q = p;
-        while (q < end && *q != ' ')
-            q++;
-        size_t n = (size_t)(q - p);
-        int bad = 0;
-        switch (field) {
-        case 3:
-            if (n != 1)
-                bad = 1;
-            else
-                out->state = *p;
-            break;
-        case 4:
-            bad = parse_i64_field(p, n, &out->ppid);
-            break;
-        case 5:
-            bad = parse_i64_field(p, n, &out->pgid);
-            break;
-        case 6:
-            bad = parse_i64_field(p, n, &out->sid);
-            break;
-        case 22:
-            bad = parse_u64_field(p, n, &out->start_ticks);
-            break;
-        default:
-            if (n == 0)
-                bad = 1;
-            break;
-        }
-        if (bad)
-            return sk_diag_set(d, SK_E_FORMAT, "", 0, "stat field %d is malformed", field);
-        p = q;
-    }
-    if (field < 22)
-        return sk_diag_set(d, SK_E_FORMAT, "", 0,
-                           "stat line ends after field %d (expected at least 22 fields)", field);
+    out->pid = st.pid;
+    out->ppid = st.ppid;
+    out->pgid = st.pgrp;
+    out->sid = st.session;
+    out->start_ticks = st.start_time;
+    out->state = st.state;
     return SK_OK;
 }
 
@@ -184,11 +97,9 @@ sk_err cs_proc_read(const char *proc_root, int64_t pid, cs_proc *out, int *exist
         *exists = 0;
         return SK_OK;
     }
-    e = cs_proc_parse_stat(buf, len, out, d);
-    if (e) {
-        sk_diag_set_file(d, path);
+    e = stat_from_text(buf, len, path, out, d);
+    if (e)
         return e;
-    }
     if (out->pid != pid)
         return sk_diag_set(d, SK_E_FORMAT, path, 0, "stat pid %lld does not match directory %lld",
                            (long long)out->pid, (long long)pid);
@@ -229,12 +140,13 @@ static int cmp_pid(const void *a, const void *b)
 
 static int numeric_name(const char *s, int64_t *pid)
 {
-    if (!*s || *s == '0')
+    uint64_t v = 0;
+    if (*s == '0') /* "0" and "007" are no process directories */
         return 0;
-    for (const char *p = s; *p; p++)
-        if (*p < '0' || *p > '9')
-            return 0;
-    return parse_i64_field(s, strlen(s), pid) == 0;
+    if (sk_parse_u64_strict(s, strlen(s), INT64_MAX, &v, NULL))
+        return 0;
+    *pid = (int64_t)v;
+    return 1;
 }
 
 sk_err cs_proc_scan(const char *proc_root, cs_proc_keep_fn keep, void *ctx, cs_proc_table *t,

@@ -27,13 +27,9 @@ typedef struct cs_proc {
     char comm[CS_COMM_MAX];
 } cs_proc;
 
-/* Parses the text of /proc/<pid>/stat.  The command name may contain spaces
- * and parentheses, so it runs from the first '(' to the LAST ')'.  Missing
- * or non-numeric fields give SK_E_FORMAT with the field number. */
-sk_err cs_proc_parse_stat(const char *text, size_t len, cs_proc *out, sk_diag *d);
-
-/* Reads <proc_root>/<pid>/stat.  *exists = 0 (and SK_OK) when the process
- * does not exist (or vanished while being read). */
+/* Reads and parses <proc_root>/<pid>/stat (the grammar is sk_proc_stat.h;
+ * comm in display form).  *exists = 0 (and SK_OK) when the process does not
+ * exist (or vanished while being read). */
 sk_err cs_proc_read(const char *proc_root, int64_t pid, cs_proc *out, int *exists, sk_diag *d);
 
 /* Reads <proc_root>/sys/kernel/random/boot_id without the newline. */

@@ -21,6 +21,7 @@
 #include "artifact_contract/base/sk_json_file.h"
 #include "artifact_contract/base/sk_sha256.h"
 #include "artifact_contract/base/sk_testhook.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "analyzer/compile_safety/cs_outputs.h"
 #include "analyzer/compile_safety/cs_text.h"
 
@@ -74,14 +75,14 @@ static int parse_attempt(const char *name, unsigned *num, const char **state)
     if (strncmp(name, "attempt-", 8) != 0)
         return 0;
     const char *p = name + 8;
-    unsigned v = 0;
+    uint64_t v64 = 0;
     size_t nd = 0;
-    while (*p >= '0' && *p <= '9') {
-        if (v > CS_SCENE_MAX_ATTEMPT / 10)
-            return 0;
-        v = v * 10 + (unsigned)(*p++ - '0');
+    while (p[nd] >= '0' && p[nd] <= '9')
         nd++;
-    }
+    if (sk_parse_u64_strict(p, nd, CS_SCENE_MAX_ATTEMPT, &v64, NULL) != SK_OK)
+        return 0;
+    unsigned v = (unsigned)v64;
+    p += nd;
     char canon[16];
     if (*p != '-' || snprintf(canon, sizeof canon, "%03u", v) != (int)nd ||
         strncmp(canon, name + 8, nd) != 0 || v == 0)

@@ -11,6 +11,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_sha256.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "analyzer/compile_safety/cs_text.h"
 
 /* Default patterns: a "[summary]" line with total, succeeded and failed
@@ -240,16 +241,9 @@ static int group_span(const cs_summary_patterns *p, const compiled *c, int g, co
 
 static int parse_count(const char *s, size_t n, uint64_t *out)
 {
-    if (n == 0 || n > 19)
+    if (n > 19) /* at most 19 digits, as the summary pattern allows */
         return -1;
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (uint64_t)(s[i] - '0');
-    }
-    *out = v;
-    return 0;
+    return sk_parse_u64_strict(s, n, UINT64_MAX, out, NULL) == SK_OK ? 0 : -1;
 }
 
 /* Fills the counts and markers of l from the match and decides its verdict. */

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "artifact_contract/base/sk_fixed.h"
+
 void dcci_classify_opts_default(dcci_classify_opts *o)
 {
     o->min_relative_milli_pct = DCCI_CLASSIFY_DEFAULT_MIN_RELATIVE_MILLI_PCT;
@@ -43,40 +45,23 @@ sk_err dcci_classify_parse_pct(const char *text, int64_t *milli_pct, sk_diag *d)
 {
     if (!text || !milli_pct)
         return sk_diag_set(d, SK_E_ARG, "", 0, "percentage: no text");
-    const char *p = text;
-    int64_t whole = 0;
-    if (*p < '0' || *p > '9')
+    size_t n = strlen(text);
+    sk_fixed_result r;
+    sk_diag fd;
+    /* digits with an optional fraction: no sign, no blank, no "N/A", no "2." */
+    if (n == 0 || !sk_is_digit(text[0]) || !sk_is_digit(text[n - 1]))
         return sk_diag_set(d, SK_E_ARG, "", 0,
                            "percentage \"%s\": expected digits like 3 or 2.5", text);
-    while (*p >= '0' && *p <= '9') {
-        whole = whole * 10 + (*p - '0');
-        if (whole > DCCI_CLASSIFY_MAX_RELATIVE_MILLI_PCT / 1000)
-            return sk_diag_set(d, SK_E_ARG, "", 0, "percentage \"%s\": above %lld %%", text,
-                               (long long)(DCCI_CLASSIFY_MAX_RELATIVE_MILLI_PCT / 1000));
-        p++;
-    }
-    int64_t frac = 0;
-    int frac_digits = 0;
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            if (++frac_digits > 3)
-                return sk_diag_set(d, SK_E_ARG, "", 0,
-                                   "percentage \"%s\": at most 3 fractional digits", text);
-            frac = frac * 10 + (*p - '0');
-            p++;
-        }
-        if (frac_digits == 0)
+    if (sk_fixed_parse(text, n, 3, SK_FIXED_STRICT, &r, &fd) != SK_OK) {
+        if (fd.sub == SK_FIXED_E_PRECISION)
             return sk_diag_set(d, SK_E_ARG, "", 0,
-                               "percentage \"%s\": digits expected after the point", text);
+                               "percentage \"%s\": at most 3 fractional digits", text);
+        if (fd.sub != SK_FIXED_E_RANGE)
+            return sk_diag_set(d, SK_E_ARG, "", 0,
+                               "percentage \"%s\": expected digits like 3 or 2.5", text);
+        r.value = INT64_MAX;
     }
-    if (*p != '\0')
-        return sk_diag_set(d, SK_E_ARG, "", 0,
-                           "percentage \"%s\": unexpected character '%c' at offset %zu", text,
-                           *p, (size_t)(p - text));
-    for (int i = frac_digits; i < 3; i++)
-        frac *= 10;
-    int64_t v = whole * 1000 + frac;
+    int64_t v = r.value;
     if (v > DCCI_CLASSIFY_MAX_RELATIVE_MILLI_PCT)
         return sk_diag_set(d, SK_E_ARG, "", 0, "percentage \"%s\": above %lld %%", text,
                            (long long)(DCCI_CLASSIFY_MAX_RELATIVE_MILLI_PCT / 1000));

@@ -10,6 +10,7 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
 
@@ -82,14 +83,10 @@ int dcci_model_dir_parse(const char *dir, uint64_t *profiler_id, const char **ru
     const char *p = dir + sizeof prefix - 1;
     const char *rt = p;
     uint64_t id = 0;
-    size_t digits = 0;
-    for (; *p >= '0' && *p <= '9'; p++, digits++) {
-        if (id > (UINT64_MAX - 9) / 10)
-            return 0;
-        id = id * 10 + (uint64_t)(*p - '0');
-    }
-    if (digits == 0)
-        return 0;
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (sk_parse_u64_strict(rt, (size_t)(p - rt), UINT64_MAX, &id, NULL))
+        return 0; /* no digits, or more than 64 bits */
     if (*p == '_') {
         p++;
         if (!(*p >= '0' && *p <= '9'))
@@ -470,14 +467,11 @@ static int get_count(const cJSON *v, int64_t *out)
         return 0;
     if (cJSON_IsNumber(v))
         return sk_json_is_int(v) && sk_json_get_i64(v, out) == SK_OK && *out >= 0;
-    if (cJSON_IsString(v) && v->valuestring[0]) {
-        int64_t x = 0;
-        for (const char *p = v->valuestring; *p; p++) {
-            if (*p < '0' || *p > '9' || x > (INT64_MAX - 9) / 10)
-                return 0;
-            x = x * 10 + (*p - '0');
-        }
-        *out = x;
+    if (cJSON_IsString(v)) {
+        uint64_t x = 0;
+        if (sk_parse_u64_strict(v->valuestring, strlen(v->valuestring), INT64_MAX, &x, NULL))
+            return 0;
+        *out = (int64_t)x;
         return 1;
     }
     return 0;

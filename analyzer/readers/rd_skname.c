@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "artifact_contract/base/sk_fixed.h"
+
 #define NO_KERNEL_MARK "no_kernel_scope_"
 #define START_MARK "_start_"
 #define END_MARK "_end_"
@@ -31,14 +33,11 @@ static size_t parse_prefix(const char *s, size_t n, uint64_t *id)
         return 0;
     size_t i = 3;
     uint64_t v = 0;
-    while (i < n && s[i] >= '0' && s[i] <= '9') {
-        v = v * 10 + (uint64_t)(s[i] - '0');
-        if (v > RD_SKNAME_MAX_ID)
-            return 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9')
         i++;
-    }
     size_t digits = i - 3;
-    if (digits == 0 || (digits > 1 && s[3] == '0') || i >= n || s[i] != '_')
+    if ((digits > 1 && s[3] == '0') || i >= n || s[i] != '_' ||
+        sk_parse_u64_strict(s + 3, digits, RD_SKNAME_MAX_ID, &v, NULL) != SK_OK)
         return 0;
     *id = v;
     return i + 1;

@@ -10,6 +10,7 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_sha256.h"
 #include "analyzer/stage_o/so_ranklog.h"
@@ -156,14 +157,8 @@ static int rank_of(const char *name, uint64_t *rank)
         start--;
     if (start == end || start < 4 || strncmp(name + start - 4, "log_", 4) != 0)
         return 0;
-    uint64_t v = 0;
-    for (size_t i = start; i < end; i++) {
-        unsigned dgt = (unsigned)(name[i] - '0');
-        if (v > (UINT64_MAX - dgt) / 10)
-            return -1;
-        v = v * 10 + dgt;
-    }
-    *rank = v;
+    if (sk_parse_u64_strict(name + start, end - start, UINT64_MAX, rank, NULL))
+        return -1; /* the digits were checked above: only an overflow gets here */
     return 1;
 }
 

@@ -6,34 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact_contract/base/sk_fixed.h"
+
 /* Strict decimal int64 in text[0..len): optional '-', digits only. */
 static int parse_i64(const char *text, size_t len, int64_t *out)
 {
-    size_t i = 0;
-    int negative = 0;
-    if (len > 0 && text[0] == '-') {
-        negative = 1;
-        i = 1;
-    }
-    if (i == len)
-        return -1;
-    /* accumulate as a negative number so INT64_MIN is representable */
-    int64_t value = 0;
-    for (; i < len; i++) {
-        if (text[i] < '0' || text[i] > '9')
-            return -1;
-        int digit = text[i] - '0';
-        if (value < (INT64_MIN + digit) / 10)
-            return -1;
-        value = value * 10 - digit;
-    }
-    if (!negative) {
-        if (value == INT64_MIN)
-            return -1;
-        value = -value;
-    }
-    *out = value;
-    return 0;
+    return sk_parse_i64_strict(text, len, out, NULL) == SK_OK ? 0 : -1;
 }
 
 /* The list last seen and how many of its entries were consumed; a changed

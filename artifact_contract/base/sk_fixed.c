@@ -267,22 +267,12 @@ size_t sk_fixed_format(int64_t value, unsigned scale, char *buf, size_t n)
     return w;
 }
 
-sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, int *missing,
-                     sk_diag *d)
+sk_err sk_parse_u64_strict(const char *text, size_t len, uint64_t max, uint64_t *out, sk_diag *d)
 {
     *out = 0;
-    if (missing)
-        *missing = 0;
-    trim(&text, &len);
-    if (is_missing(text, len)) {
-        if (missing) {
-            *missing = 1;
-            return SK_OK;
-        }
-        sk_diag_set(d, SK_E_FORMAT, "", 0, "missing value, expected an unsigned integer");
-        if (d)
-            d->sub = SK_FIXED_E_SYNTAX;
-        return SK_E_FORMAT;
+    if (len == 0) {
+        return sk_diag_set_sub(d, SK_E_FORMAT, SK_FIXED_E_SYNTAX, "", 0,
+                               "expected an unsigned integer, found nothing");
     }
     uint64_t v = 0;
     for (size_t i = 0; i < len; i++) {
@@ -304,4 +294,45 @@ sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, 
     }
     *out = v;
     return SK_OK;
+}
+
+sk_err sk_parse_i64_strict(const char *text, size_t len, int64_t *out, sk_diag *d)
+{
+    *out = 0;
+    int negative = len > 0 && text[0] == '-';
+    uint64_t mag = 0;
+    /* The magnitude of INT64_MIN is one more than INT64_MAX. */
+    uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    sk_err e = sk_parse_u64_strict(text + negative, len - (size_t)negative, limit, &mag, d);
+    if (e && d) {
+        int sub = d->sub, range = sub == SK_FIXED_E_RANGE;
+        int quoted = len > QUOTE_MAX ? QUOTE_MAX : (int)len;
+        sk_diag_set_sub(d, SK_E_FORMAT, sub, "", 0, "%s: '%.*s%s'",
+                        range ? "value out of range for a 64-bit integer" : "expected an integer",
+                        quoted, text, len > QUOTE_MAX ? "..." : "");
+    }
+    if (e)
+        return e;
+    *out = negative ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
+    return SK_OK;
+}
+
+sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, int *missing,
+                     sk_diag *d)
+{
+    *out = 0;
+    if (missing)
+        *missing = 0;
+    trim(&text, &len);
+    if (is_missing(text, len)) {
+        if (missing) {
+            *missing = 1;
+            return SK_OK;
+        }
+        sk_diag_set(d, SK_E_FORMAT, "", 0, "missing value, expected an unsigned integer");
+        if (d)
+            d->sub = SK_FIXED_E_SYNTAX;
+        return SK_E_FORMAT;
+    }
+    return sk_parse_u64_strict(text, len, max, out, d);
 }

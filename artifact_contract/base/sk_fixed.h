@@ -5,7 +5,8 @@
  * as integers scaled by 10^scale (scale 3 turns microseconds into
  * nanoseconds).  Nothing here uses strtod or the locale.
  *
- * Accepted text (after trimming spaces and tabs on both sides):
+ * Accepted text (after trimming spaces and tabs on both sides; the strict
+ * integer entries below trim nothing):
  *     [+|-] digits [. [digits]]   or   [+|-] . digits
  * so "8", "0", "-3.25", "5." and ".5" are numbers.  Exponents ("1e5"),
  * "NaN", "inf"/"Infinity", hex ("0x10"), thousands separators ("1,000"),
@@ -68,10 +69,27 @@ sk_err sk_fixed_parse(const char *text, size_t len, unsigned scale, sk_fixed_mod
 size_t sk_fixed_format(int64_t value, unsigned scale, char *buf, size_t n);
 
 /* Parses an unsigned decimal integer (digits only after trimming spaces and
- * tabs, at most max).  Same missing rule and sub-codes as sk_fixed_parse:
+ * tabs, at most max; the rest is sk_parse_u64_strict).  Same missing rule and sub-codes as sk_fixed_parse:
  * a sign is SK_FIXED_E_SYNTAX, "1.0" too. */
 sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, int *missing,
                      sk_diag *d);
+
+/* The strict integer entries, for machine-written text (/proc fields, JSON
+ * integer literals, option values, numbers inside names): text[0..len) is
+ * exactly one or more digits -- no blanks, no '+', no "missing", leading
+ * zeros allowed -- whose value is at most max; sk_parse_i64_strict also takes
+ * one leading '-' and accepts INT64_MIN..INT64_MAX.  Overflow is detected
+ * exactly (SK_FIXED_E_RANGE); other rejections carry the sub-codes of
+ * sk_fixed_parse.  These are the project's only decimal integer loops
+ * besides sk_fixed_parse: parse a digit run with them rather than by hand. */
+sk_err sk_parse_u64_strict(const char *text, size_t len, uint64_t max, uint64_t *out, sk_diag *d);
+sk_err sk_parse_i64_strict(const char *text, size_t len, int64_t *out, sk_diag *d);
+
+/* 1 for an ASCII decimal digit (never locale-dependent, unlike isdigit). */
+static inline int sk_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
 
 /* 1 for the bytes that sk_fixed_parse trims. */
 static inline int sk_is_blank(char c)

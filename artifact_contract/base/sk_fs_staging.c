@@ -18,6 +18,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_fs_internal.h"
+#include "artifact_contract/base/sk_fixed.h"
 
 static sk_fs_stage *stages;
 static sk_fs_identity identity;
@@ -130,19 +131,9 @@ int sk_fs_temp_name(const char *name, char *out, size_t n)
 static int parse_decimal(const char *s, const char *end, uint64_t *v)
 {
     size_t len = (size_t)(end - s);
-    if (len == 0 || len > 20 || (s[0] == '0' && len > 1))
+    if (len == 0 || (s[0] == '0' && len > 1))
         return 0;
-    uint64_t x = 0;
-    for (const char *p = s; p < end; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        unsigned digit = (unsigned)(*p - '0');
-        if (x > (UINT64_MAX - digit) / 10)
-            return 0;
-        x = x * 10 + digit;
-    }
-    *v = x;
-    return 1;
+    return sk_parse_u64_strict(s, len, UINT64_MAX, v, NULL) == SK_OK;
 }
 
 /* Parses ".<name>.<tag>-<pid>-<start>-<8 hex>.tmp"; 1 when ent has that

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_sha256.h"
 
 /* ------------------------------------------------------------ locale-free doubles */
@@ -145,27 +146,8 @@ sk_err sk_json_get_i64(const cJSON *n, int64_t *out)
 {
     if (!sk_json_is_int(n))
         return SK_E_SCHEMA;
-    const char *p = n->valuestring;
-    int neg = *p == '-';
-    if (neg)
-        p++;
-    uint64_t v = 0;
-    for (; *p; p++) {
-        unsigned dgt = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - dgt) / 10)
-            return SK_E_SCHEMA;
-        v = v * 10 + dgt;
-    }
-    if (neg) {
-        if (v > (uint64_t)INT64_MAX + 1)
-            return SK_E_SCHEMA;
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-    } else {
-        if (v > (uint64_t)INT64_MAX)
-            return SK_E_SCHEMA;
-        *out = (int64_t)v;
-    }
-    return SK_OK;
+    const char *lit = n->valuestring;
+    return sk_parse_i64_strict(lit, strlen(lit), out, NULL) == SK_OK ? SK_OK : SK_E_SCHEMA;
 }
 
 sk_err sk_json_get_double(const cJSON *n, double *out)

@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_lex.h"
+#include "artifact_contract/base/sk_fixed.h"
 
 sk_err sk_json_pointer_append(sk_buf *pointer, const char *token)
 {
@@ -93,16 +94,10 @@ out:
 /* RFC 6901 §4: an array index is "0" or digits without a leading zero. */
 static int array_index(const char *tok, int size, int *index)
 {
-    if (!tok[0] || (tok[0] == '0' && tok[1]))
+    uint64_t v = 0;
+    if (size <= 0 || (tok[0] == '0' && tok[1]) ||
+        sk_parse_u64_strict(tok, strlen(tok), (uint64_t)size - 1, &v, NULL) != SK_OK)
         return 0;
-    long v = 0;
-    for (const char *p = tok; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return 0;
-        v = v * 10 + (*p - '0');
-        if (v >= size)
-            return 0;
-    }
     *index = (int)v;
     return 1;
 }

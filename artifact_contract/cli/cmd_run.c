@@ -9,6 +9,7 @@
 
 #include "artifact_contract/ac_run.h"
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/cli/ac_exit.h"
 #include "artifact_contract/cli/commands.h"
@@ -20,33 +21,13 @@ extern char **environ;
  * parsed exactly (no floating point). */
 static int parse_seconds_ms(const char *s, int64_t max_ms, int64_t *out)
 {
-    int64_t whole = 0, frac = 0;
-    int frac_digits = 0, digits = 0, dot = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p == '.' && !dot) {
-            dot = 1;
-            continue;
-        }
-        if (*p < '0' || *p > '9')
-            return -1;
-        if (dot) {
-            if (++frac_digits > 3)
-                return -1;
-            frac = frac * 10 + (*p - '0');
-        } else {
-            if (whole > max_ms / 1000)
-                return -1;
-            whole = whole * 10 + (*p - '0');
-        }
-        digits++;
-    }
-    if (!digits || (dot && !frac_digits))
+    size_t n = strlen(s);
+    sk_fixed_result r;
+    /* no sign, no blank, no "N/A", no "5." (".5" is half a second) */
+    if (n == 0 || !(sk_is_digit(s[0]) || s[0] == '.') || !sk_is_digit(s[n - 1]) ||
+        sk_fixed_parse(s, n, 3, SK_FIXED_STRICT, &r, NULL) != SK_OK || r.value > max_ms)
         return -1;
-    while (frac_digits++ < 3)
-        frac *= 10;
-    if (whole > max_ms / 1000 || whole * 1000 + frac > max_ms)
-        return -1;
-    *out = whole * 1000 + frac;
+    *out = r.value;
     return 0;
 }
 

@@ -11,6 +11,9 @@
  *      flag, and the precision / range errors where the reference expects
  *      them (other rejections are SK_E_FORMAT with a syntax-family sub-code);
  *   2. sk_parse_uint accepts exactly plain digit strings up to max;
+ *      sk_parse_u64_strict the same without trimming or "missing", and
+ *      sk_parse_i64_strict exactly ["-"] digits from INT64_MIN to INT64_MAX,
+ *      with SK_FIXED_E_RANGE exactly for digit strings out of range;
  *   3. sk_fixed_format prints value / 10^scale exactly as the reference does,
  *      and parsing that text back in strict mode returns the value.
  */
@@ -215,6 +218,55 @@ static void check_uint(const char *text, size_t len, uint64_t max)
         FUZZ_ASSERT(e == SK_E_FORMAT);
 }
 
+/* Digits only, read left to right: REF_SYNTAX at the first non-digit (or
+ * for no digit), REF_RANGE as soon as the value passes limit. */
+static ref_kind ref_strict(const char *s, size_t n, num_u128 limit, num_u128 *value)
+{
+    *value = 0;
+    if (n == 0)
+        return REF_SYNTAX;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return REF_SYNTAX;
+        *value = *value * 10 + (unsigned)(s[i] - '0');
+        if (*value > limit)
+            return REF_RANGE;
+    }
+    return REF_OK;
+}
+
+/* The strict entries: no trimming, no "missing"; i64 takes one '-'. */
+static void check_strict(const char *text, size_t len, uint64_t max)
+{
+    sk_diag d;
+    sk_diag_clear(&d);
+    uint64_t v = 1;
+    num_u128 ref;
+    sk_err e = sk_parse_u64_strict(text, len, max, &v, &d);
+    ref_kind k = ref_strict(text, len, max, &ref);
+    if (k == REF_OK)
+        FUZZ_ASSERT_MSG(e == SK_OK && v == (uint64_t)ref, "'%.*s' max %llu", (int)len, text,
+                        (unsigned long long)max);
+    else
+        FUZZ_ASSERT_MSG(e == SK_E_FORMAT && v == 0 && (d.sub == SK_FIXED_E_RANGE) == (k == REF_RANGE),
+                        "'%.*s' max %llu: %s sub %d", (int)len, text, (unsigned long long)max,
+                        sk_err_name(e), d.sub);
+    FUZZ_ASSERT(sk_parse_u64_strict(text, len, max, &v, NULL) == e);
+
+    int64_t iv = 1;
+    sk_diag_clear(&d);
+    e = sk_parse_i64_strict(text, len, &iv, &d);
+    int neg = len && text[0] == '-';
+    num_u128 limit = neg ? (num_u128)INT64_MAX + 1 : (num_u128)INT64_MAX;
+    k = ref_strict(text + neg, len - (size_t)neg, limit, &ref);
+    if (k == REF_OK)
+        FUZZ_ASSERT_MSG(e == SK_OK && iv == (neg ? (int64_t)(-(num_i128)ref) : (int64_t)ref),
+                        "'%.*s'", (int)len, text);
+    else
+        FUZZ_ASSERT_MSG(e == SK_E_FORMAT && iv == 0 && (d.sub == SK_FIXED_E_RANGE) == (k == REF_RANGE),
+                        "'%.*s': %s sub %d", (int)len, text, sk_err_name(e), d.sub);
+}
+
 static void check_format(int64_t value, unsigned scale)
 {
     char got[64], want[64];
@@ -248,6 +300,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_fixed(text, len, scale, mode);
     check_fixed(text, len, scale, mode == SK_FIXED_STRICT ? SK_FIXED_ROUND_HALF_EVEN : SK_FIXED_STRICT);
     check_uint(text, len, max);
+    check_strict(text, len, max);
 
     sk_fixed_result r;
     if (sk_fixed_parse(text, len, scale, mode, &r, NULL) == SK_OK && !r.missing)

@@ -74,12 +74,17 @@ static void fake_proc(const char *root, long pid, const char *comm, char state, 
     put(rel, text);
 }
 
-static void stat_parsing(void)
+/* cs_proc_read on fake stat files (the line grammar itself is tested in
+ * test_sk_proc_stat.c): comm in display form, errors naming the file. */
+static void stat_reading(void)
 {
     cs_proc p;
     sk_diag d;
-    const char *ok = "4321 (my (odd) comm) S 1 4321 4321 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0\n";
-    T_EQ_INT(cs_proc_parse_stat(ok, strlen(ok), &p, &d), SK_OK);
+    int exists = 0;
+    put("s1/4321/stat",
+        "4321 (my (odd) comm) S 1 4321 4321 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 987654 0 0\n");
+    T_EQ_INT(cs_proc_read(tmp("s1"), 4321, &p, &exists, &d), SK_OK);
+    T_CHECK(exists);
     T_EQ_INT(p.pid, 4321);
     T_EQ_STR(p.comm, "my (odd) comm");
     T_EQ_INT(p.state, 'S');
@@ -87,17 +92,26 @@ static void stat_parsing(void)
     T_EQ_INT(p.pgid, 4321);
     T_EQ_INT(p.sid, 4321);
     T_EQ_U64(p.start_ticks, 987654);
-    const char *short_line = "12 (x) S 1 12 12 0 -1 0\n";
-    T_EQ_INT(cs_proc_parse_stat(short_line, strlen(short_line), &p, &d), SK_E_FORMAT);
-    T_CONTAINS(d.msg, "expected at least 22 fields");
-    const char *bad_pgid = "12 (x) S 1 zz 12 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0\n";
-    T_EQ_INT(cs_proc_parse_stat(bad_pgid, strlen(bad_pgid), &p, &d), SK_E_FORMAT);
-    T_CONTAINS(d.msg, "stat field 5 is malformed");
-    const char *no_comm = "12 x S 1\n";
-    T_EQ_INT(cs_proc_parse_stat(no_comm, strlen(no_comm), &p, &d), SK_E_FORMAT);
-    const char *bad_start = "12 (x) S 1 12 12 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0\n";
-    T_EQ_INT(cs_proc_parse_stat(bad_start, strlen(bad_start), &p, &d), SK_E_FORMAT);
-    T_CONTAINS(d.msg, "stat field 22 is malformed");
+    put("s1/12/stat", "12 (a\xff) R 1 12 12 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n");
+    T_EQ_INT(cs_proc_read(tmp("s1"), 12, &p, &exists, &d), SK_OK);
+    T_EQ_STR(p.comm, "a\\xff");
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"13 (x) S 1 13 13 0 -1 0\n", "has 9 fields, at least 22 expected"},
+        {"13 (x) S 1 zz 13 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0\n", "field 5 must be a decimal"},
+        {"13 x S 1\n", "lacks the parenthesised command name"},
+        {"13 (x) S 1 13 13 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 0\n", "field 22"},
+        {"13 (x) 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", "must be one letter"},
+        {"14 (x) S 1 14 14 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5\n", "stat pid 14 does not match directory 13"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        put("s1/13/stat", bad[i].text);
+        sk_diag_clear(&d);
+        T_EQ_INT(cs_proc_read(tmp("s1"), 13, &p, &exists, &d), SK_E_FORMAT);
+        T_CONTAINS(d.msg, bad[i].msg);
+        T_CONTAINS(d.file, "s1/13/stat");
+    }
 }
 
 static void real_self_is_visible(void)
@@ -365,7 +379,7 @@ static void cleanup(void)
 }
 
 static const t_case cases[] = {
-    T(stat_parsing),
+    T(stat_reading),
     T(real_self_is_visible),
     T(owned_group_and_session_members),
     T(reused_leader_pid_is_not_ours),

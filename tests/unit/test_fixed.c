@@ -204,6 +204,78 @@ static void parse_uint_vectors(void)
     T_EQ_U64(v, 5);
 }
 
+static void parse_strict_integers(void)
+{
+    uint64_t v = 7;
+    int64_t i = 7;
+    sk_diag d;
+    sk_diag_clear(&d);
+    T_EQ_INT(sk_parse_u64_strict("18446744073709551615", 20, UINT64_MAX, &v, &d), SK_OK);
+    T_EQ_U64(v, UINT64_MAX);
+    T_EQ_INT(sk_parse_u64_strict("007", 3, UINT64_MAX, &v, &d), SK_OK);
+    T_EQ_U64(v, 7);
+    T_EQ_INT(sk_parse_u64_strict("0", 1, 0, &v, NULL), SK_OK);
+    T_EQ_U64(v, 0);
+    /* exact overflow detection, also past 20 digits and at a small maximum;
+     * digits are read left to right, so "99999999999999999999x" is out of
+     * range before it is malformed (as in sk_parse_uint) */
+    static const struct {
+        const char *text;
+        uint64_t max;
+    } range[] = {
+        {"18446744073709551616", UINT64_MAX}, {"18446744073709551620", UINT64_MAX},
+        {"99999999999999999999", UINT64_MAX}, {"000000000000000000000018446744073709551616", UINT64_MAX},
+        {"2147483648", INT32_MAX},            {"10", 9},
+        {"9223372036854775808", INT64_MAX},   {"99999999999999999999x", UINT64_MAX},
+    };
+    for (size_t k = 0; k < sizeof range / sizeof range[0]; k++) {
+        sk_diag_clear(&d);
+        T_EQ_INT(sk_parse_u64_strict(range[k].text, strlen(range[k].text), range[k].max, &v, &d),
+                 SK_E_FORMAT);
+        T_EQ_INT(d.sub, SK_FIXED_E_RANGE);
+        T_EQ_U64(v, 0);
+    }
+    T_EQ_INT(sk_parse_u64_strict("000000000000000000000018446744073709551615", 42, UINT64_MAX, &v, &d),
+             SK_OK);
+    T_EQ_U64(v, UINT64_MAX);
+    /* nothing is trimmed, no sign, no "missing" */
+    static const char *const syntax[] = {"", " 1", "1 ", "+1", "-1", "N/A", "1.0", "1e3", "1,000", "\t5", "5\n"};
+    for (size_t k = 0; k < sizeof syntax / sizeof syntax[0]; k++) {
+        sk_diag_clear(&d);
+        T_EQ_INT(sk_parse_u64_strict(syntax[k], strlen(syntax[k]), UINT64_MAX, &v, &d), SK_E_FORMAT);
+        T_CHECK(d.sub >= SK_FIXED_E_SYNTAX && d.sub <= SK_FIXED_E_SEPARATOR);
+    }
+    T_EQ_INT(sk_parse_u64_strict("0x1f", 4, UINT64_MAX, &v, &d), SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_HEX);
+    /* the length bounds the text: no NUL needed, none read past */
+    T_EQ_INT(sk_parse_u64_strict("12345", 2, UINT64_MAX, &v, &d), SK_OK);
+    T_EQ_U64(v, 12);
+
+    T_EQ_INT(sk_parse_i64_strict("-9223372036854775808", 20, &i, &d), SK_OK);
+    T_EQ_INT(i, INT64_MIN);
+    T_EQ_INT(sk_parse_i64_strict("9223372036854775807", 19, &i, &d), SK_OK);
+    T_EQ_INT(i, INT64_MAX);
+    T_EQ_INT(sk_parse_i64_strict("-0", 2, &i, &d), SK_OK);
+    T_EQ_INT(i, 0);
+    T_EQ_INT(sk_parse_i64_strict("-42", 3, &i, NULL), SK_OK);
+    T_EQ_INT(i, -42);
+    sk_diag_clear(&d);
+    T_EQ_INT(sk_parse_i64_strict("9223372036854775808", 19, &i, &d), SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_RANGE);
+    T_CONTAINS(d.msg, "value out of range for a 64-bit integer: '9223372036854775808'");
+    sk_diag_clear(&d);
+    T_EQ_INT(sk_parse_i64_strict("-9223372036854775809", 20, &i, &d), SK_E_FORMAT);
+    T_EQ_INT(d.sub, SK_FIXED_E_RANGE);
+    static const char *const bad[] = {"", "-", "--1", "+1", " -1", "-1 ", "- 1", "-0x10", "1-"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        sk_diag_clear(&d);
+        T_EQ_INT(sk_parse_i64_strict(bad[k], strlen(bad[k]), &i, &d), SK_E_FORMAT);
+        T_CHECK(d.sub >= SK_FIXED_E_SYNTAX && d.sub <= SK_FIXED_E_SEPARATOR);
+        T_CONTAINS(d.msg, "expected an integer");
+        T_EQ_INT(i, 0);
+    }
+}
+
 static const t_case cases[] = {
     T(fixed_exact_vectors),
     T(fixed_round_half_even),
@@ -211,6 +283,7 @@ static const t_case cases[] = {
     T(fixed_missing_is_not_an_error),
     T(fixed_format_round_trips),
     T(parse_uint_vectors),
+    T(parse_strict_integers),
     {NULL, NULL},
 };
 T_MAIN(cases)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_sha256.h"
 
 static const cli_tool *current;
@@ -84,52 +85,12 @@ int cli_bad_option(const char *cmd, char **argv, int c)
 
 int cli_parse_i64(const char *s, int64_t *out)
 {
-    if (!s || !*s)
-        return -1;
-    const char *p = s;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    if (!*p)
-        return -1;
-    uint64_t v = 0;
-    for (; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (neg) {
-        if (v > (uint64_t)INT64_MAX + 1)
-            return -1;
-        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-    } else {
-        if (v > (uint64_t)INT64_MAX)
-            return -1;
-        *out = (int64_t)v;
-    }
-    return 0;
+    return s && sk_parse_i64_strict(s, strlen(s), out, NULL) == SK_OK ? 0 : -1;
 }
 
 int cli_parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s)
-        return -1;
-    uint64_t v = 0;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9')
-            return -1;
-        unsigned d = (unsigned)(*p - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
+    return s && sk_parse_u64_strict(s, strlen(s), UINT64_MAX, out, NULL) == SK_OK ? 0 : -1;
 }
 
 int cli_parse_nonneg_double(const char *s, double *out)
