@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Test double of the diagnostic launcher of docs/workflow.md:
+# launch_profile.sh CONFIG ROOT copies the skdcci_gen side chosen by the config
+# (WF_RAW/o0 or WF_RAW/disable_all) into ROOT while it runs, so the files get
+# fresh mtimes and ctimes inside the producer window.  WF_PROFILE_MODE=stale
+# copies them with their old times (cp -p), as a post-run copy would look.
+set -eu
+config=$1 root=$2
+if grep -q '"dcci_disable_on_kernel"' "$config"; then side=disable_all; else side=o0; fi
+if [ "${WF_PROFILE_MODE:-}" = stale ]; then
+    cp -R -p "${WF_RAW:?}/$side/." "$root/"
+else
+    cp -R "${WF_RAW:?}/$side/." "$root/"
+fi
