@@ -19,6 +19,12 @@ static const char *const started_keys[] = {
     "runner",          "started_realtime_ns", "started_monotonic_ns", "timeout_s",
     "deadline_monotonic_ns", NULL,
 };
+/* a run without a capture session: "purpose" replaces the session keys */
+static const char *const purpose_started_keys[] = {
+    "schema_version",  "state",           "purpose",              "command",
+    "command_fingerprint", "process",     "runner",               "started_realtime_ns",
+    "started_monotonic_ns", "timeout_s",  "deadline_monotonic_ns", NULL,
+};
 static const char *const finished_keys[] = {
     "ended_realtime_ns", "ended_monotonic_ns", "exit",
     "timed_out",         "interruption",       "termination",
@@ -277,14 +283,39 @@ static sk_err check_process(vctx *v, ac_producer_record *r)
     return e;
 }
 
+/* The record's purpose: the session keys of a capture run, or "purpose"
+ * naming a run that has no capture session. */
+static sk_err check_purpose(vctx *v, ac_producer_record *r)
+{
+    if (!sk_json_get(r->tree, "purpose")) {
+        r->purpose = AC_RUN_PURPOSE_CAPTURE;
+        sk_err e = get_sha(v, r->tree, "session_fingerprint", "session_fingerprint",
+                           r->session_fingerprint);
+        if (!e)
+            e = get_str(v, r->tree, "capture_role", "capture_role", &r->capture_role);
+        if (!e)
+            e = get_abs_path(v, r->tree, "capture_root", "capture_root", &r->capture_root);
+        return e;
+    }
+    sk_err e = get_str(v, r->tree, "purpose", "purpose", &r->purpose);
+    if (!e && !ac_producer_purpose_is_sessionless(r->purpose))
+        e = bad(v, "purpose", "must be \"" AC_RUN_PURPOSE_CLEAN "\" or \""
+                AC_RUN_PURPOSE_COMPILE_HEALTH "\", found \"%.60s\"", r->purpose);
+    r->session_fingerprint[0] = '\0';
+    r->capture_role = "";
+    r->capture_root = "";
+    return e;
+}
+
+int ac_producer_purpose_is_sessionless(const char *purpose)
+{
+    return purpose && (strcmp(purpose, AC_RUN_PURPOSE_CLEAN) == 0 ||
+                       strcmp(purpose, AC_RUN_PURPOSE_COMPILE_HEALTH) == 0);
+}
+
 static sk_err check_started_fields(vctx *v, ac_producer_record *r)
 {
-    sk_err e = get_sha(v, r->tree, "session_fingerprint", "session_fingerprint",
-                       r->session_fingerprint);
-    if (!e)
-        e = get_str(v, r->tree, "capture_role", "capture_role", &r->capture_role);
-    if (!e)
-        e = get_abs_path(v, r->tree, "capture_root", "capture_root", &r->capture_root);
+    sk_err e = check_purpose(v, r);
     if (!e)
         e = check_command(v, r);
     if (!e)
@@ -489,10 +520,10 @@ static sk_err check_record(vctx *v, ac_producer_record *r)
     else
         return bad(v, "state", "must be \"started\" or \"finished\", found %s%s%.40s",
                    type_of(state), s ? " " : "", s ? s : "");
-    sk_err e = check_keys(v, t, NULL, started_keys,
-                          r->state == AC_RUN_FINISHED ? finished_keys : NULL);
+    const char *const *start = sk_json_get(t, "purpose") ? purpose_started_keys : started_keys;
+    sk_err e = check_keys(v, t, NULL, start, r->state == AC_RUN_FINISHED ? finished_keys : NULL);
     if (!e && r->state == AC_RUN_FINISHED)
-        e = check_keys(v, t, NULL, finished_keys, started_keys);
+        e = check_keys(v, t, NULL, finished_keys, start);
     if (!e)
         e = check_started_fields(v, r);
     if (!e && r->state == AC_RUN_FINISHED)
@@ -643,12 +674,16 @@ static sk_err build_started(const ac_producer_record *r, cJSON *t)
     sk_err e = sk_json_add_str(t, "schema_version", AC_PRODUCER_RECORD_SCHEMA);
     if (!e)
         e = sk_json_add_str(t, "state", r->state == AC_RUN_FINISHED ? "finished" : "started");
-    if (!e)
-        e = sk_json_add_str(t, "session_fingerprint", r->session_fingerprint);
-    if (!e)
-        e = sk_json_add_str(t, "capture_role", r->capture_role);
-    if (!e)
-        e = sk_json_add_str(t, "capture_root", r->capture_root);
+    if (!e && ac_producer_purpose_is_sessionless(r->purpose)) {
+        e = sk_json_add_str(t, "purpose", r->purpose);
+    } else {
+        if (!e)
+            e = sk_json_add_str(t, "session_fingerprint", r->session_fingerprint);
+        if (!e)
+            e = sk_json_add_str(t, "capture_role", r->capture_role);
+        if (!e)
+            e = sk_json_add_str(t, "capture_root", r->capture_root);
+    }
     if (!e)
         e = sk_json_add(t, "command",
                         r->command ? cJSON_Duplicate(r->command, 1) : cJSON_CreateNull());

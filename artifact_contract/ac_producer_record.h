@@ -26,6 +26,14 @@
 /* Longest grace period between the first signal and SIGKILL: one day. */
 #define AC_PRODUCER_MAX_GRACE_MS INT64_C(86400000)
 
+/* What a run was recorded for ("purpose"; docs/producer-record.md).  A
+ * capture run produces a begun capture root and carries the session keys; a
+ * clean or compile-health run has no capture session and carries "purpose"
+ * instead. */
+#define AC_RUN_PURPOSE_CAPTURE "capture"
+#define AC_RUN_PURPOSE_CLEAN "clean"
+#define AC_RUN_PURPOSE_COMPILE_HEALTH "compile-health"
+
 typedef enum ac_run_state { AC_RUN_STARTED = 1, AC_RUN_FINISHED = 2 } ac_run_state;
 typedef enum ac_exit_kind { AC_EXIT_NONE = 0, AC_EXIT_EXITED = 1, AC_EXIT_SIGNALED = 2 } ac_exit_kind;
 /* Why the runner signalled its process group ("termination.reason"). */
@@ -39,6 +47,10 @@ typedef enum ac_term_reason {
  * was loaded, and from the caller when the record is being written. */
 typedef struct ac_producer_record {
     ac_run_state state;
+    /* AC_RUN_PURPOSE_*; a record without the "purpose" key is a capture run.
+     * Records of the other purposes have no session: session_fingerprint,
+     * capture_role and capture_root are then empty strings. */
+    const char *purpose;
     char session_fingerprint[65];
     const char *capture_role;
     const char *capture_root;
@@ -101,6 +113,10 @@ sk_err ac_producer_record_check_started(const ac_producer_record *finished,
  * record is validated with the reader's rules first, so a writer can never
  * publish a record the reader refuses. */
 sk_err ac_producer_record_write(const ac_producer_record *r, sk_buf *out, sk_diag *d);
+
+/* 1 for the purposes of a run without a capture session (clean,
+ * compile-health), 0 otherwise (including NULL and "capture"). */
+int ac_producer_purpose_is_sessionless(const char *purpose);
 
 /* Value of one recorded environment variable: NULL when absent; the literal
  * "<redacted>" when it was redacted.  Borrowed from the record. */

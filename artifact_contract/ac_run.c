@@ -238,9 +238,11 @@ fail:
 
 static sk_err check_opts(const ac_run_opts *o, sk_diag *d)
 {
-    if (!o->session || !o->record_path || !o->argv || !o->argv[0])
+    if (!o->record_path || !o->argv || !o->argv[0])
+        return sk_diag_set(d, SK_E_ARG, "run", 0, "a record path and a command are required");
+    if (o->session ? o->purpose != NULL : !ac_producer_purpose_is_sessionless(o->purpose))
         return sk_diag_set(d, SK_E_ARG, "run", 0,
-                           "a session, a record path and a command are required");
+                           "a run has either a capture session or a purpose without one");
     if (o->has_timeout && (o->timeout_s < 1 || o->timeout_s > AC_PRODUCER_MAX_TIMEOUT_S))
         return sk_diag_set(d, SK_E_ARG, "run", 0, "timeout must be 1..%lld seconds",
                            (long long)AC_PRODUCER_MAX_TIMEOUT_S);
@@ -267,7 +269,7 @@ static sk_err prepare(runner *r, sk_diag *d)
         e = d ? d->code : SK_E_PATH;
         goto out;
     }
-    if (sk_path_is_within(r->record_path, o->session->capture_root)) {
+    if (o->session && sk_path_is_within(r->record_path, o->session->capture_root)) {
         e = sk_diag_set(d, SK_E_CONTRACT, o->record_path, 0,
                         "producer record must be outside the capture root %.300s",
                         o->session->capture_root);
@@ -306,9 +308,16 @@ static sk_err prepare(runner *r, sk_diag *d)
     }
     ac_producer_record *rec = &r->rec;
     rec->state = AC_RUN_STARTED;
-    memcpy(rec->session_fingerprint, o->session->session_fingerprint, 65);
-    rec->capture_role = o->session->capture_role;
-    rec->capture_root = o->session->capture_root;
+    if (o->session) {
+        rec->purpose = AC_RUN_PURPOSE_CAPTURE;
+        memcpy(rec->session_fingerprint, o->session->session_fingerprint, 65);
+        rec->capture_role = o->session->capture_role;
+        rec->capture_root = o->session->capture_root;
+    } else {
+        rec->purpose = o->purpose;
+        rec->capture_role = "";
+        rec->capture_root = "";
+    }
     rec->command = r->command;
     rec->clock_ticks_per_second = tck;
     rec->boot_id = r->boot_id;

@@ -45,7 +45,11 @@ sk_err ac_run_session_load(const char *path, ac_run_session *out, sk_diag *d);
 void ac_run_session_clear(ac_run_session *s);
 
 typedef struct ac_run_opts {
-    const ac_run_session *session; /* borrowed */
+    /* borrowed; NULL for a run without a capture session, which then needs
+     * a purpose */
+    const ac_run_session *session;
+    const char *purpose;           /* NULL with a session; else AC_RUN_PURPOSE_CLEAN or
+                                      AC_RUN_PURPOSE_COMPILE_HEALTH */
     const char *record_path;       /* final record; the started record adds ".started.json" */
     const char *const *argv;       /* borrowed, NULL-terminated; argv[0] names the command */
     const char *const *envp;       /* borrowed: exactly the child's environment */

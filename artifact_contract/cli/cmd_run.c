@@ -71,9 +71,10 @@ int cmd_run(int argc, char **argv)
         {"timeout", required_argument, NULL, 't'},
         {"grace", required_argument, NULL, 'g'},
         {"record-out", required_argument, NULL, 'o'},
+        {"purpose", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0},
     };
-    const char *session_path = NULL, *record_out = NULL;
+    const char *session_path = NULL, *record_out = NULL, *purpose = NULL;
     char *default_record = NULL;
     ac_run_session session;
     ac_run_result res;
@@ -97,6 +98,12 @@ int cmd_run(int argc, char **argv)
         case 'o':
             record_out = optarg;
             break;
+        case 'p':
+            if (!ac_producer_purpose_is_sessionless(optarg))
+                return cli_usage("run", "--purpose must be '" AC_RUN_PURPOSE_CLEAN "' or '"
+                                        AC_RUN_PURPOSE_COMPILE_HEALTH "', found '%s'", optarg);
+            purpose = optarg;
+            break;
         case 't':
             if (cli_parse_i64(optarg, &o.timeout_s) || o.timeout_s < 1 ||
                 o.timeout_s > AC_PRODUCER_MAX_TIMEOUT_S)
@@ -116,8 +123,14 @@ int cmd_run(int argc, char **argv)
             return cli_bad_option("run", argv, c);
         }
     }
-    if (!session_path)
-        return cli_usage("run", "--session is required");
+    if (!session_path && !purpose)
+        return cli_usage("run", "--session FILE (a capture run) or --purpose clean|compile-health "
+                                "(a run without a capture session) is required");
+    if (session_path && purpose)
+        return cli_usage("run", "--purpose is for runs without a capture session; a run with "
+                                "--session is a capture run");
+    if (purpose && !record_out)
+        return cli_usage("run", "--record-out FILE is required with --purpose");
     if (optind >= argc)
         return cli_usage("run", "a command is required after '--'");
     if (!have_grace)
@@ -132,11 +145,14 @@ int cmd_run(int argc, char **argv)
         }
         record_out = default_record;
     }
-    if (ac_run_session_load(session_path, &session, &d)) {
-        cli_error_diag(&d);
-        goto out;
+    if (session_path) {
+        if (ac_run_session_load(session_path, &session, &d)) {
+            cli_error_diag(&d);
+            goto out;
+        }
+        o.session = &session;
     }
-    o.session = &session;
+    o.purpose = purpose;
     o.record_path = record_out;
     o.argv = (const char *const *)(argv + optind);
     o.envp = (const char *const *)environ;

@@ -151,3 +151,23 @@ rec_check own_session_and_group s10.producer.json '
 pid, pgid, sid = map(int, open("ids10").read().split())
 assert pid == pgid == sid == r["process"]["pid"]
 '
+
+# --- a run without a capture session (--purpose clean|compile-health): the
+#     same two records, "purpose" instead of the session keys, no begin needed
+mkdir -p clean11/run-1
+ASCEND_PROF_SK_ON=0 artifact_contract run --purpose clean --record-out clean11/run-1/run-record.json \
+    -- sh -c 'echo x > clean11/run-1/out; exit 3'
+rc=$?
+[ "$rc" -eq 3 ] && t_pass purpose_clean_status || t_fail purpose_clean_status "rc=$rc"
+rec_check purpose_clean_record clean11/run-1/run-record.json '
+assert s is not None and r["state"] == "finished" and s["state"] == "started"
+assert r["purpose"] == "clean" and s["purpose"] == "clean"
+for k in ("session_fingerprint", "capture_role", "capture_root"):
+    assert k not in r and k not in s, k
+assert r["exit"] == {"kind": "exited", "code": 3, "signal": None, "signal_name": None}
+assert r["command"]["environment"]["ASCEND_PROF_SK_ON"] == "0"
+'
+artifact_contract run --purpose compile-health --record-out ch12.json --timeout 60 -- true
+rec_check purpose_compile_health_record ch12.json '
+assert r["purpose"] == "compile-health" and r["timeout_s"] == 60 and r["exit"]["code"] == 0
+'

@@ -33,7 +33,10 @@ usage() {
 make_session dcci_o0 root good.json
 
 # --- usage errors
-usage usage_no_session "--session is required" -- touch ran
+usage usage_no_session "--session FILE (a capture run) or --purpose clean|compile-health" -- touch ran
+usage usage_purpose_bad "--purpose must be 'clean' or 'compile-health', found 'capture'" --purpose capture --record-out r.json -- touch ran
+usage usage_purpose_and_session "--purpose is for runs without a capture session" --session good.json --purpose clean --record-out r.json -- touch ran
+usage usage_purpose_no_record "--record-out FILE is required with --purpose" --purpose clean -- touch ran
 usage usage_no_command "a command is required" --session good.json
 usage usage_no_command_after_dashes "a command is required" --session good.json --
 usage usage_timeout_zero "--timeout must be a whole number of seconds" --session good.json --timeout 0 -- touch ran
