@@ -355,6 +355,56 @@ nomem:
     return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, "", "out of memory comparing DCCI configs");
 }
 
+/* The three DCCI options of the runtime (docs/artifact_contract.md, "DCCI
+ * pair mode"): the O0 side runs without any of them. */
+static const char *const k_dcci_options[] = {AC_DCCI_OPTION, "dcci_before_kernel_start",
+                                             "dcci_after_kernel_end", NULL};
+
+/* Appends to path the pointer of the first member below node (depth first,
+ * in document order) named like a DCCI option: 1 found, 0 none, -1 out of
+ * memory (path is then undefined). */
+static int find_dcci_member(const cJSON *node, sk_buf *path)
+{
+    int index = 0, is_obj = cJSON_IsObject(node);
+    for (const cJSON *c = node->child; c; c = c->next, index++) {
+        for (size_t k = 0; is_obj && k_dcci_options[k]; k++)
+            if (strcmp(c->string, k_dcci_options[k]) == 0)
+                return sk_json_pointer_append(path, c->string) ? -1 : 1;
+        if (!cJSON_IsObject(c) && !cJSON_IsArray(c))
+            continue;
+        char idx[24];
+        size_t mark = path->len;
+        snprintf(idx, sizeof idx, "%d", index);
+        if (sk_json_pointer_append(path, is_obj ? c->string : idx))
+            return -1;
+        int rc = find_dcci_member(c, path);
+        if (rc)
+            return rc;
+        path->len = mark;
+        path->data[mark] = '\0';
+    }
+    return 0;
+}
+
+/* O0 is the incumbent without any DCCI option: its config names none of the
+ * three, anywhere, not even with an empty value. */
+static sk_err o0_without_dcci(const ac_manifest *o0, sk_diag *d)
+{
+    sk_buf path = SK_BUF_INIT;
+    int rc = cJSON_IsObject(o0->config) || cJSON_IsArray(o0->config)
+                 ? find_dcci_member(o0->config, &path)
+                 : 0;
+    sk_err e = SK_OK;
+    if (rc < 0)
+        e = ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, o0->ev.path, "out of memory comparing DCCI configs");
+    else if (rc > 0)
+        e = ac_fail(d, SK_E_CONTRACT, AC_E_DCCI_CONFIG_DIFF, o0->ev.path,
+                    "dcci_o0 config must not set %s (the O0 side runs without DCCI options)",
+                    sk_buf_cstr(&path));
+    sk_buf_free(&path);
+    return e;
+}
+
 /* The DCCI pair's declared change: the configs differ only inside one member
  * named dcci_disable_on_kernel (differences below it count as that member),
  * which O0 lacks and disable-all sets to exactly [".*"]. */
@@ -475,8 +525,10 @@ static sk_err cross_checks(ac_set *s, sk_diag *d)
         if (strcmp(a->control_fp, b->control_fp) != 0)
             return mismatch(s, j, "control", d);
     }
-    if (dcci)
-        return dcci_config_rule(s, &s->m[0], &s->m[1], d);
+    if (dcci) {
+        sk_err e = o0_without_dcci(&s->m[0], d);
+        return e ? e : dcci_config_rule(s, &s->m[0], &s->m[1], d);
+    }
     return SK_OK;
 }
 

@@ -161,6 +161,27 @@ static void settle_side_values(dcci_analysis *a, int i)
         a->capacity[i] = 0;
 }
 
+/* O0 is the incumbent without any DCCI option: none of the three may carry
+ * a value in its effective options (an empty value is the runtime's "unset").
+ * dcci_disable_on_kernel is covered by the options comparison as well; the
+ * other two would pass it when both sides set them alike. */
+static sk_err o0_without_dcci(dcci_analysis *a, sk_diag *d)
+{
+    static const char *const names[] = {DCCI_DISABLE_OPTION, "dcci_before_kernel_start",
+                                        "dcci_after_kernel_end"};
+    const dcci_side *o0 = &a->side[0];
+    sk_err e = SK_OK;
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && !e; i++)
+        if (!empty_value(sk_json_get(o0->options, names[i])))
+            e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "o0_dcci_option", o0->name,
+                               o0->options_file, 0, d,
+                               "the O0 side sets %s: O0 is the incumbent without any DCCI "
+                               "option, so its pair with disable-all does not isolate "
+                               "dcci_disable_on_kernel",
+                               names[i]);
+    return e;
+}
+
 sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
 {
     sk_err e = SK_OK;
@@ -195,6 +216,8 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
                                DCCI_DISABLE_OPTION, names);
         sk_free(names);
     }
+    if (!e && a->side[0].options)
+        e = o0_without_dcci(a, d);
     return e;
 }
 

@@ -414,6 +414,48 @@ static void options_mismatch_blocks_collection(void)
     done(&r);
 }
 
+/* O0 carrying a DCCI option is no O0, even when disable-all carries the same
+ * value (the options comparison alone would accept that pair); an empty
+ * value is the runtime's "unset" and passes. */
+static void o0_with_dcci_option_blocks_collection(void)
+{
+#define BEFORE(v) "\"dcci_before_kernel_start\":{\"name\":\"dcci_before_kernel_start\"," \
+                  "\"type\":\"list\",\"value\":" v "}"
+#define AOP "{\"auto_op_parallel\":{\"name\":\"auto_op_parallel\",\"type\":\"int\",\"value\":0},"
+#define DIS ",\"dcci_disable_on_kernel\":{\"name\":\"dcci_disable_on_kernel\",\"type\":\"list\"," \
+            "\"value\":[\".*\"]}}"
+    static const struct {
+        const char *o0, *dis;
+        int blocked;
+    } cases[] = {
+        {AOP BEFORE("[\"MatMul\"]") "}", AOP BEFORE("[\"MatMul\"]") DIS, 1},
+        {AOP BEFORE("[]") "}", AOP BEFORE("[]") DIS, 0},
+    };
+#undef BEFORE
+#undef AOP
+#undef DIS
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        world w;
+        side_spec o0, dis;
+        regression_world(&w, &o0, &dis);
+        o0.options = cases[i].o0;
+        dis.options = cases[i].dis;
+        run r;
+        sk_diag d;
+        T_EQ_INT(analyse(&r, &w, &o0, &dis, 0, &d), SK_OK);
+        if (cases[i].blocked) {
+            T_EQ_STR(dcci_status_name(r.a.status), "collection_blocked");
+            T_EQ_U64(r.a.issues.n, 1);
+            T_EQ_STR(r.a.issues.v[0].code, "o0_dcci_option");
+            T_CONTAINS(r.a.issues.v[0].message, "sets dcci_before_kernel_start");
+            T_EQ_U64(r.a.nregexes, 0);
+        } else {
+            T_EQ_STR(dcci_status_name(r.a.status), "repair_candidate");
+        }
+        done(&r);
+    }
+}
+
 static void options_disable_value_checked(void)
 {
     char *names = NULL;
@@ -743,6 +785,7 @@ static const t_case cases[] = {
     T(no_regressed_child),
     T(buffer_full_blocks_attribution),
     T(options_mismatch_blocks_collection),
+    T(o0_with_dcci_option_blocks_collection),
     T(options_disable_value_checked),
     T(mapping_blocked),
     T(union_order_by_regression),
