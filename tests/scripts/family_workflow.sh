@@ -252,20 +252,26 @@ step_matrix() { # SCENARIO INCUMBENT
 }
 
 # ------------------------------------------------------------ scenarios
+# through_repair_config S: the documented steps from the D1 config proof to
+# the proven repair config, for a family whose disable-all regresses
+through_repair_config() {
+    step_d1_config $1
+    step_o0_runs $1
+    step_d1_trial $1 10
+    step_d1_decision $1 regression blocked analysis_missing
+    step_d2_capture $1 0
+    step_d3_analyze $1
+    step_d4_probe $1
+    step_d4_probe_check $1 0
+    step_d4_repair_config $1
+    step_d4_config_proof $1
+}
+
 # 1. disable-all regresses, the joint repair beats O0: accepted, incumbent repair
 S=repair_accepted
 new_family $S
 export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.1 10.1 10.1 10.0 10.1"
-step_d1_config $S
-step_o0_runs $S
-step_d1_trial $S 10
-step_d1_decision $S regression blocked analysis_missing
-step_d2_capture $S 0
-step_d3_analyze $S
-step_d4_probe $S
-step_d4_probe_check $S 0
-step_d4_repair_config $S
-step_d4_config_proof $S
+through_repair_config $S
 step_d4_trial $S 0
 step_d4_top_up $S 0
 step_family_report $S 0 accepted repair_beats_o0 repair
@@ -290,16 +296,7 @@ step_family_report ${S}_login_shell 3 blocked probe_unknown O0 \
 S=repair_rejected
 new_family $S
 export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.6 10.6 10.5"
-step_d1_config $S
-step_o0_runs $S
-step_d1_trial $S 10
-step_d1_decision $S regression blocked analysis_missing
-step_d2_capture $S 0
-step_d3_analyze $S
-step_d4_probe $S
-step_d4_probe_check $S 0
-step_d4_repair_config $S
-step_d4_config_proof $S
+through_repair_config $S
 step_d4_trial $S 10
 step_family_report $S 10 rejected repair_does_not_beat_o0 O0
 json_is "$S:o0_restored" "$EXP/family/dcci-family-report.json" "d['decision']['o0_restored'] is True"

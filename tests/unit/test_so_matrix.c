@@ -399,19 +399,26 @@ static void violations_start_with_a_code(void)
     cJSON_Delete(m);
 }
 
-/* The three risk rules: each fires on its own code, and the evidence
- * fields silence it. */
-static void risky_options(void)
+/* Settles items 0 .. n-1 as skipped for lack of budget (with their reason,
+ * evidence and blocker), so that item n may run next. */
+static void skip_first(cJSON *m, int n)
 {
-    /* O3 (aggressive) runs after O1 and O2 were skipped; O4 is still pending */
-    cJSON *m = load();
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < n; i++) {
         set(item(m, i), "status", cJSON_CreateString("skipped"));
         set(item(m, i), "reason_zh", cJSON_CreateString("预算已耗尽"));
         set(item(m, i), "evidence", cJSON_CreateString("budget.md"));
         set(item(m, i), "blocker_code", cJSON_CreateString("budget_exhausted"));
         set(item(m, i), "incumbent_after", cJSON_CreateString("O0"));
     }
+}
+
+/* The three risk rules: each fires on its own code, and the evidence
+ * fields silence it. */
+static void risky_options(void)
+{
+    /* O3 (aggressive) runs after O1 and O2 were skipped; O4 is still pending */
+    cJSON *m = load();
+    skip_first(m, 2);
     cJSON *o3 = item(m, 2);
     set(o3, "status", cJSON_CreateString("running"));
     set(o3, "compare_to", cJSON_CreateString("O0"));
@@ -442,13 +449,7 @@ static void risky_options(void)
 
     /* early_start = 1 (or true) without the operator-side adaptation */
     m = load();
-    for (int i = 0; i < 3; i++) {
-        set(item(m, i), "status", cJSON_CreateString("skipped"));
-        set(item(m, i), "reason_zh", cJSON_CreateString("预算已耗尽"));
-        set(item(m, i), "evidence", cJSON_CreateString("budget.md"));
-        set(item(m, i), "blocker_code", cJSON_CreateString("budget_exhausted"));
-        set(item(m, i), "incumbent_after", cJSON_CreateString("O0"));
-    }
+    skip_first(m, 3);
     cJSON *o4 = item(m, 3);
     set(o4, "option", cJSON_CreateString("early_start"));
     set(o4, "pointer", cJSON_CreateString("/c/super_kernel_optimize_options/early_start"));
