@@ -47,13 +47,13 @@ typedef enum ac_term_reason {
  * was loaded, and from the caller when the record is being written. */
 typedef struct ac_producer_record {
     ac_run_state state;
+    char session_fingerprint[65];
+    const char *capture_role;
+    const char *capture_root;
     /* AC_RUN_PURPOSE_*; a record without the "purpose" key is a capture run.
      * Records of the other purposes have no session: session_fingerprint,
      * capture_role and capture_root are then empty strings. */
     const char *purpose;
-    char session_fingerprint[65];
-    const char *capture_role;
-    const char *capture_root;
     char command_fingerprint[65];
     const cJSON *command;     /* argv, cwd, environment */
     int64_t pid, pgid, sid;
