@@ -103,27 +103,13 @@ static sk_err copy_text(sk_buf *b, const sk_jtok *t, sk_diag *d, const char *pat
     return SK_OK;
 }
 
-/* Digits below which sk_parse_uint(..., INT64_MAX, ...) cannot fail. */
-#define SAFE_INT_DIGITS 18u
-
 static sk_err int_value(reader *r, const sk_jtok *t, const char *field, int64_t *out, sk_diag *d)
 {
     if (t->type != SK_JT_NUMBER || !t->is_integer)
         return at_event(r, d, t->line, "%s must be an integer", field);
-    uint64_t v = 0;
-    int missing = 0;
-    int neg = t->text[0] == '-';
-    if (t->len - (size_t)neg <= SAFE_INT_DIGITS) {
-        /* An integer token is -?[0-9]+ (the lexer's grammar); up to 18 digits
-         * are below INT64_MAX, where sk_parse_uint gives the same value. */
-        for (size_t i = (size_t)neg; i < t->len; i++)
-            v = v * 10 + (unsigned)(t->text[i] - '0');
-        *out = neg ? -(int64_t)v : (int64_t)v;
-        return SK_OK;
-    }
-    if (sk_parse_uint(t->text + neg, t->len - (size_t)neg, INT64_MAX, &v, &missing, d))
+    /* an integer token is -?[0-9]+ (the lexer's grammar) */
+    if (sk_parse_i64_strict(t->text, t->len, out, d))
         return at_event(r, d, t->line, "%s is out of range: %s", field, t->text);
-    *out = neg ? -(int64_t)v : (int64_t)v;
     return SK_OK;
 }
 
@@ -241,32 +227,36 @@ static sk_err time_result(reader *r, const time_field *tf, const char *field, ui
     return SK_OK;
 }
 
+/* The value of the run of at most 4 digits at name[i..]; returns the index
+ * after it (i when there is none). */
+static size_t digit_run(const char *name, size_t len, size_t i, uint64_t *v)
+{
+    size_t end = i;
+    while (end < len && end - i < 4 && sk_is_digit(name[end]))
+        end++;
+    if (end > i && sk_parse_u64_strict(name + i, end - i, UINT64_MAX, v, NULL) != SK_OK)
+        return i;
+    return end;
+}
+
 int rd_prof_parse_block_prefix(const char *name, size_t len, unsigned *idx, unsigned *num)
 {
     if (len == 0 || name[0] != '[')
         return 0;
-    size_t i = 1;
-    unsigned a = 0, b = 0;
-    size_t digits = 0;
-    while (i < len && name[i] >= '0' && name[i] <= '9' && digits < 4) {
-        a = a * 10 + (unsigned)(name[i++] - '0');
-        digits++;
-    }
-    if (!digits || i >= len || name[i] != '/')
+    uint64_t a = 0, b = 0;
+    size_t i = 1, at = digit_run(name, len, i, &a);
+    if (at == i || at >= len || name[at] != '/')
         return -1;
-    i++;
-    digits = 0;
-    while (i < len && name[i] >= '0' && name[i] <= '9' && digits < 4) {
-        b = b * 10 + (unsigned)(name[i++] - '0');
-        digits++;
-    }
-    if (!digits || i >= len || name[i] != ']')
+    i = at + 1;
+    at = digit_run(name, len, i, &b);
+    if (at == i || at >= len || name[at] != ']')
         return -1;
+    i = at;
     /* blockIdx and blockNum are uint8 in the runtime's record */
     if (b == 0 || b > 255 || a >= b)
         return -1;
-    *idx = a;
-    *num = b;
+    *idx = (unsigned)a;
+    *num = (unsigned)b;
     return (int)(i + 1);
 }
 
@@ -446,8 +436,8 @@ static sk_err read_event(reader *r, const sk_jtok *open, sk_diag *d)
 #define FAST_WINDOW 2048u
 /* Members per object the fast path keeps (more: the general path). */
 #define FAST_MEMBERS 8
-/* Integer digits the fast path accepts (int_value's overflow-free range). */
-#define FAST_INT_DIGITS SAFE_INT_DIGITS
+/* Integer digits the fast path accepts: 18 digits always fit an int64. */
+#define FAST_INT_DIGITS 18u
 
 /* One member of a flat object, checked by fast_object. */
 typedef struct fast_member {

@@ -60,7 +60,8 @@ int sk_json_format_double(double v, char *out, size_t n)
         if (*s != '.')
             digits[nd++] = *s;
     digits[nd] = '\0';
-    /* the exponent %e prints: a sign, then at least two digits */
+    /* the exponent %e prints: a sign, then at least two digits (our own
+     * snprintf output, never input text, so no sk_fixed parser is needed) */
     int exp10 = 0;
     for (const char *q = s + 2; *q >= '0' && *q <= '9'; q++)
         exp10 = exp10 * 10 + (*q - '0');
