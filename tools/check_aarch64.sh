@@ -67,7 +67,8 @@ run() {
     expected=$(printf 'not ok - %s\n' \
         test_cs_proc.c:real_self_is_visible test_proc.c:stat_reads_self_and_child \
         test_proc.c:boot_id_rules test_run.c:runs_and_restores_caller_state \
-        test_run.c:rejects_bad_options test_run.c:allocation_failures_leave_consistent_state)
+        test_run.c:rejects_bad_options test_run.c:allocation_failures_leave_consistent_state \
+        test_sk_proc_stat.c:real_line_of_this_process)
     # emulation is about ten times slower than the host
     SK_TEST_TIMEOUT=${SK_TEST_TIMEOUT:-3000} "$REPO/tests/run.sh" "$B/qemu" /tests/unit/ >"$log" 2>&1 || true
     grep -E '^(ok|not ok) .*# SKIP' "$log" || true
