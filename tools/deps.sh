@@ -30,14 +30,15 @@ apt-get|dnf|yum) ;;
 *) echo "deps: unknown package manager '$pm' (apt-get, dnf or yum)" >&2; exit 2 ;;
 esac
 
-# need KIND NAME APT-PACKAGE RPM-PACKAGE: KIND is cmd (a program) or pc (a
-# pkg-config module)
+# need KIND NAME APT-PACKAGE RPM-PACKAGE: KIND is cmd (a program), pc (a
+# pkg-config module) or file (a path)
 missing=""
 need() {
     present=1
     case $1 in
     cmd) command -v "$2" >/dev/null 2>&1 || present=0 ;;
     pc) command -v pkg-config >/dev/null 2>&1 && pkg-config --exists "$2" 2>/dev/null || present=0 ;;
+    file) [ -e "$2" ] || present=0 ;;
     esac
     [ "$present" = 1 ] && return 0
     if [ "$pm" = apt-get ]; then missing="$missing $3"; else missing="$missing $4"; fi
@@ -53,6 +54,9 @@ need pc yaml-0.1 libyaml-dev libyaml-devel
 need cmd python3 python3 python3
 need cmd zstd zstd zstd
 need cmd man man-db man-db
+# the source of a comma-decimal locale for the determinism test (localedef
+# builds it when it is not installed)
+need file /usr/share/i18n/locales/de_DE locales glibc-locale-source
 # one name once, in order
 missing=$(printf '%s\n' $missing | awk 'NF && !seen[$0]++' | tr '\n' ' ' | sed 's/ $//')
 
