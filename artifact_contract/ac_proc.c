@@ -158,33 +158,55 @@ sk_err ac_proc_check_namespace(sk_diag *d)
     return SK_OK;
 }
 
-sk_err ac_proc_group_live_count(int64_t pgid, int64_t exclude_pid, int64_t *count, sk_diag *d)
+sk_err ac_proc_group_scan(int64_t pgid, ac_proc_visit_fn visit, void *ctx, sk_diag *d)
 {
-    *count = 0;
     DIR *dir = opendir("/proc");
     if (!dir)
         return sk_diag_set(d, SK_E_IO, "/proc", 0, "cannot list: %s", strerror(errno));
+    sk_err e = SK_OK;
     for (;;) {
         errno = 0;
         struct dirent *ent = readdir(dir);
         if (!ent) {
-            int err_no = errno;
-            closedir(dir);
-            if (err_no)
-                return sk_diag_set(d, SK_E_IO, "/proc", 0, "cannot list: %s", strerror(err_no));
-            return SK_OK;
+            if (errno)
+                e = sk_diag_set(d, SK_E_IO, "/proc", 0, "cannot list: %s", strerror(errno));
+            break;
         }
         uint64_t pid = 0;
         if (sk_parse_u64_strict(ent->d_name, strlen(ent->d_name), INT64_MAX, &pid, NULL) ||
-            pid == 0 || (int64_t)pid == exclude_pid)
+            pid == 0)
             continue;
         ac_proc_stat st;
-        /* a process that exits during the scan is simply not counted */
-        if (ac_proc_stat_read((int64_t)pid, &st, NULL))
+        /* a process that exits during the scan is simply not seen */
+        if (ac_proc_stat_read((int64_t)pid, &st, NULL) || st.pgrp != pgid || st.state == 'X')
             continue;
-        if (st.pgrp == pgid && st.state != 'Z' && st.state != 'X')
-            (*count)++;
+        e = visit(&st, ctx, d);
+        if (e)
+            break;
     }
+    closedir(dir);
+    return e;
+}
+
+typedef struct live_count {
+    int64_t exclude_pid, count;
+} live_count;
+
+static sk_err count_live(const ac_proc_stat *st, void *ctx, sk_diag *d)
+{
+    (void)d;
+    live_count *c = ctx;
+    if (st->pid != c->exclude_pid && st->state != 'Z')
+        c->count++;
+    return SK_OK;
+}
+
+sk_err ac_proc_group_live_count(int64_t pgid, int64_t exclude_pid, int64_t *count, sk_diag *d)
+{
+    live_count c = {exclude_pid, 0};
+    sk_err e = ac_proc_group_scan(pgid, count_live, &c, d);
+    *count = e ? 0 : c.count;
+    return e;
 }
 
 static const struct {

@@ -44,6 +44,12 @@ sk_err ac_proc_boot_id(char out[AC_BOOT_ID_LEN + 1], sk_diag *d);
  * describe some other process). */
 sk_err ac_proc_check_namespace(sk_diag *d);
 
+/* Calls visit for every process of process group pgid that /proc lists
+ * (state other than X), in /proc's order; processes that vanish during the
+ * scan are skipped.  A visit error stops the scan and is returned. */
+typedef sk_err (*ac_proc_visit_fn)(const ac_proc_stat *st, void *ctx, sk_diag *d);
+sk_err ac_proc_group_scan(int64_t pgid, ac_proc_visit_fn visit, void *ctx, sk_diag *d);
+
 /* Counts the live processes (state other than Z and X) whose process group
  * is pgid, not counting exclude_pid.  Processes that vanish during the scan
  * are skipped. */

@@ -13,23 +13,29 @@
 
 #define NS_PER_S INT64_C(1000000000)
 
-static const char *const started_keys[] = {
-    "schema_version",  "state",           "session_fingerprint",  "capture_role",
-    "capture_root",    "command",         "command_fingerprint",  "process",
-    "runner",          "started_realtime_ns", "started_monotonic_ns", "timeout_s",
-    "deadline_monotonic_ns", NULL,
-};
+#define STARTED_KEYS                                                                  \
+    "schema_version", "state", "session_fingerprint", "capture_role", "capture_root",   \
+        "command", "command_fingerprint", "process", "runner", "started_realtime_ns",   \
+        "started_monotonic_ns", "timeout_s", "deadline_monotonic_ns"
 /* a run without a capture session: "purpose" replaces the session keys */
-static const char *const purpose_started_keys[] = {
-    "schema_version",  "state",           "purpose",              "command",
-    "command_fingerprint", "process",     "runner",               "started_realtime_ns",
-    "started_monotonic_ns", "timeout_s",  "deadline_monotonic_ns", NULL,
-};
-static const char *const finished_keys[] = {
-    "ended_realtime_ns", "ended_monotonic_ns", "exit",
-    "timed_out",         "interruption",       "termination",
-    "group_survivors",   "started_record_sha256", NULL,
-};
+#define PURPOSE_STARTED_KEYS                                                            \
+    "schema_version", "state", "purpose", "command", "command_fingerprint", "process",  \
+        "runner", "started_realtime_ns", "started_monotonic_ns", "timeout_s",           \
+        "deadline_monotonic_ns"
+#define FINISHED_KEYS                                                                   \
+    "ended_realtime_ns", "ended_monotonic_ns", "exit", "timed_out", "interruption",     \
+        "termination", "group_survivors", "started_record_sha256"
+/* optional in a final record: only capture runs observe their group's
+ * members, and records written before the key existed lack it */
+#define MEMBERS_KEY "observed_members"
+static const char *const started_keys[] = {STARTED_KEYS, NULL};
+static const char *const purpose_started_keys[] = {PURPOSE_STARTED_KEYS, NULL};
+static const char *const finished_keys[] = {FINISHED_KEYS, NULL};
+/* the keys allowed beside the required ones of each pass */
+static const char *const started_optional[] = {STARTED_KEYS, MEMBERS_KEY, NULL};
+static const char *const purpose_started_optional[] = {PURPOSE_STARTED_KEYS, MEMBERS_KEY, NULL};
+static const char *const finished_optional[] = {FINISHED_KEYS, MEMBERS_KEY, NULL};
+static const char *const member_keys[] = {"pid", "start_time_ticks", NULL};
 static const char *const command_keys[] = {"argv", "cwd", "environment", NULL};
 static const char *const process_keys[] = {
     "pid", "pgid", "sid", "start_time_ticks", "clock_ticks_per_second", "boot_id", NULL,
@@ -477,6 +483,50 @@ static sk_err check_termination(vctx *v, ac_producer_record *r)
     return SK_OK;
 }
 
+/* observed_members: non-empty, strictly ascending by (pid, start time), at
+ * most AC_PRODUCER_MAX_MEMBERS, holding the group leader itself. */
+static sk_err check_members(vctx *v, ac_producer_record *r)
+{
+    const cJSON *a = sk_json_get(r->tree, MEMBERS_KEY);
+    if (!a)
+        return SK_OK;
+    int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
+    if (n < 1 || n > AC_PRODUCER_MAX_MEMBERS)
+        return bad(v, "observed_members", "must be an array of 1 to %d processes, found %s",
+                   AC_PRODUCER_MAX_MEMBERS, cJSON_IsArray(a) ? "another length" : type_of(a));
+    r->members = sk_calloc((size_t)n, sizeof *r->members);
+    if (!r->members)
+        return sk_diag_set(v->d, SK_E_NOMEM, "", 0, "out of memory");
+    int leader = 0;
+    char field[64];
+    const cJSON *m;
+    cJSON_ArrayForEach(m, a) {
+        size_t i = r->nmembers;
+        snprintf(field, sizeof field, "observed_members[%zu]", i);
+        sk_err e = check_keys(v, m, field, member_keys, NULL);
+        int64_t pid = 0, ticks = 0;
+        if (!e)
+            e = get_int(v, m, "pid", field, 1, INT64_MAX, &pid);
+        if (!e)
+            e = get_int(v, m, "start_time_ticks", field, 0, INT64_MAX, &ticks);
+        if (e)
+            return e;
+        ac_member cur = {pid, (uint64_t)ticks};
+        if (i && (r->members[i - 1].pid > pid ||
+                  (r->members[i - 1].pid == pid &&
+                   r->members[i - 1].start_time_ticks >= cur.start_time_ticks)))
+            return bad(v, field, "must follow observed_members[%zu] in ascending (pid, "
+                       "start_time_ticks) order without repeats", i - 1);
+        leader |= pid == r->pid && cur.start_time_ticks == r->start_time_ticks;
+        r->members[r->nmembers++] = cur;
+    }
+    if (!leader)
+        return bad(v, "observed_members", "must hold the group leader (pid %lld, "
+                   "start_time_ticks %llu)", (long long)r->pid,
+                   (unsigned long long)r->start_time_ticks);
+    return SK_OK;
+}
+
 static sk_err check_finished_fields(vctx *v, ac_producer_record *r)
 {
     sk_err e = get_int(v, r->tree, "ended_realtime_ns", "ended_realtime_ns",
@@ -495,6 +545,8 @@ static sk_err check_finished_fields(vctx *v, ac_producer_record *r)
     if (!e)
         e = get_int(v, r->tree, "group_survivors", "group_survivors", 0, INT32_MAX,
                     &r->group_survivors);
+    if (!e)
+        e = check_members(v, r);
     if (!e)
         e = get_sha(v, r->tree, "started_record_sha256", "started_record_sha256",
                     r->started_record_sha256);
@@ -520,10 +572,13 @@ static sk_err check_record(vctx *v, ac_producer_record *r)
     else
         return bad(v, "state", "must be \"started\" or \"finished\", found %s%s%.40s",
                    type_of(state), s ? " " : "", s ? s : "");
-    const char *const *start = sk_json_get(t, "purpose") ? purpose_started_keys : started_keys;
-    sk_err e = check_keys(v, t, NULL, start, r->state == AC_RUN_FINISHED ? finished_keys : NULL);
+    int purpose = sk_json_get(t, "purpose") != NULL;
+    const char *const *start = purpose ? purpose_started_keys : started_keys;
+    sk_err e = check_keys(v, t, NULL, start,
+                          r->state == AC_RUN_FINISHED ? finished_optional : NULL);
     if (!e && r->state == AC_RUN_FINISHED)
-        e = check_keys(v, t, NULL, finished_keys, start);
+        e = check_keys(v, t, NULL, finished_keys,
+                       purpose ? purpose_started_optional : started_optional);
     if (!e)
         e = check_started_fields(v, r);
     if (!e && r->state == AC_RUN_FINISHED)
@@ -598,6 +653,7 @@ void ac_producer_record_free(ac_producer_record *r)
 {
     if (!r)
         return;
+    sk_free(r->members);
     cJSON_Delete(r->tree);
     sk_free(r);
 }
@@ -734,6 +790,22 @@ static sk_err build_started(const ac_producer_record *r, cJSON *t)
     return e;
 }
 
+static sk_err add_members(const ac_producer_record *r, cJSON *t)
+{
+    if (!r->nmembers)
+        return SK_OK;
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || sk_json_add(t, MEMBERS_KEY, arr))
+        return SK_E_NOMEM;
+    for (size_t i = 0; i < r->nmembers; i++) {
+        cJSON *m = cJSON_CreateObject();
+        if (!m || sk_json_append(arr, m) || sk_json_add_int(m, "pid", r->members[i].pid) ||
+            sk_json_add_uint(m, "start_time_ticks", r->members[i].start_time_ticks))
+            return SK_E_NOMEM;
+    }
+    return SK_OK;
+}
+
 static sk_err build_finished(const ac_producer_record *r, cJSON *t)
 {
     cJSON *x = NULL, *intr = NULL, *term = NULL;
@@ -805,6 +877,8 @@ static sk_err build_finished(const ac_producer_record *r, cJSON *t)
     }
     if (!e)
         e = sk_json_add_int(t, "group_survivors", r->group_survivors);
+    if (!e)
+        e = add_members(r, t);
     if (!e)
         e = sk_json_add_str(t, "started_record_sha256", r->started_record_sha256);
     cJSON_Delete(x);

@@ -34,6 +34,18 @@
 #define AC_RUN_PURPOSE_CLEAN "clean"
 #define AC_RUN_PURPOSE_COMPILE_HEALTH "compile-health"
 
+/* Most processes of the run's group a final record lists
+ * ("observed_members"); further ones are not recorded, so a consumer that
+ * looks one up finds it missing and must not conclude ownership. */
+#define AC_PRODUCER_MAX_MEMBERS 4096
+
+/* One process seen in the run's process group: pid and /proc start time
+ * (field 22), which tell a process apart from a later one with the same pid. */
+typedef struct ac_member {
+    int64_t pid;
+    uint64_t start_time_ticks;
+} ac_member;
+
 typedef enum ac_run_state { AC_RUN_STARTED = 1, AC_RUN_FINISHED = 2 } ac_run_state;
 typedef enum ac_exit_kind { AC_EXIT_NONE = 0, AC_EXIT_EXITED = 1, AC_EXIT_SIGNALED = 2 } ac_exit_kind;
 /* Why the runner signalled its process group ("termination.reason"). */
@@ -84,6 +96,11 @@ typedef struct ac_producer_record {
     int has_kill_sent;
     int64_t kill_sent_monotonic_ns;
     int64_t group_survivors;
+    /* observed_members, strictly ascending by (pid, start_time_ticks); none
+     * (nmembers 0) when the record has no such key; owned by a loaded
+     * record, borrowed from the caller when writing (0: key not written) */
+    ac_member *members;
+    size_t nmembers;
     char started_record_sha256[65];
     char file_sha256[65];     /* SHA-256 of the record file's bytes (loaded records) */
     cJSON *tree;              /* owned: the parsed record (loaded records) */

@@ -82,6 +82,7 @@ typedef struct runner {
     siginfo_t leader;
     phase ph;
     int64_t grace_end_ns, drain_end_ns;
+    int64_t next_member_scan_ns; /* capture runs: when /proc is read for members next */
 } runner;
 
 typedef struct child_args {
@@ -472,6 +473,51 @@ static sk_err fork_parked_child(runner *r, sk_diag *d)
 }
 
 /* Reads the parked child's identity and fills the started record. */
+/* ------------------------------------------------------------ members */
+
+/* Adds a process of the group to rec.members (ascending, no repeats).  Past
+ * AC_PRODUCER_MAX_MEMBERS nothing more is recorded: a consumer then finds the
+ * process missing, which blocks rather than proves. */
+static sk_err note_member(const ac_proc_stat *st, void *ctx, sk_diag *d)
+{
+    (void)d;
+    ac_producer_record *rec = ctx;
+    ac_member cur = {st->pid, st->start_time_ticks};
+    size_t lo = 0, hi = rec->nmembers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const ac_member *m = &rec->members[mid];
+        if (m->pid < cur.pid || (m->pid == cur.pid && m->start_time_ticks < cur.start_time_ticks))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < rec->nmembers && rec->members[lo].pid == cur.pid &&
+        rec->members[lo].start_time_ticks == cur.start_time_ticks)
+        return SK_OK;
+    if (rec->nmembers == AC_PRODUCER_MAX_MEMBERS)
+        return SK_OK;
+    memmove(&rec->members[lo + 1], &rec->members[lo],
+            (rec->nmembers - lo) * sizeof *rec->members);
+    rec->members[lo] = cur;
+    rec->nmembers++;
+    return SK_OK;
+}
+
+/* Capture runs read the group's members from /proc every
+ * AC_RUN_MEMBER_SCAN_INTERVAL_MS while the command runs, and once more when
+ * its leader has exited; a process that lives shorter than the interval may
+ * be missed.  A failed scan only records fewer members (the safe side). */
+static void scan_members(runner *r, int64_t now)
+{
+    if (!r->o->session)
+        return;
+    sk_diag ignored;
+    sk_diag_clear(&ignored);
+    (void)ac_proc_group_scan(r->pid, note_member, &r->rec, &ignored);
+    r->next_member_scan_ns = now + AC_RUN_MEMBER_SCAN_INTERVAL_MS * NS_PER_MS;
+}
+
 static sk_err identify_child(runner *r, sk_diag *d)
 {
     ac_proc_stat st;
@@ -487,6 +533,8 @@ static sk_err identify_child(runner *r, sk_diag *d)
     ac_producer_record *rec = &r->rec;
     rec->pid = rec->pgid = rec->sid = st.pid;
     rec->start_time_ticks = st.start_time_ticks;
+    if (r->o->session)
+        (void)note_member(&st, rec, d);
     if (rec->has_timeout)
         rec->deadline_monotonic_ns = rec->started_monotonic_ns + rec->timeout_s * NS_PER_S;
     return SK_OK;
@@ -665,6 +713,8 @@ static sk_err supervise(runner *r, sk_diag *d)
         }
         int64_t now = mono_ns();
         int64_t until = -1;
+        if (r->o->session && (r->leader_exited || now >= r->next_member_scan_ns))
+            scan_members(r, now);
         if (r->leader_exited) {
             int64_t members = group_members(r, &scan_err, &scan_diag);
             if (r->ph == PH_RUNNING || members == 0 ||
@@ -684,6 +734,8 @@ static sk_err supervise(runner *r, sk_diag *d)
                 continue;
             }
             until = r->rec.has_timeout ? r->rec.deadline_monotonic_ns : -1;
+            if (r->o->session)
+                until = earliest(until, r->next_member_scan_ns);
         } else if (r->ph == PH_TERMINATING) {
             if (now >= r->grace_end_ns) {
                 kill_group(r);
@@ -764,6 +816,11 @@ sk_err ac_run(const ac_run_opts *o, ac_run_result *res, sk_diag *d)
     r.final_text = (sk_buf)SK_BUF_INIT;
 
     e = prepare(&r, d);
+    if (!e) {
+        r.rec.members = sk_calloc(AC_PRODUCER_MAX_MEMBERS, sizeof *r.rec.members);
+        if (!r.rec.members)
+            e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+    }
     if (!e)
         e = block_signals(&r, d);
     if (e)
@@ -821,6 +878,7 @@ out:
     sk_free(r.exe);
     sk_free(r.record_path);
     sk_free(r.started_path);
+    sk_free(r.rec.members);
     sk_buf_free(&r.started_text);
     sk_buf_free(&r.final_text);
     return e;

@@ -26,6 +26,11 @@
  * re-read from /proc at this interval; only then, and only until the grace
  * period or the drain ends. */
 #define AC_RUN_GROUP_SCAN_INTERVAL_MS INT64_C(10)
+/* Capture runs record which processes ran in the group (observed_members,
+ * docs/producer-record.md) by reading /proc at this interval while the
+ * command runs: a tenth of a second costs a few milliseconds of CPU per scan
+ * and sees every process that lives longer, as inference processes do. */
+#define AC_RUN_MEMBER_SCAN_INTERVAL_MS INT64_C(100)
 
 /* What `run` needs from the begin session record. */
 typedef struct ac_run_session {

@@ -405,6 +405,56 @@ static void finished_rejections(void)
     cJSON_Delete(cmd);
 }
 
+/* observed_members: written when given, read back in order, validated */
+static void observed_members(void)
+{
+    cJSON *cmd = test_command();
+    ac_producer_record w;
+    fill_timed_out(&w, cmd);
+    ac_member members[] = {{4349, 184848}, {4350, 184850}, {4350, 990001}, {9001, 184900}};
+    w.members = members;
+    w.nmembers = 4;
+    char *s = write_text(&w);
+    T_CONTAINS(s, "\"observed_members\":[{\"pid\":4349,\"start_time_ticks\":184848},"
+                  "{\"pid\":4350,\"start_time_ticks\":184850},{\"pid\":4350,");
+    ac_producer_record *r = NULL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    T_EQ_INT(ac_producer_record_parse(s, strlen(s), "x.json", &r, &d), SK_OK);
+    if (r) {
+        T_EQ_INT(r->nmembers, 4);
+        T_EQ_INT(r->members[2].pid, 4350);
+        T_EQ_INT(r->members[2].start_time_ticks, 990001);
+    }
+    ac_producer_record_free(r);
+    BAD(s, "observed_members", "[]", "observed_members must be an array of 1 to 4096 processes");
+    BAD(s, "observed_members", "{}", "observed_members must be an array of 1 to 4096 processes, found an object");
+    BAD(s, "observed_members",
+        "[{\"pid\":4350,\"start_time_ticks\":1},{\"pid\":4349,\"start_time_ticks\":184848}]",
+        "observed_members[1] must follow observed_members[0] in ascending");
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848},{\"pid\":4349,\"start_time_ticks\":184848}]",
+        "must follow observed_members[0]");
+    BAD(s, "observed_members", "[{\"pid\":4350,\"start_time_ticks\":1}]",
+        "observed_members must hold the group leader (pid 4349, start_time_ticks 184848)");
+    BAD(s, "observed_members", "[{\"pid\":0,\"start_time_ticks\":1}]",
+        "observed_members[0] must be an integer in [1,");
+    BAD(s, "observed_members", "[{\"pid\":4349,\"start_time_ticks\":184848,\"x\":1}]",
+        "has unknown fields: x");
+    sk_free(s);
+    /* without members the key is absent, and such a record still loads */
+    w.nmembers = 0;
+    s = write_text(&w);
+    T_CHECK(s && !strstr(s, "observed_members"));
+    r = NULL;
+    T_EQ_INT(ac_producer_record_parse(s, strlen(s), "x.json", &r, &d), SK_OK);
+    if (r)
+        T_EQ_INT(r->nmembers, 0);
+    ac_producer_record_free(r);
+    sk_free(s);
+    cJSON_Delete(cmd);
+}
+
 static void text_level_rejections(void)
 {
     cJSON *cmd = test_command();
@@ -619,6 +669,7 @@ static const t_case cases[] = {
     T(finished_round_trip),
     T(started_rejections),
     T(finished_rejections),
+    T(observed_members),
     T(text_level_rejections),
     T(writer_refuses_impossible_records),
     T(load_files_and_check_started),
