@@ -43,6 +43,7 @@
     X(E_CONTROL_SK_ON, 149, "control lacks ASCEND_PROF_SK_ON as a positive integer")           \
     X(E_WORKLOAD, 150, "the workload cannot be normalised")                                    \
     X(E_PRODUCER_RECORD, 151, "the producer record does not fit the session")                  \
+    X(E_PRODUCER_UNBOUND, 152, "a DCCI capture is not bound to its producer's run record")     \
     X(E_ROOT_SYMLINK, 160, "the capture root is a symlink")                                    \
     X(E_ROOT_NOT_DIRECTORY, 161, "the capture root is not a directory")                        \
     X(E_ROOT_NOT_EMPTY, 162, "the capture root is not empty at begin")                         \

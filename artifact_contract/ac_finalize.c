@@ -164,6 +164,10 @@ static sk_err load_producer_record(finalize_state *s, sk_diag *d)
         return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_RECORD, label,
                        "producer run did not succeed: it exited with status %lld",
                        (long long)r->exit_code);
+    if (s->session.role->dcci && r->nmembers == 0)
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_UNBOUND, label,
+                       "producer record lists no observed_members: a DCCI capture needs the "
+                       "record of a capture run that observed its process group");
     s->pid = r->pid;
     s->p_started = r->started_realtime_ns;
     s->p_ended = r->ended_realtime_ns;
@@ -188,6 +192,15 @@ static sk_err check_run_facts(finalize_state *s, sk_diag *d)
         e = load_producer_record(s, d);
         if (e)
             return e;
+    } else if (a->has_producer_values && s->session.role->dcci) {
+        /* typed values prove nothing about who wrote the files: a DCCI
+         * capture is attribution input only when the producer's own run
+         * record binds it (docs/artifact_contract.md "Producer window") */
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_UNBOUND, label,
+                       "capture role %s is finalized from the run record of its producer "
+                       "(--producer-record, written by artifact_contract run), not from "
+                       "asserted producer values",
+                       s->session.role->name);
     } else if (a->has_producer_values) {
         s->pid = a->native_pid;
         s->p_started = a->started_ns;
@@ -471,6 +484,20 @@ static cJSON *file_record(const spec *sp, const ac_hash_job *j)
 }
 
 /* Step 14: the manifest object with its fingerprints. */
+
+/* producer_evidence.observed_pids: the distinct pids of the run's observed
+ * group members, ascending (the record lists them by pid already). */
+static sk_err add_observed_pids(cJSON *ev, const ac_producer_record *r)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || sk_json_add(ev, "observed_pids", arr))
+        return SK_E_NOMEM;
+    for (size_t i = 0; i < r->nmembers; i++)
+        if ((i == 0 || r->members[i].pid != r->members[i - 1].pid) &&
+            sk_json_append(arr, sk_json_new_int(r->members[i].pid)))
+            return SK_E_NOMEM;
+    return SK_OK;
+}
 static sk_err build_manifest(finalize_state *s, cJSON **out, sk_diag *d)
 {
     sk_err e = SK_OK;
@@ -567,7 +594,8 @@ static sk_err build_manifest(finalize_state *s, cJSON **out, sk_diag *d)
         } else {
             cJSON *ev = cJSON_CreateObject();
             if (!ev || sk_json_add_str(ev, "record_sha256", s->record_ev.sha256) ||
-                sk_json_add_int(ev, "window_tolerance_ns", s->tolerance_ns)) {
+                sk_json_add_int(ev, "window_tolerance_ns", s->tolerance_ns) ||
+                add_observed_pids(ev, s->record)) {
                 cJSON_Delete(ev);
                 goto nomem;
             }

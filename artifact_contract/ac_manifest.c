@@ -6,6 +6,7 @@
 
 #include "artifact_contract/ac_codes.h"
 #include "artifact_contract/ac_path.h"
+#include "artifact_contract/ac_producer_record.h"
 #include "artifact_contract/ac_session.h"
 #include "artifact_contract/ac_util.h"
 #include "artifact_contract/ac_workload.h"
@@ -31,7 +32,8 @@ static const char *const capture_keys[] = {"finalized_ns", "root_was_empty", "se
                                            "started_ns", NULL};
 static const char *const producer_keys[] = {"command_fingerprint", "ended_ns", "native_pid",
                                             "started_ns", NULL};
-static const char *const evidence_keys[] = {"record_sha256", "window_tolerance_ns", NULL};
+static const char *const evidence_keys[] = {"record_sha256", "window_tolerance_ns",
+                                             "observed_pids", NULL};
 static const char *const record_keys[] = {"ctime_ns", "mtime_ns", "path", "sha256", "size", NULL};
 
 const char *const *ac_manifest_keys(ac_schema s)
@@ -328,6 +330,33 @@ static sk_err check_capture(ac_manifest *m, const char *label, sk_diag *d)
     return SK_OK;
 }
 
+/* producer_evidence.observed_pids: 1 to AC_PRODUCER_MAX_MEMBERS positive
+ * integers, strictly ascending, holding the producer's own pid. */
+static sk_err check_observed_pids(const cJSON *a, int64_t producer_pid, const char *label,
+                                  sk_diag *d)
+{
+    int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : 0;
+    int64_t prev = 0;
+    int leader = 0;
+    const cJSON *p;
+    if (n < 1 || n > AC_PRODUCER_MAX_MEMBERS)
+        goto bad;
+    cJSON_ArrayForEach(p, a) {
+        int64_t pid;
+        if (!ac_json_int_at_least(p, prev + 1, &pid))
+            goto bad;
+        leader |= pid == producer_pid;
+        prev = pid;
+    }
+    if (leader)
+        return SK_OK;
+bad:
+    return ac_fail(d, SK_E_SCHEMA, AC_E_MANIFEST_SHAPE, label,
+                   "producer_evidence.observed_pids must be 1 to %d strictly ascending "
+                   "positive integers holding producer.native_pid",
+                   AC_PRODUCER_MAX_MEMBERS);
+}
+
 static sk_err check_producer(ac_manifest *m, const char *label, sk_diag *d)
 {
     const cJSON *p = sk_json_get(m->tree, "producer");
@@ -361,7 +390,10 @@ static sk_err check_producer(ac_manifest *m, const char *label, sk_diag *d)
         return SK_OK;
     const cJSON *ev = sk_json_get(m->tree, "producer_evidence");
     if (cJSON_IsNull(ev))
-        return SK_OK;
+        return ac_fail(d, SK_E_CONTRACT, AC_E_PRODUCER_UNBOUND, label,
+                       "%s manifest has no producer_evidence: a DCCI capture is finalized from "
+                       "the run record of its producer (--producer-record)",
+                       m->role->name);
     e = sk_json_check_keys(ev, "producer_evidence", evidence_keys, NULL, d);
     if (e) {
         d->sub = e == SK_E_NOMEM ? AC_E_NOMEM : AC_E_MANIFEST_SHAPE;
@@ -373,6 +405,9 @@ static sk_err check_producer(ac_manifest *m, const char *label, sk_diag *d)
         return ac_fail(d, SK_E_SCHEMA, AC_E_MANIFEST_SHAPE, label,
                        "producer_evidence must hold record_sha256 (lowercase SHA-256) and "
                        "window_tolerance_ns (nonnegative integer)");
+    e = check_observed_pids(sk_json_get(ev, "observed_pids"), m->pid, label, d);
+    if (e)
+        return e;
     m->has_window = 1;
     return SK_OK;
 }

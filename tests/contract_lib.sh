@@ -60,22 +60,45 @@ ac_begin() { # ROLE [ROOT] [SESSION] [START_NS]
         --session-out "$session" >/dev/null
 }
 
+# ac_record_of ROLE [SESSION]: the run record of the DCCI role's producer
+# (artifact_contract run writes it beside the session record)
+ac_record_of() { local session=${2:-$S/$1-session.json}; echo "${session%.json}.producer.json"; }
+
+# A DCCI capture is bound to its producer's run record (finalize refuses
+# asserted values for these roles), so for dcci_* roles the artifacts are
+# written by a producer under `artifact_contract run` of the session that
+# belongs to ROOT (ROOT = X/ROLE/root, session X/ROLE-session.json); the
+# shell code in AC_PRODUCER_EXTRA (with $root set) runs in the producer too.
 ac_artifacts() { # ROLE [ROOT] [TAG]
     local role=$1 root=${2:-$S/$1/root} tag=${3:-$1} f
+    case $role in
+    dcci_*)
+        artifact_contract run --session "${root%/"$role"/root}/$role-session.json" -- \
+            sh -c 'root=$1 tag=$2; shift 2; mkdir -p "$root/artifacts" &&
+                for f; do printf "%s:%s" "$tag" "$f" >"$root/artifacts/$f.dat" || exit 1; done &&
+                eval "${AC_PRODUCER_EXTRA:-:}"' \
+            sh "$root" "$tag" $(ac_roles_of "$role") >/dev/null
+        return ;;
+    esac
     mkdir -p "$root/artifacts"
     for f in $(ac_roles_of "$role"); do printf '%s:%s' "$tag" "$f" >"$root/artifacts/$f.dat"; done
 }
 
 # ac_finalize ROLE [extra finalize args...]: default finalize of ROLE's root
-# with the reference's producer values; extra args come last (last wins).
+# with the reference's producer values (dcci_* roles: the producer's run
+# record); extra args come last (last wins).
 ac_finalize() {
     local role=$1; shift
     local i; i=$(ac_index_of "$role")
     local started=$((11 + 10 * i))
     local inputs=${AC_INPUTS:-$S/inputs}
+    local producer=(--native-pid $((1000 + i)) --started-ns $started --ended-ns $((started + 5))
+        --command-fingerprint "$(ac_command_fp "$role")")
+    local session=$S/$role-session.json a prev=""
+    for a in "$@"; do [ "$prev" = --session ] && session=$a; prev=$a; done
+    case $role in dcci_*) producer=(--producer-record "$(ac_record_of "$role" "$session")") ;; esac
     local args=(--session "$S/$role-session.json" --source-revision "${AC_REV:-revision-a}"
-        --native-pid $((1000 + i)) --started-ns $started --ended-ns $((started + 5))
-        --command-fingerprint "$(ac_command_fp "$role")"
+        "${producer[@]}"
         --workload "$inputs/workload.json" --config "$inputs/config.json" --control "$inputs/control.json"
         --out "$S/$role/root/collection-manifest.json")
     local f

@@ -222,7 +222,11 @@ sk_err dcci_contract_block(dcci_analysis *a, const char *const args[2], const sk
     int swapped = a->side[0].in.capture_role && a->side[1].in.capture_role &&
                   strcmp(a->side[0].in.capture_role, DCCI_ROLE_DISABLE_ALL) == 0 &&
                   strcmp(a->side[1].in.capture_role, DCCI_ROLE_O0) == 0;
-    e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, DCCI_CONTRACT_INVALID, side,
+    /* a manifest the producer's run record does not bind is its own reason:
+     * the capture may be a copy, and the remedy differs (seal as produced) */
+    const char *code =
+        why.sub == AC_E_PRODUCER_UNBOUND ? DCCI_PRODUCER_UNBOUND : DCCI_CONTRACT_INVALID;
+    e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, code, side,
                        why.file[0] ? why.file : NULL, why.line, d, "%s: %s%s",
                        ac_code_name(why.sub), text,
                        swapped ? " (the arguments are swapped: the O0 root comes first, then "

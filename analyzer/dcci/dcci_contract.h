@@ -28,6 +28,8 @@
 #define DCCI_ROLE_DISABLE_ALL "dcci_disable_all"
 /* Issue code of every contract failure. */
 #define DCCI_CONTRACT_INVALID "contract_invalid"
+/* Issue code of a contract failure whose rule is E_PRODUCER_UNBOUND. */
+#define DCCI_PRODUCER_UNBOUND "producer_unbound"
 
 /* args: the O0 and disable-all arguments (capture roots or manifest paths).
  * On success a->contract owns the validated set and a->side[i].in lists

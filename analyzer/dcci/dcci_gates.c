@@ -3,9 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact_contract/ac_set.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_json.h"
+#include "analyzer/dcci/dcci_contract.h"
 #include "analyzer/readers/rd_prof_capacity.h"
 
 /* The one option the pair may differ in, and its disable-all value
@@ -182,6 +185,47 @@ static sk_err o0_without_dcci(dcci_analysis *a, sk_diag *d)
     return e;
 }
 
+/* Sealed mode: the process that wrote SK metadata (sk_meta/<pid>/) must be
+ * one the producer's run saw in its process group (the manifest's
+ * producer_evidence.observed_pids, docs/artifact_contract.md "Copied
+ * captures").  Files the producer copied from another run carry that run's
+ * pid and are no capture of this one. */
+static sk_err producer_bound(dcci_analysis *a, int i, sk_diag *d)
+{
+    const dcci_side *s = &a->side[i];
+    if (a->opts.unsealed || !a->contract)
+        return SK_OK;
+    const cJSON *m = ac_set_manifest(a->contract, i == 0 ? DCCI_ROLE_O0 : DCCI_ROLE_DISABLE_ALL);
+    const cJSON *pids = sk_json_get(sk_json_get(m, "producer_evidence"), "observed_pids");
+    sk_err e = SK_OK;
+    for (size_t k = 0; k < s->nmodels && !e; k++) {
+        const char *dir = s->models[k].pid_dir;
+        size_t first = 0;
+        while (strcmp(s->models[first].pid_dir, dir) != 0)
+            first++;
+        if (first < k) /* one issue per process directory */
+            continue;
+        uint64_t pid = 0;
+        int seen = 0;
+        if (!sk_parse_u64_strict(dir, strlen(dir), INT64_MAX, &pid, NULL)) {
+            const cJSON *p;
+            cJSON_ArrayForEach(p, pids) {
+                int64_t v;
+                if (!sk_json_get_i64(p, &v) && v == (int64_t)pid)
+                    seen = 1;
+            }
+        }
+        if (!seen)
+            e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, DCCI_PRODUCER_UNBOUND, s->name,
+                               s->in.manifest_path, 0, d,
+                               "SK metadata of process %s (sk_meta/%s/) was not written by a "
+                               "process the producer's run observed in its group (%d observed): "
+                               "the files come from another run",
+                               dir, dir, cJSON_GetArraySize(pids));
+    }
+    return e;
+}
+
 sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
 {
     sk_err e = SK_OK;
@@ -201,6 +245,8 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
                                d, "no sk_prof trace on this side");
         if (!e && s->nmodels)
             e = check_prof_sk_on(a, s, d);
+        if (!e)
+            e = producer_bound(a, i, d);
     }
     if (!e && a->side[0].options && a->side[1].options) {
         char *names = NULL;
@@ -503,8 +549,9 @@ size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
                 "dcci_disable_on_kernel=[\".*\"] and no other DCCI option; every other option "
                 "equal on both sides");
         if (has_code(a, DCCI_GATE_COLLECTION, "producer_unbound"))
-            ADD("finalize each side from the producer record of artifact_contract run "
-                "(--producer-record)");
+            ADD("run the profiling command itself under artifact_contract run --session and "
+                "finalize each side from its record (--producer-record): a capture copied in "
+                "afterwards names processes of another run");
         break;
     case DCCI_STATUS_MAPPING_BLOCKED:
         ADD("collect both sides from the same model and graph: DCCI options must not change "

@@ -4,7 +4,7 @@
 source "$SK_REPO/tests/lib.sh"
 cp -a "$SK_REPO/tests/data/dcci-mini" mini
 if ! command -v script >/dev/null; then
-    echo "# script(1) is missing: the terminal part is skipped"
+    t_fail progress_on_terminal "script(1) is missing (util-linux, or bsdutils on Debian)"
 else
     script -qec "$SK_BUILD/bin/skdcci analyze --unsealed mini/o0 mini/disable_all -o tty" /dev/null >tty.txt 2>&1
     if grep -q $'\rskdcci analyze: sk_prof' tty.txt && grep -q $'\rskdcci analyze: metadata and kernel_details' tty.txt; then

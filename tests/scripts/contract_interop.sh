@@ -61,7 +61,12 @@ for role in roles:
             assert r["sha256"] == hashlib.sha256(data).hexdigest(), p
             assert (r["size"], r["ctime_ns"], r["mtime_ns"]) == (len(data), st.st_ctime_ns, st.st_mtime_ns), p
     if role.startswith("dcci"):
-        assert m["round_id"] == "S5-" + role and m["producer_evidence"] is None and len(m) == 16
+        ev = m["producer_evidence"]
+        assert m["round_id"] == "S5-" + role and len(m) == 16
+        assert sorted(ev) == ["observed_pids", "record_sha256", "window_tolerance_ns"] and ev["window_tolerance_ns"] > 0
+        assert m["producer"]["native_pid"] in ev["observed_pids"]
+        record = os.path.join(S, role + "-session.producer.json")
+        assert ev["record_sha256"] == hashlib.sha256(open(record, "rb").read()).hexdigest()
     else:
         assert len(m) == 14
 def summary(rs):

@@ -15,12 +15,11 @@ ac_artifacts dcci_o0
 fin_o0() { AC_INPUTS="$S/in_o0" ac_finalize dcci_o0 >"$S/m-o0.json"; }
 t_ok dcci_finalize_o0 fin_o0
 t_ok dcci_manifest_is_schema_1_1 pyassert "$S/m-o0.json" \
-    's["schema_version"]=="1.1" and s["round_id"]=="S5-dcci_o0" and s["producer_evidence"] is None and s["control"]["ASCEND_PROF_SK_ON"]==1024 and sorted(s["files"])==sorted(["kernel_details","sk_prof","sk_graph_origin","sk_graph_updated","sk_fused_nodes","super_kernel"]) or sys.exit(1)'
-ac_begin dcci_disable_all && ac_artifacts dcci_disable_all
-# the optional DCCI file roles, including the two new ones
-for f in sk_scope_split sk_fusion_fail_reasons sk_task_queue task_time trace_view; do
-    echo "da:$f" >"$S/dcci_disable_all/root/artifacts/$f.opt"
-done
+    's["schema_version"]=="1.1" and s["round_id"]=="S5-dcci_o0" and sorted(s["producer_evidence"])==["observed_pids","record_sha256","window_tolerance_ns"] and s["producer"]["native_pid"] in s["producer_evidence"]["observed_pids"] and s["control"]["ASCEND_PROF_SK_ON"]==1024 and sorted(s["files"])==sorted(["kernel_details","sk_prof","sk_graph_origin","sk_graph_updated","sk_fused_nodes","super_kernel"]) or sys.exit(1)'
+# the optional DCCI file roles, including the two new ones, written by the
+# producer as well
+ac_begin dcci_disable_all && AC_PRODUCER_EXTRA='for f in sk_scope_split sk_fusion_fail_reasons sk_task_queue task_time trace_view; do
+    echo "da:$f" >"$root/artifacts/$f.opt"; done' ac_artifacts dcci_disable_all
 fin_da() {
     AC_INPUTS="$S/in_da" ac_finalize dcci_disable_all \
         --file sk_scope_split=artifacts/sk_scope_split.opt --file sk_fusion_fail_reasons=artifacts/sk_fusion_fail_reasons.opt \

@@ -25,11 +25,17 @@ case_prepare() { [ -d "$CASES/$1/in" ] && cp -a "$CASES/$1/in/." .; [ -f "$CASES
 case_cmd() { CASE=$CASES/$1; source "$CASES/$1/cmd"; }
 
 # The manifest records each artifact's ctime (and mtime, which follows it):
-# those and the fingerprints over them differ from run to run by design.
+# those and the fingerprints over them differ from run to run by design; so
+# does a DCCI manifest's producer, taken from the run record of a real
+# process (pid, times, command with the scratch path, observed pids).
 norm_stat() {
+    # the run records themselves name the real process and its times
+    find "$1" -type f \( -name '*.producer.json' -o -name '*.producer.json.started.json' \) -delete
     find "$1" -type f -print0 | xargs -0 -r sed -i -E \
         -e 's/"(ctime_ns|mtime_ns)":[0-9]+/"\1":0/g' \
         -e 's/"(ctime_ns|mtime_ns)": [0-9]+/"\1": 0/g' \
+        -e 's/"producer":\{[^}]*\}/"producer":"-"/g' \
+        -e 's/"producer_evidence":\{[^}]*\}/"producer_evidence":"-"/g' \
         -e 's/"(manifest_fingerprint|set_fingerprint)": ?"[0-9a-f]{64}"/"\1":"-"/g'
 }
 

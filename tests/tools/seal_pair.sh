@@ -11,7 +11,13 @@
 #        --session-out DIR/<side>.session.json
 #   3. artifact_contract run --session DIR/<side>.session.json -- cp -R STAGING/. ROOT/
 #      so the files are created inside the recorded producer window (cp -R
-#      gives them fresh mtimes and ctimes; copying with -a/-p would not);
+#      gives them fresh mtimes and ctimes; copying with -a/-p would not).
+#      This copying producer stands in for the profiling run the generator
+#      simulates: one child process per sk_meta/<pid>/ directory renames it to
+#      its own pid, as the runtime's inference process writes
+#      sk_meta/<its pid>/, so that the analyzer finds the writer among the
+#      processes the run observed (docs/artifact_contract.md "Copied
+#      captures"); the pids inside the runtime logs keep the generated value;
 #   4. artifact_contract finalize --producer-record DIR/<side>.session.producer.json
 #        --round-id ID --source-revision REV --workload/--config/--control
 #        DIR/inputs/<side>/*.json --file ROLE=PATH (every file of the root)
@@ -91,15 +97,26 @@ seal_side() { # SIDE ROLE ROUND
     [ ! -e "$staging" ] || fail "$staging: exists (an earlier run failed half-way?)"
     local args=() rel r
     while IFS= read -r rel; do
-        r=$(file_role "$rel") || fail "$root/$rel: no file role for this file"
-        args+=(--file "$r=$rel")
+        file_role "$rel" >/dev/null || fail "$root/$rel: no file role for this file"
     done < <(cd "$root" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
     mv "$root" "$staging"
     mkdir "$root"
     "$AC" begin --role "$role" --root "$root" --session-out "$session" >/dev/null ||
         fail "begin failed for $side (raw files in $staging)"
-    "$AC" run --session "$session" -- cp -R "$staging/." "$root/" ||
+    # the producer copies the side, then one child process per SK metadata
+    # directory renames sk_meta/<generated pid> to its own pid and lives
+    # long enough for the runner's group scan to observe it (as the runtime's
+    # inference process writes sk_meta/<its pid>/)
+    "$AC" run --session "$session" -- sh -c '
+        cp -R "$1/." "$2/" || exit 1
+        [ -d "$2/sk_meta" ] || exit 0
+        for d in "$2"/sk_meta/*/; do
+            sh -c '\''mv -T "$1" "${1%/*}/$$" && sleep 0.5'\'' sh "${d%/}" || exit 1
+        done' sh "$staging" "$root" ||
         fail "run failed for $side (raw files in $staging)"
+    while IFS= read -r rel; do
+        args+=(--file "$(file_role "$rel")=$rel")
+    done < <(cd "$root" && find . -type f ! -name .collection-session.json | sed 's|^\./||' | LC_ALL=C sort)
     "$AC" finalize --session "$session" --producer-record "${session%.json}.producer.json" \
         --round-id "$round" --source-revision "$REV" \
         --workload "$inputs/workload.json" --config "$inputs/config.json" --control "$inputs/control.json" \

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "artifact_contract/ac_codes.h"
+#include "artifact_contract/ac_command.h"
 #include "artifact_contract/ac_contract.h"
 #include "artifact_contract/ac_hash.h"
 #include "artifact_contract/ac_input.h"
+#include "artifact_contract/ac_producer_record.h"
 #include "artifact_contract/ac_scan.h"
 #include "artifact_contract/ac_session.h"
 #include "artifact_contract/ac_set.h"
@@ -46,6 +48,53 @@ static void write_inputs(const char *dir, const char *config, const char *contro
     tfs_write_str(tfs_path("%s/control.json", dir), control);
 }
 
+/* The final record of a successful capture run of the session begin
+ * returned (rec), made by hand: pid 1000 + index, started at the fake time
+ * 11 + 10 * index, ended at 8e18, its own process the only observed member.
+ * DCCI roles are finalized from such a record only. */
+static int write_record(const cJSON *session, int index, const char *path)
+{
+    const char *argv[] = {"sh", "-c", "profile", NULL};
+    const char *envp[] = {NULL};
+    cJSON *cmd = NULL;
+    ac_producer_record r;
+    memset(&r, 0, sizeof r);
+    ac_member self = {1000 + index, 100};
+    sk_buf text = SK_BUF_INIT;
+    int rc = -1;
+    if (ac_command_build(argv, "/", envp, &cmd, NULL))
+        goto out;
+    r.state = AC_RUN_FINISHED;
+    snprintf(r.session_fingerprint, sizeof r.session_fingerprint, "%s",
+             cJSON_GetStringValue(sk_json_get(session, "session_fingerprint")));
+    r.capture_role = cJSON_GetStringValue(sk_json_get(session, "capture_role"));
+    r.capture_root = cJSON_GetStringValue(sk_json_get(session, "capture_root"));
+    r.command = cmd;
+    sk_json_fingerprint(cmd, r.command_fingerprint, NULL);
+    r.pid = r.pgid = r.sid = self.pid;
+    r.start_time_ticks = self.start_time_ticks;
+    r.clock_ticks_per_second = 100;
+    r.boot_id = "f400b582-434e-42bf-823a-5f9da5eea34e";
+    r.runner_pid = 999;
+    r.runner_start_time_ticks = 99;
+    r.started_realtime_ns = 11 + 10 * index;
+    r.started_monotonic_ns = 1000;
+    r.ended_realtime_ns = INT64_C(8000000000000000000);
+    r.ended_monotonic_ns = 2000;
+    r.exit_kind = AC_EXIT_EXITED;
+    r.has_exit_code = 1;
+    r.members = &self;
+    r.nmembers = 1;
+    memset(r.started_record_sha256, 'a', 64);
+    if (ac_producer_record_write(&r, &text, NULL) || tfs_write_str(path, text.data))
+        goto out;
+    rc = 0;
+out:
+    sk_buf_free(&text);
+    cJSON_Delete(cmd);
+    return rc;
+}
+
 /* begin + artifacts + finalize of one role under base; returns 0 on success. */
 static int collect(const char *base, const char *role, const char *inputs, int index,
                    const char *const *files, const char *round_id)
@@ -62,6 +111,13 @@ static int collect(const char *base, const char *role, const char *inputs, int i
     setenv("SK_TEST_CLOCK_NS", "1", 1);
     sk_err e = ac_begin(role, root, session, &rec, &d);
     unsetenv("SK_TEST_CLOCK_NS");
+    char record[4300];
+    snprintf(record, sizeof record, "%s/%s-run.json", base, role);
+    if (!e && round_id && write_record(rec, index, record)) {
+        cJSON_Delete(rec);
+        t_fail(__FILE__, __LINE__, "cannot write the run record of %s", role);
+        return -1;
+    }
     cJSON_Delete(rec);
     if (e) {
         t_fail(__FILE__, __LINE__, "begin %s: %s", role, d.msg);
@@ -89,6 +145,10 @@ static int collect(const char *base, const char *role, const char *inputs, int i
         .workload = wl, .config = cf, .control = ct, .files = specs, .nfiles = n, .out = out,
         .round_id = round_id, .strict_root = AC_STRICT_DEFAULT,
     };
+    if (round_id) { /* the DCCI roles: from the producer's run record */
+        a.has_producer_values = 0;
+        a.producer_record = record;
+    }
     setenv("SK_TEST_CLOCK_NS", FINAL_NS, 1);
     e = ac_finalize(&a, &man, &d);
     unsetenv("SK_TEST_CLOCK_NS");
