@@ -70,6 +70,11 @@ def main_truth(truth_path, out, rc, sealed):
         if scenario == "options_mismatch":
             msg = [i["message"] for i in r["integrity"]["issues"] if i["code"] == "options_mismatch"]
             check(msg and "split_mode" in msg[0], f"options_mismatch does not name split_mode: {msg}")
+        if scenario == "impure_o0" and sealed:
+            msg = [i["message"] for i in r["integrity"]["issues"] if i["code"] == "o0_dcci_option"]
+            check(msg and "dcci_before_kernel_start" in msg[0],
+                  f"impure_o0 does not name dcci_before_kernel_start: {msg}")
+            check("options_mismatch" not in codes, "impure_o0 reported as options_mismatch")
     if not sealed:
         check(any(i["code"] == "unsealed_input" for i in r["status_reasons"]),
               "status_reasons lack unsealed_input")
@@ -78,8 +83,29 @@ def main_truth(truth_path, out, rc, sealed):
 
     names = {s["index"]: s["names"] for s in t["sks"]}
     by_o0 = {s["names"]["o0"]: s for s in t["sks"] if s["names"]["o0"]}
+    unclassified = t["expected"]["unclassified"]
+    if expected == "evidence_blocked":
+        # every SK that lacks evidence is named, none is classified, and the
+        # realized statistics below are compared for the others only
+        check(unclassified, "evidence_blocked scenario without unclassified SKs in the truth")
+        codes = {i["code"] for i in r["status_reasons"]}
+        check(codes == {"sk_unclassified"}, f"status reasons {sorted(codes)}, want sk_unclassified")
+        text = " ".join(i["message"] for i in r["status_reasons"])
+        for n in unclassified:
+            check(n in text, f"{n} not named in the status reasons")
+        got = {s["names"]["o0"] for s in r["sks"] if s["class"] == "insufficient_evidence"}
+        check(got == set(unclassified), f"insufficient_evidence SKs {sorted(got)} != {sorted(unclassified)}")
+        check(r["token_union"] == [] and r["regexes"] == [] and r["collateral"] == [],
+              "evidence_blocked with a token union, regexes or collateral")
+        check(r["to_collect"], "evidence_blocked without to_collect")
+        for n in unclassified:
+            by_o0.pop(n, None)
+    else:
+        check(unclassified == [], f"unclassified SKs {unclassified} for status {expected}")
     # every matched SK: realized statistics and class
     for s in r["sks"]:
+        if s["names"]["o0"] in unclassified:
+            continue
         ts = by_o0.get(s["names"]["o0"])
         if ts is None:
             problems.append(f"SK {s['names']['o0']} not in the ground truth")

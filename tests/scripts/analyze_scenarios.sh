@@ -35,7 +35,7 @@ tree_state() { # ROOT: paths, sizes, modes and mtimes (atime may move on reads)
 }
 
 for s in regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous \
-         options_mismatch reordered fixture_shape; do
+         options_mismatch reordered fixture_shape header_only_kd dropped_row impure_o0; do
     d=$W/$s
     if ! gen "$s" "$d"; then
         t_fail "$s:generate"

@@ -3,7 +3,7 @@
 source "$SK_REPO/tests/lib.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }
 GEN="$TOOLS/skdcci_gen"
-SCENARIOS="regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous options_mismatch reordered fixture_shape"
+SCENARIOS="regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous options_mismatch reordered fixture_shape header_only_kd dropped_row impure_o0"
 for s in $SCENARIOS; do
     if "$GEN" --out "$s" --scenario "$s" --seed 11 2>err.txt; then t_pass "generate_$s"
     else t_fail "generate_$s" "$(cat err.txt)"; fi
@@ -26,7 +26,8 @@ status = {"regression": "repair_candidate", "reordered": "repair_candidate",
           "no_regression": "no_significant_regression", "no_regressed_child": "no_regressed_child",
           "buffer_full": "child_attribution_blocked", "incomplete_lanes": "child_attribution_blocked",
           "fixture_shape": "child_attribution_blocked", "ambiguous": "mapping_blocked",
-          "options_mismatch": "collection_blocked"}
+          "options_mismatch": "collection_blocked", "impure_o0": "collection_blocked",
+          "header_only_kd": "evidence_blocked", "dropped_row": "evidence_blocked"}
 for s, want in status.items():
     ok("expected_status_" + s, gt[s]["expected"]["status"] == want, gt[s]["expected"]["status"])
 
@@ -117,6 +118,39 @@ ok("options_mismatch_recorded", o["integrity"]["options_difference"] == {"option
 f = gt["fixture_shape"]
 doc = json.load(open(os.path.join("fixture_shape", "o0", f["sides"]["o0"]["files"]["sk_prof"])))
 ok("fixture_shape_trace_events", set(doc) == {"traceEvents"} and f["sides"]["o0"]["sk_prof_shape"] == "reference_fixture")
+# header_only_kd: the disable-all kernel_details is its header line; every SK
+# of both sides is expected unclassified.
+import csv
+def kd(s, side):
+    return list(csv.reader(open(os.path.join(s, side, gt[s]["sides"][side]["files"]["kernel_details"]), newline="")))
+h = gt["header_only_kd"]
+both = [x["names"]["o0"] for x in h["sks"] if x["names"]["o0"] and x["names"]["disable_all"]]
+ok("header_only_kd_header_only", len(kd("header_only_kd", "disable_all")) == 1 and
+   kd("header_only_kd", "disable_all")[0] == kd("header_only_kd", "o0")[0])
+ok("header_only_kd_unclassified", h["expected"]["unclassified"] == both, h["expected"]["unclassified"])
+# dropped_row: exactly one disable-all row has an empty Duration, the first
+# measured row of the regressed attention SK, and that SK is expected unclassified.
+d = gt["dropped_row"]
+rows = kd("dropped_row", "disable_all")
+dur = rows[0].index("Duration(us)")
+blank = [r for r in rows[1:] if r[dur] == ""]
+att = [x for x in d["sks"] if x["scope"] == "attention" and x["layer"] == 1][0]
+first = [r for r in rows[1:] if r[rows[0].index("Name")] == att["names"]["disable_all"]][0]
+ok("dropped_row_one_blank", len(blank) == 1 and blank[0] is first, len(blank))
+ok("dropped_row_o0_intact", all(r[dur] for r in kd("dropped_row", "o0")[1:]))
+ok("dropped_row_unclassified", d["expected"]["unclassified"] == [att["names"]["o0"]], d["expected"]["unclassified"])
+# impure_o0: both graphs run with the before-list, neither config sets it.
+i = gt["impure_o0"]
+ok("impure_o0_recorded", i["integrity"]["o0_dcci_option"] == "dcci_before_kernel_start")
+for side in ("o0", "disable_all"):
+    cfg = json.load(open(os.path.join("impure_o0", "inputs", side, "config.json")))
+    for key in ("sk_graph_origin", "sk_graph_updated"):
+        g = json.load(open(os.path.join("impure_o0", side, i["sides"][side]["files"][key])))
+        ok("impure_o0_%s_%s" % (key, side), g["options"]["dcci_before_kernel_start"]["value"] == [".*"])
+    ok("impure_o0_config_" + side, "dcci_before_kernel_start" not in json.dumps(cfg))
+for s in gt:
+    if s not in ("header_only_kd", "dropped_row"):
+        ok("no_unclassified_" + s, gt[s]["expected"]["unclassified"] == [])
 PY
 
 # The checker is not vacuous: it rejects a pair whose data no longer matches.

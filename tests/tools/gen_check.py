@@ -215,6 +215,13 @@ def check_csv(data, side, gt):
                                            "Wait Time(us)", "Block Num", "Mix Block Num"]:
         problem(side + ": kernel_details header " + ",".join(header[:14]))
     body = rows[1:]
+    if gt["integrity"]["kernel_details_header_only"] == side:
+        if body:
+            problem("%s: %d kernel_details rows, want the header line only" % (side, len(body)))
+        return
+    blank = gt["integrity"]["blank_duration_row"]
+    blank_name = blank["name"] if blank and blank["side"] == side else None
+    blanks = 0
     if len(body) != gt["sides"][side]["kernel_details_rows"]:
         problem("%s: %d kernel_details rows, ground truth %d" % (side, len(body), gt["sides"][side]["kernel_details_rows"]))
     sk_rows = collections.defaultdict(list)
@@ -227,10 +234,16 @@ def check_csv(data, side, gt):
             problem(side + ": Start Time(us) without the profiler's trailing tab")
         if (r[6] == "SuperKernel") != r[5].startswith("sk_"):
             problem(side + ": Type/Name disagree on " + r[5][:40])
+        if r[6] == "SuperKernel" and r[5] == blank_name and r[10] == "":
+            blanks += 1
+            steps.add(int(r[0]))
+            continue
         if r[6] == "SuperKernel":
             us, ns = r[10].split(".")
             sk_rows[r[5]].append(int(us) * 1000 + int(ns))
             steps.add(int(r[0]))
+    if blanks != (1 if blank_name else 0):
+        problem("%s: %d rows with an empty Duration, want %d" % (side, blanks, 1 if blank_name else 0))
     run = gt["run"]
     if steps != set(range(run["first_step_id"], run["last_step_id"] + 1)):
         problem(side + ": SK step ids " + str(sorted(steps)))
@@ -239,6 +252,10 @@ def check_csv(data, side, gt):
         if name is None:
             continue
         durs = sk_rows.get(name, [])
+        if name == blank_name:
+            if len(durs) != run["steps"] - 1:
+                problem("%s: %s has %d SK rows with a Duration, want %d" % (side, name[:40], len(durs), run["steps"] - 1))
+            continue
         if len(durs) != run["steps"]:
             problem("%s: %s has %d SK rows, want %d" % (side, name[:40], len(durs), run["steps"]))
             continue
@@ -247,10 +264,12 @@ def check_csv(data, side, gt):
             problem("%s: %s durations do not match the realized statistics" % (side, name[:40]))
 
 
-def check_graph(text, side, name, want_dcci):
+def check_graph(text, side, name, want_dcci, want_before):
     doc = json.loads(text)
     if json.dumps(doc, indent=2, sort_keys=True) != text:
         problem("%s: %s is not in nlohmann dump(2) layout" % (side, name))
+    if doc["options"]["dcci_before_kernel_start"]["value"] != want_before:
+        problem("%s: %s dcci_before_kernel_start %s" % (side, name, doc["options"]["dcci_before_kernel_start"]))
     opt = doc["options"]["dcci_disable_on_kernel"]
     if opt != {"name": "dcci_disable_on_kernel", "type": 3, "value": want_dcci}:
         problem("%s: %s dcci_disable_on_kernel %s" % (side, name, opt))
@@ -304,10 +323,14 @@ def check_pair(root):
         dcci_line = "OptionName:dcci_disable_on_kernel, value[0]: .*" in skl
         if dcci_line != (side == "disable_all"):
             problem(side + ": dcci option parsing line presence")
+        # impure_o0: a stray before-list reached both processes
+        before = [".*"] if gt["integrity"]["o0_dcci_option"] == "dcci_before_kernel_start" else []
+        if ("OptionName:dcci_before_kernel_start, value[0]: .*" in skl) != bool(before):
+            problem(side + ": dcci_before_kernel_start parsing line presence")
         origin = check_graph(read_bytes(os.path.join(base, files["sk_graph_origin"])).decode(), side, "origin",
-                             [".*"] if side == "disable_all" else [])
+                             [".*"] if side == "disable_all" else [], before)
         check_graph(read_bytes(os.path.join(base, files["sk_graph_updated"])).decode(), side, "updated",
-                    [".*"] if side == "disable_all" else [])
+                    [".*"] if side == "disable_all" else [], before)
         graphs[side] = origin
         by_id = {n["nodeId"]: n for s in origin["streams"] for n in s["nodes"]}
         for name, b in fused.items():

@@ -66,7 +66,7 @@ fail() { echo "seal_pair.sh: $*" >&2; exit 1; }
 
 [ -f "$DIR/ground-truth.json" ] || fail "$DIR/ground-truth.json: not a skdcci_gen pair"
 if [ -z "$REV" ]; then
-    scenario=$(grep -o '"scenario":"[a-z_]*"' "$DIR/ground-truth.json" | head -1 | cut -d'"' -f4)
+    scenario=$(grep -o '"scenario":"[a-z0-9_]*"' "$DIR/ground-truth.json" | head -1 | cut -d'"' -f4)
     seed=$(grep -o '"seed":[0-9]*' "$DIR/ground-truth.json" | head -1 | cut -d: -f2)
     REV="skdcci_gen-${scenario}-seed${seed}"
 fi

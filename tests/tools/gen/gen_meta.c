@@ -28,6 +28,10 @@ void gen_effective_options(const gen_model *m, gen_side side, gen_exec_options *
         o->split_mode = 2;
         o->split_mode_set = 1;
     }
+    /* impure_o0: a stray before-list reached both processes (e.g. from a
+     * shared environment); neither config shows it, so the options
+     * comparison alone would accept the pair. */
+    o->dcci_before_all = m->stray_dcci_before;
 }
 
 /* ------------------------------------------------ CANN logger */
@@ -275,7 +279,7 @@ static void jw_option_int(gen_jw *w, const char *name, unsigned type, unsigned v
     gen_jw_obj_end(w);
 }
 
-static void jw_option_list(gen_jw *w, const char *name, unsigned type, int disable_all)
+static void jw_option_list(gen_jw *w, const char *name, unsigned type, int match_all)
 {
     gen_jw_key(w, name);
     gen_jw_obj_begin(w);
@@ -285,7 +289,7 @@ static void jw_option_list(gen_jw *w, const char *name, unsigned type, int disab
     gen_jw_u64(w, type);
     gen_jw_key(w, "value");
     gen_jw_arr_begin(w);
-    if (disable_all)
+    if (match_all)
         gen_jw_str(w, ".*");
     gen_jw_arr_end(w);
     gen_jw_obj_end(w);
@@ -345,7 +349,7 @@ static void jw_options(gen_jw *w, const gen_exec_options *eo)
     jw_option_int(w, "auto_op_parallel", 7, eo->auto_op_parallel);
     jw_option_int(w, "constant_codegen", 6, 0);
     jw_option_list(w, "dcci_after_kernel_end", 13, 0);
-    jw_option_list(w, "dcci_before_kernel_start", 8, 0);
+    jw_option_list(w, "dcci_before_kernel_start", 8, eo->dcci_before_all);
     jw_option_list(w, "dcci_disable_on_kernel", 3, eo->dcci_disable_all);
     jw_option_int(w, "debug_cross_core_sync_check", 10, 0);
     jw_option_obj(w, "debug_extend_option", 12);
@@ -626,7 +630,8 @@ sk_err gen_meta_write(const gen_model *m, gen_side side, const gen_layout *l, co
 
 static void option_lines(gen_out *o, log_clock *clk, const gen_exec_options *eo)
 {
-    unsigned n = 2u + (unsigned)eo->dcci_disable_all + (unsigned)eo->split_mode_set + (unsigned)eo->auto_op_parallel_set;
+    unsigned n = 2u + (unsigned)eo->dcci_disable_all + (unsigned)eo->dcci_before_all + (unsigned)eo->split_mode_set +
+                 (unsigned)eo->auto_op_parallel_set;
     log_prefix(o, clk, "INFO", "sk_options_manager.cpp", 580, "ParseOptions");
     gen_out_printf(o, "Options nums: %u\n", n);
     /* StringListOptOption / NumberOptOption::SetValue wording. */
@@ -641,6 +646,10 @@ static void option_lines(gen_out *o, log_clock *clk, const gen_exec_options *eo)
     if (eo->dcci_disable_all) {
         log_prefix(o, clk, "INFO", "sk_options_manager.cpp", 356, "SetValue");
         gen_out_puts(o, "OptionName:dcci_disable_on_kernel, value[0]: .*\n");
+    }
+    if (eo->dcci_before_all) {
+        log_prefix(o, clk, "INFO", "sk_options_manager.cpp", 356, "SetValue");
+        gen_out_puts(o, "OptionName:dcci_before_kernel_start, value[0]: .*\n");
     }
     if (eo->auto_op_parallel_set) {
         log_prefix(o, clk, "INFO", "sk_options_manager.cpp", 330, "SetValue");

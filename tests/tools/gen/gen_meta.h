@@ -23,6 +23,7 @@ typedef struct gen_exec_options {
     unsigned split_mode;        /* 4 = runtime default */
     unsigned auto_op_parallel;  /* 1 = CUSTOMIZE_QUEUE */
     int dcci_disable_all;       /* dcci_disable_on_kernel = [".*"] */
+    int dcci_before_all;        /* dcci_before_kernel_start = [".*"] (impure_o0, effective only) */
     int split_mode_set;         /* split_mode appears in the parsed options */
     int auto_op_parallel_set;
 } gen_exec_options;
@@ -30,7 +31,8 @@ typedef struct gen_exec_options {
 /* The options the side's config sets (config.json). */
 void gen_config_options(const gen_model *m, gen_side side, gen_exec_options *o);
 /* The options the side's runtime actually used (graph "options"): the
- * config's, plus the stray split_mode of options_mismatch. */
+ * config's, plus the stray split_mode of options_mismatch and the stray
+ * dcci_before_kernel_start of impure_o0. */
 void gen_effective_options(const gen_model *m, gen_side side, gen_exec_options *o);
 
 #endif

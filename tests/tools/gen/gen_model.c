@@ -10,7 +10,8 @@ const char *const gen_side_dir[2] = {"o0", "disable_all"};
 
 static const char *const scenario_names[GEN_SC_COUNT] = {
     "regression",      "no_regression", "no_regressed_child", "buffer_full",  "incomplete_lanes",
-    "ambiguous",       "options_mismatch", "reordered",        "fixture_shape"};
+    "ambiguous",       "options_mismatch", "reordered",        "fixture_shape", "header_only_kd",
+    "dropped_row",     "impure_o0"};
 
 const char *gen_scenario_name(gen_scenario s)
 {
@@ -575,12 +576,16 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     m->customize_queue = sc == GEN_SC_REORDERED;
     m->fixture_shape = sc == GEN_SC_FIXTURE_SHAPE;
     m->options_mismatch = sc == GEN_SC_OPTIONS_MISMATCH;
+    m->kd_header_only = sc == GEN_SC_HEADER_ONLY_KD;
+    m->rejected_row_sk = -1;
+    m->stray_dcci_before = sc == GEN_SC_IMPURE_O0;
     static const gen_log_style styles[GEN_SC_COUNT] = {
         [GEN_SC_REGRESSION] = GEN_LOG_MIXED,          [GEN_SC_NO_REGRESSION] = GEN_LOG_PLAIN,
         [GEN_SC_NO_REGRESSED_CHILD] = GEN_LOG_PREFIXED, [GEN_SC_BUFFER_FULL] = GEN_LOG_PLAIN,
         [GEN_SC_INCOMPLETE_LANES] = GEN_LOG_PREFIXED, [GEN_SC_AMBIGUOUS] = GEN_LOG_MIXED,
         [GEN_SC_OPTIONS_MISMATCH] = GEN_LOG_PREFIXED, [GEN_SC_REORDERED] = GEN_LOG_PREFIXED,
-        [GEN_SC_FIXTURE_SHAPE] = GEN_LOG_PLAIN};
+        [GEN_SC_FIXTURE_SHAPE] = GEN_LOG_PLAIN,       [GEN_SC_HEADER_ONLY_KD] = GEN_LOG_PREFIXED,
+        [GEN_SC_DROPPED_ROW] = GEN_LOG_PREFIXED,      [GEN_SC_IMPURE_O0] = GEN_LOG_PREFIXED};
     m->fused_style = styles[sc];
 
     build_ops(m);
@@ -608,6 +613,10 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
         m->drop.aiv = 1;
         m->drop.bidx = 2;
     }
+    if (sc == GEN_SC_DROPPED_ROW)
+        /* The regressed attention SK's first measured disable-all row loses
+         * its Duration (a row the profiler export damaged). */
+        m->rejected_row_sk = (int)(find_sk(m, GEN_T_ATTENTION, 1) - m->sks);
     return SK_OK;
 }
 

@@ -47,6 +47,9 @@ typedef enum gen_scenario {
     GEN_SC_OPTIONS_MISMATCH,
     GEN_SC_REORDERED,
     GEN_SC_FIXTURE_SHAPE,
+    GEN_SC_HEADER_ONLY_KD,
+    GEN_SC_DROPPED_ROW,
+    GEN_SC_IMPURE_O0,
     GEN_SC_COUNT
 } gen_scenario;
 
@@ -170,6 +173,10 @@ typedef struct gen_model {
     int customize_queue;       /* auto_op_parallel = 1: waits are reordered */
     int fixture_shape;         /* sk_prof in the reference fixture shape */
     int options_mismatch;      /* disable-all graph options differ in split_mode too */
+    int kd_header_only;        /* header_only_kd: disable-all kernel_details has no row */
+    int rejected_row_sk;       /* dropped_row: the SK whose first measured disable-all row has an
+                                * empty Duration, -1 otherwise */
+    int stray_dcci_before;     /* impure_o0: both processes ran with dcci_before_kernel_start = [".*"] */
     gen_log_style fused_style;
     unsigned prof_sk_on_kb;    /* ASCEND_PROF_SK_ON */
     uint64_t capacity;         /* records per core for prof_sk_on_kb */

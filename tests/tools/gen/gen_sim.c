@@ -430,6 +430,7 @@ typedef struct csv_row {
     uint64_t mix_block_num;
     const char *shapes;     /* the six shape/type/format columns, already CSV-quoted */
     int aic, aiv;           /* which counter groups are meaningful */
+    int blank_duration;     /* dropped_row: the Duration field is empty */
 } csv_row;
 
 /* Profiler counters derived from the duration: 1.85 GHz core clock,
@@ -460,6 +461,8 @@ static void csv_counters(sim *s, const csv_row *row, int on)
 static void csv_write_row(sim *s, const csv_row *row)
 {
     gen_out *o = &s->csv;
+    if (s->m->kd_header_only && s->side == GEN_DA)
+        return;
     gen_out_u64(o, row->step);
     gen_out_puts(o, ",0,");
     gen_out_u64(o, row->model_id);
@@ -477,7 +480,8 @@ static void csv_write_row(sim *s, const csv_row *row)
     /* The profiler appends a tab to timestamps (spreadsheet protection). */
     gen_out_fixed(o, row->start_ns, 3);
     gen_out_puts(o, "\t,");
-    gen_out_fixed(o, row->dur_ns, 3);
+    if (!row->blank_duration)
+        gen_out_fixed(o, row->dur_ns, 3);
     gen_out_putc(o, ',');
     gen_out_fixed(o, row->wait_ns, 3);
     gen_out_putc(o, ',');
@@ -512,7 +516,7 @@ static void csv_kernel(sim *s, unsigned step, unsigned opi, uint64_t node_id, ui
                    s->m->ids[s->side].stream_phys[0], op->symbol, op->token,
                    op->ktype == GEN_KT_AIV_ONLY ? "AI_VECTOR_CORE" : "AI_CORE", host_ns(s, start),
                    ticks * GEN_NS_PER_TICK + host_jitter(s, node_id, step), 0, op->nb, 0, shapes,
-                   op->ktype != GEN_KT_AIV_ONLY, op->ktype != GEN_KT_AIC_ONLY};
+                   op->ktype != GEN_KT_AIV_ONLY, op->ktype != GEN_KT_AIC_ONLY, 0};
     csv_write_row(s, &row);
 }
 
@@ -521,7 +525,7 @@ static void csv_outside(sim *s, unsigned step, const char *name, const char *typ
 {
     csv_row row = {step, NO_MODEL_ID, s->out_of_model_task++, s->m->ids[s->side].stream_phys[0] + 7u, name, type,
                    core, host_ns(s, start), ticks * GEN_NS_PER_TICK + host_jitter(s, s->out_of_model_task, step),
-                   0, blocks, 0, shapes, aic, aiv};
+                   0, blocks, 0, shapes, aic, aiv, 0};
     csv_write_row(s, &row);
 }
 
@@ -630,7 +634,8 @@ static sk_err simulate(sim *s)
                                host_ns(s, lo.min_start), dur, (t0 - prev_end) * GEN_NS_PER_TICK,
                                /* SkProfiling reports MIX entries with the mix mode (2 = 1:2) in
                                 * the high 16 bits of the block count. */
-                               (UINT64_C(2) << 16) | tp->blocks, 2u * tp->blocks, sk_shapes, 1, 1};
+                               (UINT64_C(2) << 16) | tp->blocks, 2u * tp->blocks, sk_shapes, 1, 1,
+                               s->side == GEN_DA && (int)i == m->rejected_row_sk && step == 0};
                 csv_write_row(s, &row);
                 record_step(s, i, step, dur, &lo);
             }

@@ -316,7 +316,11 @@ static const char *status_of(gen_scenario sc)
     case GEN_SC_AMBIGUOUS:
         return "mapping_blocked";
     case GEN_SC_OPTIONS_MISMATCH:
+    case GEN_SC_IMPURE_O0:
         return "collection_blocked";
+    case GEN_SC_HEADER_ONLY_KD:
+    case GEN_SC_DROPPED_ROW:
+        return "evidence_blocked";
     case GEN_SC_COUNT:
         break;
     }
@@ -350,6 +354,15 @@ static const char *status_reason(gen_scenario sc)
                "occurrence can be paired";
     case GEN_SC_OPTIONS_MISMATCH:
         return "the graph options differ in split_mode as well as in dcci_disable_on_kernel";
+    case GEN_SC_HEADER_ONLY_KD:
+        return "the disable-all kernel_details.csv holds only its header line: no SK can be classified, so "
+               "neither 'nothing regressed' nor a complete union is provable";
+    case GEN_SC_DROPPED_ROW:
+        return "as regression, but the first measured disable-all row of the regressed attention SK has an "
+               "empty Duration: that SK cannot be classified, so the union would be incomplete";
+    case GEN_SC_IMPURE_O0:
+        return "as regression, but both processes ran with dcci_before_kernel_start = [\".*\"] (neither config "
+               "shows it): O0 is not the incumbent without any DCCI option";
     case GEN_SC_COUNT:
         break;
     }
@@ -798,6 +811,23 @@ static cJSON *jrun(truth *tr)
     return o;
 }
 
+/* The SKs (by O0 name, graph order) that evidence_blocked must name:
+ * every SK of both sides when disable-all has no kernel_details row, the
+ * damaged row's SK for dropped_row. */
+static cJSON *junclassified(truth *tr)
+{
+    tb *t = &tr->t;
+    const gen_model *m = tr->m;
+    cJSON *arr = jarr(t);
+    for (unsigned i = 0; i < m->nsks; i++) {
+        const gen_sk *s = &m->sks[i];
+        int both = s->on_side[GEN_O0] && s->on_side[GEN_DA];
+        if (both && (m->kd_header_only || (int)i == m->rejected_row_sk))
+            push(t, arr, jstr(t, s->name[GEN_O0]));
+    }
+    return arr;
+}
+
 static cJSON *jintegrity(truth *tr)
 {
     tb *t = &tr->t;
@@ -829,6 +859,20 @@ static cJSON *jintegrity(truth *tr)
         add(t, o, "options_difference", d);
     }
     add(t, o, "reordered_task_lists", jbool(t, m->customize_queue));
+    add(t, o, "kernel_details_header_only",
+        m->kd_header_only ? jstr(t, gen_side_dir[GEN_DA]) : track(t, cJSON_CreateNull()));
+    cJSON *blank = track(t, cJSON_CreateNull());
+    if (m->rejected_row_sk >= 0) {
+        cJSON_Delete(blank);
+        blank = jobj(t);
+        add(t, blank, "side", jstr(t, gen_side_dir[GEN_DA]));
+        add(t, blank, "sk_index", jint(t, m->rejected_row_sk));
+        add(t, blank, "name", jstr(t, m->sks[m->rejected_row_sk].name[GEN_DA]));
+        add(t, blank, "measured_step", jint(t, 0));
+    }
+    add(t, o, "blank_duration_row", blank);
+    add(t, o, "o0_dcci_option",
+        m->stray_dcci_before ? jstr(t, "dcci_before_kernel_start") : track(t, cJSON_CreateNull()));
     return o;
 }
 
@@ -885,6 +929,7 @@ sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const g
     add(t, expected, "tokens", repair ? cJSON_Duplicate(tokens, 1) : jarr(t));
     add(t, expected, "regexes", repair ? cJSON_Duplicate(regexes, 1) : jarr(t));
     add(t, expected, "writes_option_files", jbool(t, repair));
+    add(t, expected, "unclassified", junclassified(&tr));
     add(t, root, "expected", expected);
     add(t, root, "planted_tokens", tokens);
     add(t, root, "planted_regexes", regexes);
