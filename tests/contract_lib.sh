@@ -67,13 +67,15 @@ ac_record_of() { local session=${2:-$S/$1-session.json}; echo "${session%.json}.
 # A DCCI capture is bound to its producer's run record (finalize refuses
 # asserted values for these roles), so for dcci_* roles the artifacts are
 # written by a producer under `artifact_contract run` of the session that
-# belongs to ROOT (ROOT = X/ROLE/root, session X/ROLE-session.json); the
-# shell code in AC_PRODUCER_EXTRA (with $root set) runs in the producer too.
-ac_artifacts() { # ROLE [ROOT] [TAG]
+# belongs to ROOT (SESSION, by default X/ROLE-session.json for ROOT =
+# X/ROLE/root); the shell code in AC_PRODUCER_EXTRA (with $root set) runs in
+# the producer too.
+ac_artifacts() { # ROLE [ROOT] [TAG] [SESSION]
     local role=$1 root=${2:-$S/$1/root} tag=${3:-$1} f
+    local session=${4:-${root%/"$role"/root}/$role-session.json}
     case $role in
     dcci_*)
-        artifact_contract run --session "${root%/"$role"/root}/$role-session.json" -- \
+        artifact_contract run --session "$session" -- \
             sh -c 'root=$1 tag=$2; shift 2; mkdir -p "$root/artifacts" &&
                 for f; do printf "%s:%s" "$tag" "$f" >"$root/artifacts/$f.dat" || exit 1; done &&
                 eval "${AC_PRODUCER_EXTRA:-:}"' \

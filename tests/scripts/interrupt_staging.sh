@@ -77,13 +77,13 @@ run_uninstall_plan() { skdcci uninstall-plan run.log --outputs out --json-out pl
 setup_begin() { mkdir root; }
 run_begin() { artifact_contract begin --role dcci_o0 --root "$PWD/root" --session-out "$PWD/session.json"; }
 setup_finalize() { ac_dcci_inputs "$PWD/in_o0" "$PWD/in_da" && ac_begin dcci_o0 "$PWD/root" "$PWD/s.json" &&
-    ac_artifacts dcci_o0 "$PWD/root"; }
+    ac_artifacts dcci_o0 "$PWD/root" dcci_o0 "$PWD/s.json"; }
 run_finalize() { AC_INPUTS="$PWD/in_o0" ac_finalize dcci_o0 --session "$PWD/s.json" --out "$PWD/root/m.json"; }
 setup_validate_set() {
     ac_dcci_inputs "$PWD/in_o0" "$PWD/in_da" || return 1
     local r
     for r in dcci_o0 dcci_disable_all; do
-        ac_begin $r "$PWD/$r" "$PWD/$r.json" && ac_artifacts $r "$PWD/$r" || return 1
+        ac_begin $r "$PWD/$r" "$PWD/$r.json" && ac_artifacts $r "$PWD/$r" $r "$PWD/$r.json" || return 1
     done
     AC_INPUTS="$PWD/in_o0" ac_finalize dcci_o0 --session "$PWD/dcci_o0.json" --out "$PWD/dcci_o0/m.json" >/dev/null &&
         AC_INPUTS="$PWD/in_da" ac_finalize dcci_disable_all --session "$PWD/dcci_disable_all.json" --out "$PWD/dcci_disable_all/m.json" >/dev/null
