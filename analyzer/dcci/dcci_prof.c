@@ -768,11 +768,31 @@ static sk_err no_metadata(run *r, const rd_prof_event *ev, sk_diag *d)
                           ev->model_id);
 }
 
+/* The event names its model by args.modelRI, an older runtime's integer:
+ * nothing the capture holds maps it to a model directory (docs/readers.md
+ * §12), so the record is not attributed.  Counted with the events without
+ * metadata, reported once per file. */
+static sk_err model_unproven(run *r, const rd_prof_event *ev, sk_diag *d)
+{
+    r->fs->no_metadata++;
+    if (r->fs->model_unproven++)
+        return SK_OK;
+    return dcci_issue_add(&r->side->issues, DCCI_GATE_COLLECTION, "sk_prof_model_unproven",
+                          r->side->name, r->label, ev->line, d,
+                          "sk_prof records name their model by args.modelRI %.40s (an older "
+                          "runtime's model handle): no file of the capture maps it to a "
+                          "sk_meta/<pid>/model_<modelId>/ directory, so no record can be "
+                          "attributed; collect again with a runtime that writes args.modelId",
+                          ev->model_id);
+}
+
 /* *out = NULL when the model's metadata is missing (the event is skipped). */
 static sk_err find_sk(run *r, const rd_prof_event *ev, dcci_sk **out, sk_diag *d)
 {
     size_t mlen = strlen(ev->model_id);
     *out = NULL;
+    if (ev->model_key == RD_PROF_MODEL_RI)
+        return model_unproven(r, ev, d);
     if (mlen >= sizeof r->model_text || strcmp(ev->model_id, r->model_text) != 0 ||
         r->model_index < 0) {
         long mi = dcci_side_find_model_runtime(r->side, ev->model_id, mlen);

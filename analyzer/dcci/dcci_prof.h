@@ -86,7 +86,9 @@ typedef struct dcci_prof_file_summary {
     char *label;
     rd_prof_summary sum;
     uint64_t no_sk_id;              /* events without args.skId (reference fixture shape) */
-    uint64_t no_metadata;           /* events of a model whose fused log the side lacks */
+    uint64_t no_metadata;           /* events of a model whose fused log the side lacks,
+                                       or named by args.modelRI (not mappable) */
+    uint64_t model_unproven;        /* of those, named by args.modelRI */
     uint64_t cores;                 /* distinct cores with records */
     uint64_t max_core_records;
     dcci_core_count *core_records;  /* every core with records, by core index */

@@ -29,6 +29,7 @@ typedef struct event_fields {
     int64_t tid;
     int has_sk, has_node;
     int64_t sk, node;
+    rd_prof_model_key model_key;
 } event_fields;
 
 typedef struct reader {
@@ -158,9 +159,18 @@ static sk_err on_arg(reader *r, enum arg_key key, const sk_jtok *t, sk_diag *d)
     event_fields *f = &r->f;
     switch (key) {
     case AK_MODEL_ID:
-        return scalar_text(r, t, "args.modelId", &f->model, d);
     case AK_MODEL_RI:
-        return scalar_text(r, t, "args.modelRI", &f->model, d);
+        if (f->model_key != RD_PROF_MODEL_NONE)
+            return at_event(r, d, t->line, "args names the model twice (modelId and modelRI)");
+        if (key == AK_MODEL_ID) {
+            f->model_key = RD_PROF_MODEL_ID;
+            return scalar_text(r, t, "args.modelId", &f->model, d);
+        }
+        /* an integer token is -?[0-9]+ (the lexer's grammar) */
+        if (t->type != SK_JT_NUMBER || !t->is_integer || t->text[0] == '-')
+            return at_event(r, d, t->line, "args.modelRI must be a non-negative integer");
+        f->model_key = RD_PROF_MODEL_RI;
+        return copy_text(&f->model, t, d, r->path);
     case AK_SK:
         f->has_sk = 1;
         return int_value(r, t, "args.skId", &f->sk, d);
@@ -321,6 +331,7 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
     ev.has_core = f->has_tid;
     ev.core = f->tid;
     ev.model_id = sk_buf_cstr(&f->model);
+    ev.model_key = f->model_key;
     ev.has_sk_id = f->has_sk;
     ev.sk_id = f->sk;
     ev.has_node_id = f->has_node;
@@ -345,6 +356,7 @@ static void fields_reset(event_fields *f)
     f->has_name = f->has_ph = f->has_ts = f->has_dur = f->has_pid = f->has_tid = 0;
     f->has_sk = f->has_node = 0;
     f->tid = f->sk = f->node = 0;
+    f->model_key = RD_PROF_MODEL_NONE;
 }
 
 static void fields_free(event_fields *f)
@@ -557,6 +569,8 @@ static int fast_value_ok(int in_args, int key, const sk_jtok *t)
     if (in_args) {
         if (key == AK_SK || key == AK_NODE)
             return fast_int(t);
+        if (key == AK_MODEL_RI)
+            return fast_int(t) && t->text[0] != '-';
         return key != AK_KTYPE || t->type == SK_JT_STRING;
     }
     if (key == EK_NAME || key == EK_PH)
@@ -635,9 +649,13 @@ static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
     fast_scan fs;
     fs.nev = fs.nargs = 0;
     size_t len = fast_object(p, n, &fs, 0);
-    int has_args = 0;
+    int has_args = 0, model_keys = 0;
     for (size_t i = 0; i < fs.nev; i++)
         has_args |= fs.ev[i].key == EK_ARGS;
+    for (size_t i = 0; i < fs.nargs; i++)
+        model_keys += fs.args[i].key == AK_MODEL_ID || fs.args[i].key == AK_MODEL_RI;
+    if (model_keys > 1) /* an error: the general path reports it */
+        return SK_OK;
     uint64_t offset = sk_json_lex_offset(r->lx);
     uint64_t line = sk_json_lex_line(r->lx);
     if (!len || !sk_json_lex_take_element(r->lx, len, has_args ? 2 : 1))

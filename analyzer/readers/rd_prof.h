@@ -5,7 +5,9 @@
  *    with an empty object ([{...},\n{...},\n{}]); child names carry a
  *    "[blockIdx/blockNum]" prefix, SK parent names "[blockIdx/blockNum] "
  *    (one space); pid is the lane ("AIC"/"AIV"), tid the physical core,
- *    args hold modelId, skId and (children only) nodeId;
+ *    args hold modelId, skId and (children only) nodeId; older runtime
+ *    revisions name the model by args.modelRI, an integer (docs/readers.md
+ *    §12), which the event reports with model_key RD_PROF_MODEL_RI;
  *  - the reference fixtures': {"traceEvents":[...]} with bare names and
  *    args.kernelType / args.nodeId.
  *
@@ -33,6 +35,13 @@ typedef enum rd_prof_shape {
     RD_PROF_SHAPE_TRACE_EVENTS = 2  /* fixture: {"traceEvents": [...]} */
 } rd_prof_shape;
 
+/* Which args key named the model (at most one may). */
+typedef enum rd_prof_model_key {
+    RD_PROF_MODEL_NONE = 0, /* neither */
+    RD_PROF_MODEL_ID = 1,   /* args.modelId: the runtime's model id, a string ("48_1") or integer */
+    RD_PROF_MODEL_RI = 2    /* args.modelRI: a non-negative integer (an older runtime's handle) */
+} rd_prof_model_key;
+
 /* One complete event.  Every pointer is borrowed and valid only during the
  * callback; strings are NUL-terminated. */
 typedef struct rd_prof_event {
@@ -53,6 +62,7 @@ typedef struct rd_prof_event {
     int64_t dur_ns;       /* duration, ns, > 0 */
     int rounded;          /* ts or dur had non-zero digits below 1 ns */
     const char *model_id; /* args.modelId (string or integer text) or args.modelRI; "" if absent */
+    rd_prof_model_key model_key; /* which of the two named the model */
     int has_sk_id;
     int64_t sk_id;
     int has_node_id;

@@ -175,6 +175,18 @@ static void malformed_traces(void)
     BADJ("[{\"name\":\"a\",\"ts\":1,\"dur\":1}] x", "Extra data");
     BADJ("[{\"name\":\"a\",\"name\":\"b\",\"ts\":1,\"dur\":1}]", "duplicate JSON key: name");
     BADJ("[{\"name\":\"a\",\"ts\":NaN,\"dur\":1}]", "non-standard JSON constant");
+    /* args.modelRI is an integer; a record names its model once */
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"modelRI\":\"9\"}}]",
+        "sk_prof event 0: args.modelRI must be a non-negative integer");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"modelRI\":-9}}]",
+        "args.modelRI must be a non-negative integer");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"modelRI\":9.5}}]",
+        "args.modelRI must be a non-negative integer");
+    BAD("[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"modelId\":\"4\",\"modelRI\":9}}]",
+        "args names the model twice (modelId and modelRI)");
+    BAD("{\"traceEvents\":[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"modelRI\":9,"
+        "\"modelId\":\"4\"}}]}",
+        "args names the model twice (modelId and modelRI)");
     /* the callback's error stops the read */
     collect c = {SK_BUF_INIT, 1};
     sk_mem_reader r = {RUNTIME_DOC, strlen(RUNTIME_DOC), 0, 0};
@@ -182,6 +194,52 @@ static void malformed_traces(void)
     T_EQ_INT(rd_prof_read(sk_mem_read, &r, "t", on_event, &c, NULL, &d), SK_E_FORMAT);
     T_EQ_STR(d.msg, "stopped by callback");
     sk_buf_free(&c.out);
+}
+
+/* Which key named the model and its text, per event. */
+static sk_err on_model(void *ctx, const rd_prof_event *ev, sk_diag *d)
+{
+    (void)d;
+    return sk_buf_printf(ctx, "%d:%s;", (int)ev->model_key, ev->model_id);
+}
+
+/* Every form a runtime revision writes: args.modelId as a string or an
+ * integer, args.modelRI as an integer, in both top-level shapes, through
+ * the fast and the general path at every read size. */
+static void model_forms(void)
+{
+#define EV(args) "{\"ph\":\"X\",\"name\":\"[0/1]k\",\"pid\":\"AIV\",\"tid\":2,\"ts\":1.0,\"dur\":1.0," \
+                 "\"args\":{" args ",\"skId\":7,\"nodeId\":1}}"
+    static const struct {
+        const char *doc;
+        const char *want;
+    } v[] = {
+        {"[" EV("\"modelId\":\"48_1\"") ",\n" EV("\"modelId\":48") ",\n{}]", "1:48_1;1:48;"},
+        {"[" EV("\"modelRI\":187649984473776") ",\n{}]", "2:187649984473776;"},
+        {"[" EV("\"modelRI\":18446744073709551615") "]", "2:18446744073709551615;"},
+        {"{\"traceEvents\":[" EV("\"modelId\":\"48_1\"") "," EV("\"modelRI\":0") "]}",
+         "1:48_1;2:0;"},
+        {"{\"traceEvents\":[{\"name\":\"k\",\"ts\":1,\"dur\":1,\"args\":{\"nodeId\":3}}]}", "0:;"},
+        {"[" EV("\"kernelType\":\"AIV_ONLY\"") "]", "0:;"},
+    };
+#undef EV
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        const size_t chunks[] = {0, 1, 3, 64};
+        for (unsigned flags = 0; flags < 2; flags++)
+            for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+                sk_buf got = SK_BUF_INIT;
+                sk_mem_reader r = {v[i].doc, strlen(v[i].doc), 0, chunks[c]};
+                sk_diag d;
+                sk_diag_clear(&d);
+                sk_err e = rd_prof_read_with(sk_mem_read, &r, "t.json",
+                                             flags ? RD_PROF_GENERAL_ONLY : 0, on_model, &got,
+                                             NULL, &d);
+                if (e != SK_OK || strcmp(sk_buf_cstr(&got), v[i].want) != 0)
+                    t_fail(__FILE__, __LINE__, "doc %zu flags %u chunk %zu: %s \"%s\" got \"%s\"",
+                           i, flags, chunks[c], sk_err_name(e), d.msg, sk_buf_cstr(&got));
+                sk_buf_free(&got);
+            }
+    }
 }
 
 /* One record of the runtime's shape, with field text substituted. */
@@ -213,6 +271,11 @@ static void fast_path_matches_general_path(void)
         {"[" REC("[0/2]a", "1", "1", ARGS ",\"extra\":[1]") "]", 0},
         {"[{\"cat\":\"c\",\"name\":\"a\",\"ts\":1,\"dur\":1}]", 0},
         {"[" REC("[0/2]a", "1", "1", "\"skId\":7,\"skId\":8") "]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"modelRI\":9,\"skId\":7") "]", 1},
+        {"[" REC("[0/2]a", "1", "1", "\"modelRI\":\"9\",\"skId\":7") "]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"modelRI\":-9") "]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"modelId\":\"4\",\"modelRI\":9") "]", 0},
+        {"[" REC("[0/2]a", "1", "1", "\"modelRI\":9,\"modelId\":4") "]", 0},
         {"[{\"name\":\"a\",\"ts\":1,\"dur\":1,\"ts\":2}]", 0},
         {"[" REC("[0/2]a", "-1", "1", ARGS) "]", 0},
         {"[" REC("[0/2]a", "1.0", "1", ARGS) "]", 0},
@@ -327,6 +390,7 @@ static const t_case cases[] = {
     T(block_prefix_parser),
     T(fast_path_matches_general_path),
     T(fast_path_window),
+    T(model_forms),
     {NULL, NULL},
 };
 T_MAIN(cases)
