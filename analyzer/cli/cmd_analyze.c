@@ -144,6 +144,10 @@ static int check_outdir(const char *outdir, const char *const args[2])
 static void summary(const dcci_analysis *a, const char *outdir)
 {
     printf("status: %s\n", dcci_status_name(a->status));
+    printf("occurrence mode: %s\n", a->occ_mode == DCCI_OCC_STEP_ID ? "step_id (kernel_details Step Id)"
+                                     : a->occ_mode == DCCI_OCC_LAUNCH_ORDER
+                                         ? "launch_order (no Step Id: per-SK launch order by start time)"
+                                         : "undetermined (no SK row)");
     printf("matched SKs: %zu, significantly slower: %zu, tokens: %zu, patterns: %zu\n",
            a->align.npairs, a->nslow, a->ntokens, a->nregexes);
     printf("report: %s/%s\n", outdir, DCCI_REPORT_JSON_NAME);

@@ -128,6 +128,8 @@ typedef struct dcci_analysis {
     dcci_value_source warmup_launches_source[2];
     uint64_t warmup_launches[2];
     uint64_t capacity[2];            /* records per core used for the check */
+    dcci_occ_mode occ_mode;          /* kernel_details occurrences of both sides (UNKNOWN when
+                                        none decided, or when the sides differ) */
     /* align up to issues: results derived from the comparison of the sides,
      * cleared as one range by dcci_analysis_drop_attribution (keep them here) */
     dcci_alignment align;

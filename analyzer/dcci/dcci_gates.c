@@ -1,5 +1,6 @@
 #include "analyzer/dcci/dcci_gates.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@
 #include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/dcci/dcci_contract.h"
+#include "analyzer/dcci/dcci_read.h"
 #include "analyzer/readers/rd_prof_capacity.h"
 
 /* The one option the pair may differ in, and its disable-all value
@@ -226,6 +228,119 @@ static sk_err producer_bound(dcci_analysis *a, int i, sk_diag *d)
     return e;
 }
 
+/* ------------------------------------------------------------ devices */
+
+/* The device an sk_prof file name gives: the runtime names its trace
+ * sk_prof_device_<device>.json (docs/readers.md §12); ".zst" may
+ * follow.  0 when the name has another form. */
+static int prof_name_device(const char *relpath, uint64_t *dev)
+{
+    static const char pre[] = "sk_prof_device_";
+    const char *base = strrchr(relpath, '/');
+    base = base ? base + 1 : relpath;
+    if (strncmp(base, pre, sizeof pre - 1) != 0)
+        return 0;
+    const char *digits = base + sizeof pre - 1;
+    size_t n = strspn(digits, "0123456789");
+    if (!n || (strcmp(digits + n, ".json") != 0 && strcmp(digits + n, ".json.zst") != 0))
+        return 0;
+    return sk_parse_u64_strict(digits, n, UINT32_MAX, dev, NULL) == SK_OK;
+}
+
+/* The first device named on a side and what named it. */
+typedef struct device_seen {
+    int has, reported;
+    uint64_t id;
+    char what[400];
+} device_seen;
+
+/* Records a device named by what (file, line); a second device is the
+ * issue device_mismatch, once per side. */
+static sk_err name_device(dcci_analysis *a, dcci_side *s, device_seen *seen, uint64_t dev,
+                          const char *what, const char *file, uint64_t line, sk_diag *d)
+{
+    if (!seen->has) {
+        seen->has = 1;
+        seen->id = dev;
+        snprintf(seen->what, sizeof seen->what, "%s", what);
+        return SK_OK;
+    }
+    if (seen->id == dev || seen->reported)
+        return SK_OK;
+    seen->reported = 1;
+    return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "device_mismatch", s->name, file, line,
+                          d, "the side names device %llu (%s) and device %llu (%s): a side is "
+                          "one process on one device, and every file of it must name that device",
+                          (unsigned long long)seen->id, seen->what, (unsigned long long)dev, what);
+}
+
+/* kernel_details Device_id, sk_prof_device_<d>.json, the graphs' deviceId
+ * and the buffer-full warnings of super_kernel.log must name one device. */
+static sk_err check_devices(dcci_analysis *a, dcci_side *s, sk_diag *d)
+{
+    device_seen seen = {0, 0, 0, ""};
+    char what[400];
+    sk_err e = SK_OK;
+    if (s->has_device) {
+        snprintf(what, sizeof what, "Device_id of %.300s:%llu", s->device_file,
+                 (unsigned long long)s->device_line);
+        e = name_device(a, s, &seen, s->device, what, s->device_file, s->device_line, d);
+    }
+    for (size_t i = 0; i < s->in.nfiles && !e; i++) {
+        uint64_t dev;
+        const dcci_file *f = &s->in.files[i];
+        if (f->kind != DCCI_KIND_SK_PROF || !prof_name_device(f->relpath, &dev))
+            continue;
+        char *label = dcci_file_label(&s->in, f);
+        if (!label)
+            return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory checking devices");
+        snprintf(what, sizeof what, "the name of %.300s", label);
+        e = name_device(a, s, &seen, dev, what, label, 0, d);
+        sk_free(label);
+    }
+    for (size_t i = 0; i < s->nmodels && !e; i++) {
+        const dcci_model *m = &s->models[i];
+        const dcci_graph_device *gd[2] = {&m->device_origin, &m->device_updated};
+        const char *labels[2] = {m->origin_label, m->updated_label};
+        for (int g = 0; g < 2 && !e; g++) {
+            if (!gd[g]->has)
+                continue;
+            snprintf(what, sizeof what, "deviceId of %.300s", labels[g]);
+            e = name_device(a, s, &seen, gd[g]->id, what, labels[g], 0, d);
+        }
+    }
+    for (size_t i = 0; i < s->nbuffer_full && !e; i++) {
+        const dcci_buffer_full *bf = &s->buffer_full[i];
+        snprintf(what, sizeof what, "buffer-full warning in %.300s:%llu", bf->file,
+                 (unsigned long long)bf->first_line);
+        e = name_device(a, s, &seen, bf->device, what, bf->file, bf->first_line, d);
+    }
+    return e;
+}
+
+/* The occurrence mode of the pair: an SK row decides a side's mode, a
+ * header without Step Id only when the side has no SK row.  Two sides
+ * decided by their rows must agree (occurrence_mode_mismatch); otherwise the
+ * decided mode wins, O0's first. */
+static sk_err pair_occurrence_mode(dcci_analysis *a, sk_diag *d)
+{
+    const dcci_side *o0 = &a->side[0], *da = &a->side[1];
+    a->occ_mode = DCCI_OCC_UNKNOWN;
+    if (o0->occ_from_row && da->occ_from_row && o0->occ_mode != da->occ_mode)
+        return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "occurrence_mode_mismatch", NULL,
+                              da->occ_file, da->occ_line, d,
+                              "the sides order kernel_details occurrences differently: O0 by %s "
+                              "(%.300s:%llu), disable-all by %s: profile both sides with the "
+                              "same profiler set-up (step markers on both or on neither)",
+                              dcci_occ_mode_name(o0->occ_mode), o0->occ_file,
+                              (unsigned long long)o0->occ_line, dcci_occ_mode_name(da->occ_mode));
+    for (int pass = 0; pass < 2 && a->occ_mode == DCCI_OCC_UNKNOWN; pass++)
+        for (int i = 0; i < 2 && a->occ_mode == DCCI_OCC_UNKNOWN; i++)
+            if (a->side[i].occ_from_row || pass == 1)
+                a->occ_mode = a->side[i].occ_mode;
+    return SK_OK;
+}
+
 sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
 {
     sk_err e = SK_OK;
@@ -247,6 +362,8 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
             e = check_prof_sk_on(a, s, d);
         if (!e)
             e = producer_bound(a, i, d);
+        if (!e)
+            e = check_devices(a, s, d);
     }
     if (!e && a->side[0].options && a->side[1].options) {
         char *names = NULL;
@@ -264,6 +381,8 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
     }
     if (!e && a->side[0].options)
         e = o0_without_dcci(a, d);
+    if (!e)
+        e = pair_occurrence_mode(a, d);
     return e;
 }
 

@@ -133,9 +133,27 @@ static sk_err read_streams(graph_reader *g, sk_diag *d)
     }
 }
 
-sk_err dcci_graph_read(sk_read_fn read, void *ctx, const char *label, dcci_graph_pos *want,
-                       size_t nwant, cJSON **options, sk_diag *d)
+/* deviceId: an integer, or a string of decimal digits (the runtime's dump
+ * writes the integer; a quoted number names the same device). */
+static sk_err read_device(graph_reader *g, dcci_graph_device *dev, sk_diag *d)
 {
+    sk_jtok t;
+    sk_err e = sk_json_lex_next(g->lx, &t, d);
+    if (e)
+        return e;
+    int shape_ok = (t.type == SK_JT_NUMBER && t.is_integer && t.text[0] != '-') ||
+                   (t.type == SK_JT_STRING && t.len > 0 && strspn(t.text, "0123456789") == t.len);
+    if (!shape_ok || sk_parse_u64_strict(t.text, t.len, UINT32_MAX, &dev->id, NULL) != SK_OK)
+        return sk_diag_set(d, SK_E_FORMAT, g->label, t.line,
+                           "graph deviceId must be a device number (a non-negative integer)");
+    dev->has = 1;
+    return SK_OK;
+}
+
+sk_err dcci_graph_read(sk_read_fn read, void *ctx, const char *label, dcci_graph_pos *want,
+                       size_t nwant, cJSON **options, dcci_graph_device *device, sk_diag *d)
+{
+    dcci_graph_device dev = {0, 0};
     graph_reader g = {NULL, label, want, nwant};
     sk_json_lex_opts o = {.label = "graph", .path = label};
     cJSON *opts = NULL;
@@ -161,6 +179,8 @@ sk_err dcci_graph_read(sk_read_fn read, void *ctx, const char *label, dcci_graph
             e = sk_json_lex_read_value(g.lx, &opts, d);
         } else if (key_is(&t, "streams") && t.depth == 1) {
             e = read_streams(&g, d);
+        } else if (key_is(&t, "deviceId") && t.depth == 1) {
+            e = read_device(&g, &dev, d);
         } else {
             e = sk_json_lex_skip_value(g.lx, d);
         }
@@ -172,6 +192,8 @@ sk_err dcci_graph_read(sk_read_fn read, void *ctx, const char *label, dcci_graph
     if (!e) {
         *options = opts;
         opts = NULL;
+        if (device)
+            *device = dev;
     }
 out:
     cJSON_Delete(opts);

@@ -156,12 +156,12 @@ static sk_err read_rtlog(dcci_side *s, dcci_model *m, sk_diag *d)
 }
 
 static sk_err read_graph(dcci_side *s, dcci_file *f, dcci_graph_pos *want, size_t nwant,
-                         cJSON **options, char **label, sk_diag *d)
+                         cJSON **options, dcci_graph_device *dev, char **label, sk_diag *d)
 {
     dcci_reader r;
     sk_err e = dcci_reader_open(&r, &s->in, f, &s->progress, d);
     if (!e)
-        e = dcci_graph_read(rd_source_read, r.src, r.label, want, nwant, options, d);
+        e = dcci_graph_read(rd_source_read, r.src, r.label, want, nwant, options, dev, d);
     if (!e)
         e = dcci_reader_finish(&r, d);
     if (!e && !(*label = sk_strdup(r.label)))
@@ -345,7 +345,8 @@ static sk_err read_graphs(dcci_side *s, dcci_model *m, sk_diag *d)
                 want[nwant++].node_id = k->children[0].node->node_id;
         }
         qsort(want, nwant, sizeof *want, pos_cmp);
-        e = read_graph(s, m->file_origin, want, nwant, &m->options_origin, &m->origin_label, d);
+        e = read_graph(s, m->file_origin, want, nwant, &m->options_origin, &m->device_origin,
+                       &m->origin_label, d);
         if (e)
             goto out;
         m->has_origin = 1;
@@ -367,7 +368,8 @@ static sk_err read_graphs(dcci_side *s, dcci_model *m, sk_diag *d)
         goto out;
     }
     if (m->file_updated) {
-        e = read_graph(s, m->file_updated, NULL, 0, &m->options_updated, &m->updated_label, d);
+        e = read_graph(s, m->file_updated, NULL, 0, &m->options_updated, &m->device_updated,
+                       &m->updated_label, d);
         if (!e)
             m->has_updated = 1;
     } else {

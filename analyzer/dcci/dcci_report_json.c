@@ -700,6 +700,11 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     sk_jb_put_str(&b, o, "status", dcci_status_name(a->status));
     /* retired: a blocked analysis states no verdict, not even a conditional one */
     sk_jb_put_null(&b, o, "status_if_sealed");
+    /* how kernel_details rows became occurrences (docs/analyze.md §4.3) */
+    if (dcci_occ_mode_name(a->occ_mode))
+        sk_jb_put_str(&b, o, "occurrence_mode", dcci_occ_mode_name(a->occ_mode));
+    else
+        sk_jb_put_null(&b, o, "occurrence_mode");
     sk_jb_put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
     const char *next[DCCI_TO_COLLECT_MAX];
     size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);

@@ -326,8 +326,16 @@ static void section_thresholds(md *m, const dcci_analysis *a)
          DCCI_CLASSIFY_HARD_MIN_OCCURRENCES);
     emit(m, "- 噪声阈值 = max(%s%%, 2·MAD/P50（每侧）)；绝对阈值 %s µs；样本数恰为 3 时启用尾部保护\n",
          pct, abs_us);
-    emit(m, "- kernel_details 丢弃前 %llu 个 step（warmup-steps）\n",
-         (unsigned long long)a->opts.warmup_steps);
+    if (a->occ_mode == DCCI_OCC_LAUNCH_ORDER) {
+        emit(m, "- kernel_details 出现次序：launch_order（无 Step Id：每个 SK 按开始时间的 launch 次序）\n");
+        emit(m, "- kernel_details 每个 SK 丢弃前 %llu 次 launch（warmup-steps，按开始时间）\n",
+             (unsigned long long)a->opts.warmup_steps);
+    } else {
+        emit(m, "- kernel_details 出现次序：%s\n",
+             a->occ_mode == DCCI_OCC_STEP_ID ? "step_id（按 Step Id）" : "未确定（无 SK 行）");
+        emit(m, "- kernel_details 丢弃前 %llu 个 step（warmup-steps）\n",
+             (unsigned long long)a->opts.warmup_steps);
+    }
     for (int i = 0; i < 2; i++)
         emit(m, "- %s 侧 sk_prof 每个 SK 丢弃前 %llu 次 launch（来源：%s）\n", a->side[i].name,
              (unsigned long long)a->warmup_launches[i],

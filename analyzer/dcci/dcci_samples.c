@@ -13,17 +13,18 @@ static sk_err nomem(sk_diag *d)
     return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory reading kernel_details");
 }
 
-/* Two values per accepted row: the duration (> 0; negated when the row has
- * no integer Step Id) and the Step Id. */
+/* Two values per accepted row: the duration (> 0) and the occurrence key:
+ * the Step Id (step_id mode) or the start time (launch_order mode; every
+ * SK row of the side is in the same mode, occurrence_mode()). */
 static sk_err add_sample(dcci_side *s, dcci_sk *k, const rd_kd_row *row, sk_diag *d)
 {
     sk_spill *sp = NULL;
     int has_step = row->step_kind == RD_KD_STEP_ID;
     sk_err e = dcci_side_spill(s, &sp, d);
     if (!e)
-        e = sk_series_push(sp, &k->kd, has_step ? row->duration_ns : -row->duration_ns, d);
+        e = sk_series_push(sp, &k->kd, row->duration_ns, d);
     if (!e)
-        e = sk_series_push(sp, &k->kd, (int64_t)row->step_id, d);
+        e = sk_series_push(sp, &k->kd, has_step ? (int64_t)row->step_id : row->start_ns, d);
     if (!e)
         k->nsamples++;
     return e;
@@ -37,6 +38,34 @@ static sk_err mismatch(dcci_side *s, const char *label, const rd_kd_row *row, sk
                           row->line, d, "SK row %.300s: %s", row->name, what);
 }
 
+/* Every SK row of a side has an integer Step Id, or none has
+ * (docs/analyze.md §4.3): the first SK row decides, a row of the other kind
+ * is malformed input. */
+static sk_err occurrence_mode(dcci_side *s, const char *label, const rd_kd_row *row, sk_diag *d)
+{
+    dcci_occ_mode m = row->step_kind == RD_KD_STEP_ID ? DCCI_OCC_STEP_ID : DCCI_OCC_LAUNCH_ORDER;
+    if (!s->occ_from_row) {
+        if (!(s->occ_file = sk_strdup(label)))
+            return nomem(d);
+        s->occ_line = row->line;
+        s->occ_from_row = 1;
+        s->occ_mode = m;
+        return SK_OK;
+    }
+    if (m == s->occ_mode)
+        return SK_OK;
+    sk_err e = sk_diag_set(d, SK_E_FORMAT, label, row->line,
+                           "SK row %s, but the SK row at %.300s:%llu %s: "
+                           "Step Id must be on every SK row of a side or on none",
+                           m == DCCI_OCC_STEP_ID ? "has an integer Step Id" : "has no integer Step Id",
+                           s->occ_file,
+                           (unsigned long long)s->occ_line,
+                           m == DCCI_OCC_STEP_ID ? "has none" : "has one");
+    if (d)
+        sk_diag_set_field(d, "Step Id");
+    return e;
+}
+
 static sk_err take_row(dcci_side *s, const char *label, const rd_kd_row *row, sk_diag *d)
 {
     s->kd_rows++;
@@ -45,6 +74,9 @@ static sk_err take_row(dcci_side *s, const char *label, const rd_kd_row *row, sk
     if (!row->is_sk)
         return SK_OK;
     s->kd_sk_rows++;
+    sk_err oe = occurrence_mode(s, label, row, d);
+    if (oe)
+        return oe;
     if (!row->sk_name_ok)
         return mismatch(s, label, row, d, "the name does not follow the SK name grammar");
     if (!row->in_model)
@@ -59,8 +91,13 @@ static sk_err take_row(dcci_side *s, const char *label, const rd_kd_row *row, sk
         if (e)
             return e;
     }
-    s->has_device = 1;
-    s->device = row->device_id;
+    if (!s->has_device) {
+        if (!(s->device_file = sk_strdup(label)))
+            return nomem(d);
+        s->device_line = row->line;
+        s->has_device = 1;
+        s->device = row->device_id;
+    }
     dcci_sk *k = dcci_side_find_sk(s, row->model_id, row->sk.id);
     if (!k) {
         char what[160];
@@ -92,6 +129,9 @@ static sk_err read_one(dcci_side *s, dcci_file *f, sk_diag *d)
     sk_err e = dcci_reader_open(&r, &s->in, f, &s->progress, d);
     if (!e)
         e = rd_kd_open(rd_source_read, r.src, r.label, NULL, &kd, d);
+    /* a header without Step Id decides the mode until an SK row does */
+    if (!e && !s->occ_from_row)
+        s->occ_mode = rd_kd_has_step_column(kd) ? DCCI_OCC_UNKNOWN : DCCI_OCC_LAUNCH_ORDER;
     while (!e) {
         rd_kd_row row;
         int have = 0;
@@ -172,12 +212,8 @@ static sk_err warmup_cut(dcci_side *s, uint64_t warmup, uint64_t *cut, sk_diag *
     for (size_t i = 0; i < s->nsks && !e; i++) {
         dcci_sk *k = &s->sks[i];
         e = sk_series_load(s->spill, &k->kd, &v, d);
-        for (uint64_t j = 0; !e && j + 1 < k->kd.count; j += 2) {
-            if (v[j] > 0)
-                low_steps_add(&low, (uint64_t)v[j + 1]);
-            else
-                s->warmup_steps_unusable = 1;
-        }
+        for (uint64_t j = 0; !e && j + 1 < k->kd.count; j += 2)
+            low_steps_add(&low, (uint64_t)v[j + 1]);
         sk_free(v);
         v = NULL;
     }
@@ -187,25 +223,33 @@ static sk_err warmup_cut(dcci_side *s, uint64_t warmup, uint64_t *cut, sk_diag *
     return e;
 }
 
+/* launch_order: (duration, start) pairs by start, then duration. */
+static int launch_cmp(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    if (a[1] != b[1])
+        return a[1] < b[1] ? -1 : 1;
+    return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
 sk_err dcci_samples_finish(dcci_side *s, uint64_t warmup_steps, sk_diag *d)
 {
-    uint64_t cut;
+    uint64_t cut = 0;
     int64_t *v = NULL;
-    sk_err e = warmup_cut(s, warmup_steps, &cut, d);
-    if (!e && s->warmup_steps_unusable)
-        e = dcci_issue_add(&s->issues, DCCI_GATE_COLLECTION, "step_ids_missing", s->name, NULL, 0,
-                           d, "--warmup-steps %llu needs an integer Step Id on every SK row",
-                           (unsigned long long)warmup_steps);
+    int by_launch = s->occ_mode == DCCI_OCC_LAUNCH_ORDER;
+    sk_err e = by_launch ? SK_OK : warmup_cut(s, warmup_steps, &cut, d);
     for (size_t i = 0; !e && i < s->nsks; i++) {
         dcci_sk *k = &s->sks[i];
         e = sk_series_load(s->spill, &k->kd, &v, d);
-        size_t n = 0;
-        for (uint64_t j = 0; !e && j + 1 < k->kd.count; j += 2) {
-            int has_step = v[j] > 0;
-            if (warmup_steps && has_step && (uint64_t)v[j + 1] < cut)
+        size_t n = 0, pairs = (size_t)(k->kd.count / 2);
+        if (!e && by_launch && warmup_steps && pairs > 1)
+            qsort(v, pairs, 2 * sizeof *v, launch_cmp);
+        for (size_t j = 0; !e && j < pairs; j++) {
+            int warm = by_launch ? j < warmup_steps : warmup_steps && (uint64_t)v[2 * j + 1] < cut;
+            if (warm)
                 k->warmup_rows++;
             else
-                v[n++] = has_step ? v[j] : -v[j];
+                v[n++] = v[2 * j];
         }
         if (!e && n) {
             e = num_stats_compute_in_place(v, n, &k->stats, d);

@@ -8,9 +8,13 @@
  * rows (no start, no duration, duration <= 0) are counted per SK, which
  * makes that SK insufficient_evidence (invalid_profile_occurrence).
  *
- * After reading, dcci_samples_finish drops the rows of the first
- * warmup_steps distinct Step Ids of the side (ascending) and computes each
- * SK's statistics of the remaining SK-row durations (exact ns).
+ * Every SK row of the side has an integer Step Id (occurrence mode
+ * step_id) or none has (launch_order); a side mixing them is malformed
+ * input.  After reading, dcci_samples_finish drops the rows of the first
+ * warmup_steps distinct Step Ids of the side (ascending) or, in
+ * launch_order mode, the first warmup_steps rows of each SK by start time,
+ * and computes each SK's statistics of the remaining SK-row durations
+ * (exact ns).
  */
 #ifndef DCCI_SAMPLES_H
 #define DCCI_SAMPLES_H

@@ -52,6 +52,8 @@ void dcci_side_free(dcci_side *s)
     sk_free(s->models);
     sk_free(s->by_model_scope);
     sk_free(s->prof_file);
+    sk_free(s->device_file);
+    sk_free(s->occ_file);
     for (size_t i = 0; i < s->nbuffer_full; i++)
         sk_free(s->buffer_full[i].file);
     sk_free(s->buffer_full);
@@ -110,4 +112,9 @@ long dcci_side_find_model_runtime(const dcci_side *s, const char *text, size_t l
             return (long)i;
     }
     return -1;
+}
+
+const char *dcci_occ_mode_name(dcci_occ_mode m)
+{
+    return m == DCCI_OCC_STEP_ID ? "step_id" : m == DCCI_OCC_LAUNCH_ORDER ? "launch_order" : NULL;
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analyzer/dcci/dcci_graph.h"
 #include "analyzer/dcci/dcci_input.h"
 #include "analyzer/dcci/dcci_issue.h"
 #include "analyzer/readers/rd_fused_log.h"
@@ -40,6 +41,7 @@ typedef struct dcci_model {
     cJSON *options_updated;  /* of sk_graph_updated.json, or NULL */
     int has_origin, has_updated;
     char *origin_label, *updated_label;
+    dcci_graph_device device_origin, device_updated; /* the graphs' deviceId */
     size_t first_sk, nsks;   /* its SKs in side->sks */
     /* its input files (borrowed from side->in.files; NULL when absent) */
     dcci_file *file_fused, *file_rtlog, *file_origin, *file_updated;
@@ -80,12 +82,12 @@ typedef struct dcci_sk { /* NOLINT(clang-analyzer-optin.performance.Padding): on
     size_t occurrence;            /* rank among the side's SKs with the same key */
     /* kernel_details */
     sk_series kd;                 /* accepted SK rows, two values each: the duration in ns
-                                     (negated when the row has no integer Step Id) and the
-                                     Step Id (dcci_samples.c) */
+                                     and the Step Id (step_id mode) or the start time in ns
+                                     (launch_order mode) (dcci_samples.c) */
     uint64_t nsamples;            /* accepted SK rows */
     uint64_t rejected_rows;       /* SK rows without start/duration or with duration <= 0 */
     uint64_t first_rejected_line;
-    uint64_t warmup_rows;         /* dropped by --warmup-steps */
+    uint64_t warmup_rows;         /* dropped by --warmup-steps (steps, or launches by start) */
     int has_stats;
     num_stats stats;               /* post-warmup SK-row durations */
     /* matching */
@@ -95,6 +97,17 @@ typedef struct dcci_sk { /* NOLINT(clang-analyzer-optin.performance.Padding): on
     char *match_reason;           /* unmatched / ambiguous */
     struct dcci_prof_sk *prof;    /* owned by the sk_prof pass, released through prof_release */
 } dcci_sk;
+
+/* How kernel_details rows are ordered into occurrences for the warmup
+ * (docs/analyze.md §4.3). */
+typedef enum dcci_occ_mode {
+    DCCI_OCC_UNKNOWN = 0,      /* no kernel_details row or header decided it */
+    DCCI_OCC_STEP_ID = 1,      /* every SK row has an integer Step Id */
+    DCCI_OCC_LAUNCH_ORDER = 2  /* no SK row has one: per-SK launch order by start time */
+} dcci_occ_mode;
+
+/* "step_id", "launch_order", NULL for DCCI_OCC_UNKNOWN. */
+const char *dcci_occ_mode_name(dcci_occ_mode m);
 
 typedef struct dcci_buffer_full {
     char *file;                   /* super_kernel.log label */
@@ -122,8 +135,13 @@ typedef struct dcci_side {
     uint64_t kd_rows, kd_sk_rows, kd_sk_rows_rejected, kd_sk_rows_unmapped;
     uint64_t kd_rounded_rows;
     int has_device;
-    uint64_t device;
-    int warmup_steps_unusable;    /* --warmup-steps > 0 but some SK row has no integer step */
+    uint64_t device;              /* Device_id of the first SK row */
+    char *device_file;            /* its kernel_details label and line */
+    uint64_t device_line;
+    dcci_occ_mode occ_mode;       /* of this side's kernel_details */
+    int occ_from_row;             /* decided by an SK row (else by a header, or unknown) */
+    char *occ_file;               /* the SK row that decided it */
+    uint64_t occ_line;
     /* options as compared (borrowed from a model, NULL when none) */
     const cJSON *options;
     const char *options_file;

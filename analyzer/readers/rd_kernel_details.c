@@ -10,12 +10,15 @@
 #define RD_ROW_TYPE "SuperKernel"
 
 enum required_col {
-    C_STEP, C_DEVICE, C_MODEL, C_NAME, C_TYPE, C_CORE, C_START, C_DURATION, N_REQUIRED
+    C_DEVICE, C_MODEL, C_NAME, C_TYPE, C_CORE, C_START, C_DURATION, N_REQUIRED
 };
 static const char *const required_names[N_REQUIRED] = {
-    "Step Id", "Device_id", "Model ID", "Name", "Type", "Accelerator Core", "Start Time(us)",
+    "Device_id", "Model ID", "Name", "Type", "Accelerator Core", "Start Time(us)",
     "Duration(us)",
 };
+/* Step Id is optional: a profiler set-up without step markers writes no
+ * such column (docs/readers.md §5). */
+#define STEP_NAME "Step Id"
 
 /* The integer columns come first; O_WAIT (a time) must stay last. */
 enum optional_col { O_TASK, O_STREAM, O_BLOCK, O_MIX_BLOCK, O_WAIT, N_OPTIONAL };
@@ -34,6 +37,7 @@ static const char *const fallback_names[] = {
 
 struct rd_kd_reader {
     rd_csv *csv;
+    long step; /* the Step Id column, -1 when the file has none */
     long req[N_REQUIRED];
     long opt[N_OPTIONAL];
     long fallback[N_FALLBACK];
@@ -67,6 +71,7 @@ sk_err rd_kd_open(sk_read_fn read, void *ctx, const char *label, const rd_csv_op
             goto out;
         }
     }
+    r->step = rd_csv_column(r->csv, STEP_NAME);
     for (size_t i = 0; i < N_OPTIONAL; i++)
         r->opt[i] = rd_csv_column(r->csv, optional_names[i]);
     for (size_t i = 0; i < N_FALLBACK; i++)
@@ -138,7 +143,7 @@ static int is_missing_text(const char *s, size_t len)
 static sk_err parse_step(rd_kd_reader *r, rd_kd_row *row, sk_diag *d)
 {
     int has = 0;
-    sk_err e = parse_uint_col(r, r->req[C_STEP], "Step Id", &has, &row->step_id, d);
+    sk_err e = r->step < 0 ? SK_OK : parse_uint_col(r, r->step, STEP_NAME, &has, &row->step_id, d);
     if (e != SK_OK)
         return e;
     if (has) {
@@ -224,6 +229,11 @@ sk_err rd_kd_next(rd_kd_reader *r, rd_kd_row *row, int *have, sk_diag *d)
     r->stats.rounded_rows += row->rounded != 0;
     *have = 1;
     return SK_OK;
+}
+
+int rd_kd_has_step_column(const rd_kd_reader *r)
+{
+    return r->step >= 0;
 }
 
 const rd_kd_stats *rd_kd_get_stats(const rd_kd_reader *r)

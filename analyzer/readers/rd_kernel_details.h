@@ -1,8 +1,10 @@
 /* Row model of the Ascend profiler's kernel_details.csv, on top of rd_csv.
  *
- * Required columns (error naming the first one missing): Step Id, Device_id,
- * Model ID, Name, Type, Accelerator Core, Start Time(us), Duration(us).
- * Optional: Task ID, Stream ID, Block Num, Mix Block Num, Wait Time(us), and
+ * Required columns (error naming the first one missing): Device_id, Model ID,
+ * Name, Type, Accelerator Core, Start Time(us), Duration(us).
+ * Optional: Step Id (absent when the profiler recorded no step markers:
+ * every row is then without a step), Task ID, Stream ID, Block Num, Mix
+ * Block Num, Wait Time(us), and
  * the occurrence fallbacks used when Step Id is empty (first non-empty of
  * Occurrence Id, Occurrence ID, Iteration Id, Iteration ID, Request Id,
  * Request ID, Batch Id, Batch ID).  Other columns are ignored.
@@ -93,6 +95,8 @@ sk_err rd_kd_open(sk_read_fn read, void *ctx, const char *label, const rd_csv_op
 /* Next row: *have = 1, or 0 at the end. */
 sk_err rd_kd_next(rd_kd_reader *r, rd_kd_row *row, int *have, sk_diag *d);
 const rd_kd_stats *rd_kd_get_stats(const rd_kd_reader *r);
+/* 1 when the header has a Step Id column. */
+int rd_kd_has_step_column(const rd_kd_reader *r);
 void rd_kd_free(rd_kd_reader *r);
 
 /* "missing start time", "missing duration", "duration <= 0", "accepted". */

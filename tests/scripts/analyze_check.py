@@ -50,6 +50,10 @@ def main_truth(truth_path, out, rc, sealed):
     final = expected if sealed else "collection_blocked"
     check(r["status"] == final, f"status {r['status']}, want {final}")
     check(r["status_if_sealed"] is None, f"status_if_sealed {r['status_if_sealed']}, want null")
+    # absent from the ground truth: the profiler wrote Step Ids
+    mode = t["run"].get("occurrence_mode", "step_id")
+    check(r.get("occurrence_mode") == mode,
+          f"occurrence_mode {r.get('occurrence_mode')}, want {mode}")
     check(rc == EXIT[final], f"exit code {rc}, want {EXIT[final]}")
     if final == "collection_blocked":
         for key in COMPARISON:

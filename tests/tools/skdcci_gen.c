@@ -3,7 +3,7 @@
  * effects and a ground-truth file.  See docs/test-data.md.
  *
  *   skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N]
- *              [--layers N] [--zstd] [--zstd-graphs]
+ *              [--layers N] [--zstd] [--zstd-graphs] [--device N] [--no-step-id]
  *
  * Writes DIR/o0/ and DIR/disable_all/ (raw profile roots), the execution
  * inputs DIR/inputs/<side>/{config,control,workload}.json and
@@ -30,7 +30,7 @@
 
 static const char usage_text[] =
     "usage: skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N] [--layers N]\n"
-    "                  [--zstd] [--zstd-graphs]\n"
+    "                  [--zstd] [--zstd-graphs] [--device N] [--no-step-id]\n"
     "\n"
     "Writes a raw O0 / disable-all SuperKernel diagnostic pair into DIR (which must not exist or be\n"
     "empty): DIR/o0/, DIR/disable_all/, DIR/inputs/<side>/{config,control,workload}.json and\n"
@@ -45,6 +45,8 @@ static const char usage_text[] =
     "  --layers N       decoder layers, at least 3 (default 3)\n"
     "  --zstd           write sk_prof and kernel_details as .zst\n"
     "  --zstd-graphs    also write the two graph JSONs as .zst\n"
+    "  --device N       the device every file of both sides names (default 0)\n"
+    "  --no-step-id     kernel_details.csv without the Step Id column\n"
     "\n"
     "Exit status: 0 written, 1 failure, 2 usage error.\n";
 
@@ -320,7 +322,7 @@ int main(int argc, char **argv)
 {
     sk_alloc_install_library_hooks();
     sk_alloc_init_from_env();
-    gen_options opt = {GEN_SC_COUNT, 1, 1, 3, 0, 0, 0};
+    gen_options opt = {GEN_SC_COUNT, 1, 1, 3, 0, 0, 0, 0, 0};
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -332,6 +334,14 @@ int main(int argc, char **argv)
             opt.zstd = 1;
         } else if (strcmp(a, "--zstd-graphs") == 0) {
             opt.zstd_graphs = 1;
+        } else if (strcmp(a, "--no-step-id") == 0) {
+            opt.no_step_id = 1;
+        } else if (strcmp(a, "--device") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            if (parse_u64(argv[++i], &v) || v > 63)
+                return usage_error("--device must be between 0 and 63", argv[i]);
+            opt.device = (unsigned)v;
         } else if (strcmp(a, "--out") == 0 || strcmp(a, "--scenario") == 0 || strcmp(a, "--seed") == 0 ||
                    strcmp(a, "--scale") == 0 || strcmp(a, "--steps") == 0 || strcmp(a, "--layers") == 0) {
             if (i + 1 >= argc)
@@ -385,6 +395,10 @@ int main(int argc, char **argv)
         e = sk_buf_puts(&cmd, " --zstd");
     if (!e && opt.zstd_graphs)
         e = sk_buf_puts(&cmd, " --zstd-graphs");
+    if (!e && opt.device)
+        e = sk_buf_printf(&cmd, " --device %u", opt.device);
+    if (!e && opt.no_step_id)
+        e = sk_buf_puts(&cmd, " --no-step-id");
     if (e) {
         sk_diag_set(&d, e, "", 0, "out of memory");
         goto out;

@@ -188,7 +188,7 @@ static void add_file_splits_meta_dirs(void)
 static sk_err graph(const char *doc, dcci_graph_pos *want, size_t n, cJSON **opts, sk_diag *d)
 {
     sk_mem_reader r = {doc, strlen(doc), 0, 3};
-    return dcci_graph_read(sk_mem_read, &r, "g.json", want, n, opts, d);
+    return dcci_graph_read(sk_mem_read, &r, "g.json", want, n, opts, NULL, d);
 }
 
 static void graph_options_and_positions(void)
@@ -217,6 +217,49 @@ static void graph_options_and_positions(void)
     cJSON_Delete(opts);
     T_EQ_INT(graph("{\"streams\":[]}", NULL, 0, &opts, &d), SK_OK);
     T_CHECK(opts == NULL);
+}
+
+/* the top-level deviceId: an integer or a string of digits; nested ones
+ * and other shapes do not name the device */
+static void graph_device_id(void)
+{
+    static const struct {
+        const char *doc;
+        int has;
+        uint64_t id;
+    } ok[] = {
+        {"{\"deviceId\":3,\"streams\":[]}", 1, 3},
+        {"{\"deviceId\":\"12\"}", 1, 12},
+        {"{\"modelId\":\"48_1\",\"deviceId\":0}", 1, 0},
+        {"{\"streams\":[{\"deviceId\":5,\"nodes\":[]}]}", 0, 0},
+        {"{\"options\":{\"deviceId\":5}}", 0, 0},
+        {"{}", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        sk_mem_reader r = {ok[i].doc, strlen(ok[i].doc), 0, 2};
+        dcci_graph_device dev = {7, 7};
+        cJSON *opts = NULL;
+        sk_diag d;
+        T_EQ_INT(dcci_graph_read(sk_mem_read, &r, "g.json", NULL, 0, &opts, &dev, &d), SK_OK);
+        T_EQ_INT(dev.has, ok[i].has);
+        T_EQ_INT(dev.id, ok[i].id);
+        cJSON_Delete(opts);
+    }
+    static const char *const bad[] = {"{\"deviceId\":-1}", "{\"deviceId\":1.5}",
+                                      "{\"deviceId\":\"\"}", "{\"deviceId\":\"3a\"}",
+                                      "{\"deviceId\":null}", "{\n\"deviceId\":99999999999}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        sk_mem_reader r = {bad[i], strlen(bad[i]), 0, 3};
+        dcci_graph_device dev = {0, 0};
+        cJSON *opts = NULL;
+        sk_diag d;
+        sk_diag_clear(&d);
+        T_EQ_INT(dcci_graph_read(sk_mem_read, &r, "g.json", NULL, 0, &opts, &dev, &d), SK_E_FORMAT);
+        T_CONTAINS(d.msg, "graph deviceId must be a device number");
+        T_EQ_INT(d.line, i == 5 ? 2 : 1);
+        T_CHECK(opts == NULL);
+        T_EQ_INT(dev.has, 0);
+    }
 }
 
 static void graph_errors(void)
@@ -263,6 +306,7 @@ static const t_case cases[] = {
     T(add_file_splits_meta_dirs),
     T(graph_options_and_positions),
     T(graph_errors),
+    T(graph_device_id),
     {NULL, NULL},
 };
 

@@ -1,5 +1,5 @@
 /* kernel_details SK rows: mapping to fused SKs, metadata mismatches,
- * rejected rows, warmup steps. */
+ * rejected rows, warmup steps, occurrence modes. */
 #include <stdio.h>
 #include <string.h>
 
@@ -57,6 +57,7 @@ static void maps_rows_and_drops_warmup_steps(void)
     sk_diag d;
     T_EQ_INT(load(&s, root, 2, &d), SK_OK);
     T_EQ_INT(s.issues.n, 0);
+    T_EQ_INT(s.occ_mode, DCCI_OCC_STEP_ID);
     T_EQ_INT(s.kd_rows, 16);
     T_EQ_INT(s.kd_sk_rows, 10);
     T_EQ_INT(s.sks[0].nsamples, 5);
@@ -108,7 +109,9 @@ static void metadata_mismatches_and_rejections(void)
     tfs_rm_rf(root);
 }
 
-static void warmup_steps_need_integer_steps(void)
+/* Step Id on some SK rows only: malformed input naming both rows (the
+ * fallback column does not make a row step_id). */
+static void mixed_step_ids_are_an_error(void)
 {
     const char *csv = "Step Id,Iteration Id,Device_id,Model ID,Name,Type,Accelerator Core,"
                       "Start Time(us),Duration(us)\n"
@@ -117,16 +120,93 @@ static void warmup_steps_need_integer_steps(void)
     const char *root = setup(csv);
     dcci_side s;
     sk_diag d;
-    T_EQ_INT(load(&s, root, 1, &d), SK_OK);
-    T_EQ_INT(s.warmup_steps_unusable, 1);
-    T_EQ_INT(s.issues.n, 1);
-    T_EQ_STR(s.issues.v[0].code, "step_ids_missing");
-    T_EQ_STR(s.issues.v[0].message, "--warmup-steps 1 needs an integer Step Id on every SK row");
+    sk_diag_clear(&d);
+    T_EQ_INT(load(&s, root, 0, &d), SK_E_FORMAT);
+    T_CONTAINS(d.file, "profiler/kernel_details.csv");
+    T_EQ_INT(d.line, 3);
+    T_EQ_STR(d.field, "Step Id");
+    T_CONTAINS(d.msg, "SK row has no integer Step Id, but the SK row at ");
+    T_CONTAINS(d.msg, "kernel_details.csv:2 has one: Step Id must be on every SK row of a side "
+                      "or on none");
     dcci_side_free(&s);
-    /* without warmup steps the fallback-step row is an ordinary sample */
-    T_EQ_INT(load(&s, root, 0, &d), SK_OK);
+    tfs_rm_rf(root);
+    /* the other way round, and a non-SK row without a step changes nothing */
+    root = setup(HEADER ",0,48,kA,Add,AI_VECTOR_CORE,1,1\n"
+                        ",0,48," SK1 ",SuperKernel,MIX_AIC,1,10\n"
+                        "4,0,48," SK2 ",SuperKernel,MIX_AIC,1,10\n");
+    sk_diag_clear(&d);
+    T_EQ_INT(load(&s, root, 0, &d), SK_E_FORMAT);
+    T_EQ_INT(d.line, 4);
+    T_CONTAINS(d.msg, "SK row has an integer Step Id, but the SK row at ");
+    T_CONTAINS(d.msg, "kernel_details.csv:3 has none");
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+}
+
+/* No Step Id column: occurrences are each SK's launches by start time; the
+ * warmup drops the first launches of every SK. */
+static void launch_order_without_step_column(void)
+{
+    sk_buf csv = SK_BUF_INIT;
+    sk_buf_puts(&csv, "Device_id,Model ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n");
+    static const int starts[] = {5, 3, 9, 1, 7};
+    for (int i = 0; i < 5; i++) {
+        sk_buf_printf(&csv, "0,48," SK1 ",SuperKernel,MIX_AIC,%d.0,%d\n", starts[i], 10 + starts[i]);
+        sk_buf_printf(&csv, "0,48," SK2 ",SuperKernel,MIX_AIC,%d.5,20\n", 100 - starts[i]);
+    }
+    /* equal start: ordered by duration */
+    sk_buf_puts(&csv, "0,48," SK2 ",SuperKernel,MIX_AIC,91.5,30\n");
+    const char *root = setup(sk_buf_cstr(&csv));
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(load(&s, root, 2, &d), SK_OK);
     T_EQ_INT(s.issues.n, 0);
-    T_EQ_INT(s.sks[0].stats.count, 2);
+    T_EQ_INT(s.occ_mode, DCCI_OCC_LAUNCH_ORDER);
+    T_EQ_INT(s.occ_from_row, 1);
+    T_EQ_INT(s.occ_line, 2);
+    /* SK1 by start: 1, 3, 5, 7, 9 -> durations 11, 13 dropped; 15, 17, 19 remain */
+    T_EQ_INT(s.sks[0].warmup_rows, 2);
+    T_EQ_INT(s.sks[0].stats.count, 3);
+    T_EQ_INT(s.sks[0].stats.min, 15000);
+    T_EQ_INT(s.sks[0].stats.max, 19000);
+    /* SK2 by start: 91.5 (20, then 30), 93.5, ...: both 91.5 rows dropped */
+    T_EQ_INT(s.sks[1].warmup_rows, 2);
+    T_EQ_INT(s.sks[1].stats.count, 4);
+    T_EQ_INT(s.sks[1].stats.max, 20000);
+    dcci_side_free(&s);
+    /* no warmup: every row is a sample */
+    T_EQ_INT(load(&s, root, 0, &d), SK_OK);
+    T_EQ_INT(s.sks[0].stats.count, 5);
+    T_EQ_INT(s.sks[1].stats.count, 6);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+    sk_buf_free(&csv);
+}
+
+/* A Step Id column empty on every SK row is launch order too; a header
+ * alone decides only without the column. */
+static void launch_order_with_empty_step_column(void)
+{
+    const char *root = setup(HEADER "7,0,48,kA,Add,AI_VECTOR_CORE,1,1\n"
+                                    ",0,48," SK1 ",SuperKernel,MIX_AIC,2,10\n"
+                                    "N/A,0,48," SK1 ",SuperKernel,MIX_AIC,1,12\n");
+    dcci_side s;
+    sk_diag d;
+    T_EQ_INT(load(&s, root, 1, &d), SK_OK);
+    T_EQ_INT(s.occ_mode, DCCI_OCC_LAUNCH_ORDER);
+    T_EQ_INT(s.sks[0].warmup_rows, 1);
+    T_EQ_INT(s.sks[0].stats.min, 10000); /* the row starting at 1 (12 us) was dropped */
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+    root = setup("Device_id,Model ID,Name,Type,Accelerator Core,Start Time(us),Duration(us)\n");
+    T_EQ_INT(load(&s, root, 0, &d), SK_OK);
+    T_EQ_INT(s.occ_mode, DCCI_OCC_LAUNCH_ORDER);
+    T_EQ_INT(s.occ_from_row, 0);
+    dcci_side_free(&s);
+    tfs_rm_rf(root);
+    root = setup(HEADER);
+    T_EQ_INT(load(&s, root, 0, &d), SK_OK);
+    T_EQ_INT(s.occ_mode, DCCI_OCC_UNKNOWN);
     dcci_side_free(&s);
     tfs_rm_rf(root);
 }
@@ -162,7 +242,9 @@ static void no_kernel_details_is_missing_input(void)
 static const t_case cases[] = {
     T(maps_rows_and_drops_warmup_steps),
     T(metadata_mismatches_and_rejections),
-    T(warmup_steps_need_integer_steps),
+    T(mixed_step_ids_are_an_error),
+    T(launch_order_without_step_column),
+    T(launch_order_with_empty_step_column),
     T(more_warmup_steps_than_steps),
     T(no_kernel_details_is_missing_input),
     {NULL, NULL},

@@ -227,6 +227,39 @@ static void kd_alloc_failures(void)
 #endif
 }
 
+/* No Step Id column (a profiler set-up without step markers): every row is
+ * without a step (or takes a fallback column), at every read size. */
+static void kd_without_step_column(void)
+{
+    const char *csv = "Device_id,Model ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),"
+                      "Iteration Id\n"
+                      "3,48,sk_1_L0_start_a_end_b,SuperKernel,MIX_AIC,5.5,2,\n"
+                      "3,48,k,Add,AI_CORE,6,1,it9\n";
+    const char *want = "L2 step=- dev=3 model=48 name=sk_1_L0_start_a_end_b type=SuperKernel "
+                       "core=MIX_AIC start=5500 dur=2000 SK id=1 scope=L0\n"
+                       "L3 step=Iteration Id:it9 dev=3 model=48 name=k type=Add core=AI_CORE "
+                       "start=6000 dur=1000\n";
+    const size_t chunks[] = {0, 1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        sk_buf out = SK_BUF_INIT;
+        sk_diag d;
+        T_EQ_INT(summarise(csv, strlen(csv), chunks[i], &out, &d), SK_OK);
+        T_EQ_STR(sk_buf_cstr(&out), want);
+        sk_buf_free(&out);
+    }
+    sk_mem_reader mem = {csv, strlen(csv), 0, 0};
+    rd_kd_reader *r = NULL;
+    sk_diag d;
+    T_EQ_INT(rd_kd_open(sk_mem_read, &mem, "kernel_details.csv", NULL, &r, &d), SK_OK);
+    T_EQ_INT(rd_kd_has_step_column(r), 0);
+    rd_kd_free(r);
+    const char *with = HEADER;
+    sk_mem_reader mem2 = {with, strlen(with), 0, 0};
+    T_EQ_INT(rd_kd_open(sk_mem_read, &mem2, "kernel_details.csv", NULL, &r, &d), SK_OK);
+    T_EQ_INT(rd_kd_has_step_column(r), 1);
+    rd_kd_free(r);
+}
+
 static const t_case cases[] = {
     T(kd_alloc_failures),
     T(kd_reference_fixtures),
@@ -234,6 +267,7 @@ static const t_case cases[] = {
     T(kd_rejected_rows_are_returned_not_errors),
     T(kd_occurrence_fallback),
     T(kd_malformed_inputs),
+    T(kd_without_step_column),
     {NULL, NULL},
 };
 T_MAIN(cases)

@@ -581,7 +581,7 @@ static sk_err write_graph(const gen_model *m, gen_side side, const gen_layout *l
     gen_jw_key(&w, "description");
     gen_jw_str(&w, "SuperKernel Raw Task Information from modelRI");
     gen_jw_key(&w, "deviceId");
-    gen_jw_u64(&w, 0);
+    gen_jw_u64(&w, m->device);
     gen_jw_key(&w, "modelId");
     gen_jw_str(&w, GEN_MODEL_ID_STR);
     jw_options(&w, &eo);
@@ -768,15 +768,15 @@ sk_err gen_meta_write_super_kernel_log(const gen_model *m, gen_side side, const 
     for (size_t i = 0; i < r->nwarnings; i++) {
         log_prefix(&o, &clk, "WARN", "sk_event_recorder.cpp", 571, "DumpDeviceData");
         gen_out_printf(&o,
-                       "[sk time profiling]  device 0 core %u buffer is full, stop dump the time of nodes on device 0 "
+                       "[sk time profiling]  device %u core %u buffer is full, stop dump the time of nodes on device %u "
                        "core %u\n\n",
-                       r->warnings[i].core, r->warnings[i].core);
+                       m->device, r->warnings[i].core, m->device, r->warnings[i].core);
     }
     log_prefix(&o, &clk, "INFO", "sk_event_recorder.cpp", 393, "CopyOutputToProfPath");
     gen_out_printf(&o,
-                   "[sk time profiling] Copied output file from ./sk_meta/%u/sk_prof_device_0.json to "
-                   "./profiler/sk_prof_device_0.json\n\n",
-                   m->ids[side].pid);
+                   "[sk time profiling] Copied output file from ./sk_meta/%u/sk_prof_device_%u.json to "
+                   "./profiler/sk_prof_device_%u.json\n\n",
+                   m->ids[side].pid, m->device, m->device);
     log_prefix(&o, &clk, "INFO", "sk_event_recorder.cpp", 447, "DumpThreadFunc");
     gen_out_puts(&o, "[sk time profiling] Global dump thread stopped\n\n");
     return gen_out_close(&o, d);

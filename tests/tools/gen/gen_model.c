@@ -559,6 +559,8 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     m->warmup = GEN_WARMUP_LAUNCHES;
     m->zstd = opt->zstd;
     m->zstd_graphs = opt->zstd_graphs;
+    m->device = opt->device;
+    m->no_step_id = opt->no_step_id;
     gen_scenario sc = opt->scenario;
     if (m->layers < 3 || m->layers > GEN_MAX_LAYERS)
         return sk_diag_set(d, SK_E_ARG, "--layers", 0, "must be between 3 and %u (effects are planted in layers 1 and 2)",

@@ -169,6 +169,8 @@ typedef struct gen_model {
     unsigned warmup;           /* warmup launches per SK, recorded first */
     int zstd;                  /* sk_prof and kernel_details as .zst */
     int zstd_graphs;           /* also the two graph JSONs as .zst */
+    unsigned device;           /* the device named by every file of both sides */
+    int no_step_id;            /* kernel_details has no Step Id column */
     int rotate_cores;          /* block -> physical core mapping rotates per launch */
     int customize_queue;       /* auto_op_parallel = 1: waits are reordered */
     int fixture_shape;         /* sk_prof in the reference fixture shape */
@@ -201,6 +203,8 @@ typedef struct gen_options {
     unsigned steps;            /* 0 = scenario default */
     int zstd;
     int zstd_graphs;
+    unsigned device;           /* --device: the device both sides profile (default 0) */
+    int no_step_id;            /* --no-step-id: kernel_details without the Step Id column */
 } gen_options;
 
 /* Builds the model of one scenario (allocates m->sks). */

@@ -463,8 +463,12 @@ static void csv_write_row(sim *s, const csv_row *row)
     gen_out *o = &s->csv;
     if (s->m->kd_header_only && s->side == GEN_DA)
         return;
-    gen_out_u64(o, row->step);
-    gen_out_puts(o, ",0,");
+    if (!s->m->no_step_id) {
+        gen_out_u64(o, row->step);
+        gen_out_putc(o, ',');
+    }
+    gen_out_u64(o, s->m->device);
+    gen_out_putc(o, ',');
     gen_out_u64(o, row->model_id);
     gen_out_putc(o, ',');
     gen_out_u64(o, row->task_id);
@@ -534,7 +538,8 @@ static void csv_outside(sim *s, unsigned step, const char *name, const char *typ
 static sk_err open_outputs(sim *s, const char *root, sk_diag *d)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/profiler/sk_prof_device_0.json%s", root, s->m->zstd ? ".zst" : "");
+    snprintf(path, sizeof path, "%s/profiler/sk_prof_device_%u.json%s", root, s->m->device,
+             s->m->zstd ? ".zst" : "");
     sk_err e = gen_out_open(&s->prof, path, s->m->zstd, d);
     if (e)
         return e;
@@ -543,7 +548,12 @@ static sk_err open_outputs(sim *s, const char *root, sk_diag *d)
     if (e)
         return e;
     gen_out_puts(&s->prof, s->m->fixture_shape ? "{\n  \"traceEvents\": [" : "[{");
-    gen_out_write(&s->csv, csv_header, sizeof csv_header - 1);
+    /* without step markers the profiler writes no Step Id column */
+    static const char step_col[] = "Step Id,";
+    if (s->m->no_step_id)
+        gen_out_write(&s->csv, csv_header + sizeof step_col - 1, sizeof csv_header - sizeof step_col);
+    else
+        gen_out_write(&s->csv, csv_header, sizeof csv_header - 1);
     return SK_OK;
 }
 

@@ -733,7 +733,7 @@ static cJSON *jside(truth *tr, gen_side side, const gen_run_info *info)
     add(t, o, "pid", jint(t, m->ids[side].pid));
     snprintf(buf, sizeof buf, "profiler/kernel_details.csv%s", z);
     add(t, files, "kernel_details", jstr(t, buf));
-    snprintf(buf, sizeof buf, "profiler/sk_prof_device_0.json%s", z);
+    snprintf(buf, sizeof buf, "profiler/sk_prof_device_%u.json%s", m->device, z);
     add(t, files, "sk_prof", jstr(t, buf));
     static const char *const metas[][2] = {{"sk_fused_nodes", "sk_fused_nodes.log"},
                                            {"sk_scope_split", "sk_scope_split.log"},
@@ -799,7 +799,9 @@ static cJSON *jrun(truth *tr)
     add(t, o, "core_capacity_records", jint(t, (int64_t)m->capacity));
     add(t, o, "model_id", jstr(t, GEN_MODEL_ID_STR));
     add(t, o, "profiler_model_id", jint(t, GEN_MODEL_ID_NUM));
-    add(t, o, "device_id", jint(t, 0));
+    add(t, o, "device_id", jint(t, m->device));
+    if (m->no_step_id) /* absent: "step_id" (keeps the default scenarios' bytes) */
+        add(t, o, "occurrence_mode", jstr(t, "launch_order"));
     add(t, o, "auto_op_parallel", jint(t, m->customize_queue));
     add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores));
     add(t, arch, "name", jstr(t, "DAV_2201"));
