@@ -68,7 +68,11 @@ int so_hygiene_value_on(const cJSON *v)
         return v->valuedouble != 0.0;
     if (cJSON_IsString(v))
         return !is_off_word(v->valuestring);
-    return v->child != NULL; /* a list or mapping: on when non-empty */
+    /* a list or mapping: on when one of its values is ({enabled: false} is off) */
+    for (const cJSON *c = v->child; c; c = c->next)
+        if (so_hygiene_value_on(c))
+            return 1;
+    return 0;
 }
 
 /* ------------------------------------------------------------ reasons */

@@ -91,9 +91,9 @@ struct cJSON *so_hygiene_json(sk_jb *b, const so_set_hygiene *h);
 /* The decision rules, exposed for the unit tests: 1 when the recorded value
  * of the environment variable turns its feature on. */
 int so_hygiene_env_on(const char *name, const char *value);
-/* 1 when a config member value turns its feature on (true, a non-zero
- * number, a non-empty string other than "0"/"false"/"off", a non-empty list
- * or mapping). */
+/* 1 when a config member value turns its feature on: true, a non-zero
+ * number, a string other than ""/"0"/"false"/"off", a list or mapping
+ * holding such a value ({"enabled": false} and [] are off). */
 struct cJSON;
 int so_hygiene_value_on(const struct cJSON *v);
 
