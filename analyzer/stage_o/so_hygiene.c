@@ -375,7 +375,7 @@ sk_err so_hygiene_check(const char *path, so_set_hygiene **out, sk_diag *d)
     rc = so_set_run_names(path, &names, &n, d);
     if (rc != SK_OK)
         goto out;
-    h->runs = sk_calloc(n, sizeof *h->runs);
+    h->runs = sk_calloc(n ? n : 1, sizeof *h->runs);
     if (!h->runs) {
         rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
         goto out;
@@ -480,7 +480,7 @@ void so_hygiene_free(so_set_hygiene *h)
 {
     if (!h)
         return;
-    for (size_t i = 0; i < h->n_runs; i++) {
+    for (size_t i = 0; h->runs && i < h->n_runs; i++) {
         for (size_t k = 0; k < h->runs[i].n_reasons; k++)
             sk_free(h->runs[i].reasons[k].detail);
         sk_free(h->runs[i].reasons);
