@@ -1,6 +1,8 @@
 #include "analyzer/stage_o/so_hygiene.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "artifact_contract/ac_producer_record.h"
+#include "artifact_contract/ac_util.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
@@ -264,6 +267,50 @@ static sk_err check_record(const ac_producer_record *rec, so_run_hygiene *r)
     return rc;
 }
 
+/* The rank logs (log_*.log) of a recorded run must have been written while
+ * its process ran: mtime within the record's window (the finalize producer
+ * window rule, docs/artifact_contract.md), so a clean record cannot vouch for
+ * logs of another run.  Only mtime: copying a CLEAN root (cp -a) keeps it. */
+static sk_err check_log_times(const char *root, const char *run, const ac_producer_record *rec,
+                              so_run_hygiene *r, sk_diag *d)
+{
+    sk_err rc = SK_OK;
+    char *dir_path = join3(root, run, "");
+    DIR *dir = dir_path ? opendir(dir_path) : NULL;
+    if (!dir_path)
+        return sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+    if (!dir) {
+        rc = sk_diag_set(d, SK_E_IO, dir_path, 0, "cannot list directory: %s", strerror(errno));
+        goto out;
+    }
+    int64_t tol = ac_timestamp_tolerance_ns();
+    int64_t lo = rec->started_realtime_ns - tol, hi = rec->ended_realtime_ns + tol;
+    for (const struct dirent *e; rc == SK_OK && (e = readdir(dir)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n < 8 || strncmp(e->d_name, "log_", 4) != 0 || strcmp(e->d_name + n - 4, ".log") != 0)
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = sk_diag_set(d, SK_E_IO, dir_path, 0, "%s: cannot stat: %s", e->d_name,
+                             strerror(errno));
+            break;
+        }
+        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        if (S_ISREG(st.st_mode) && (mtime < lo || mtime > hi) &&
+            add_reason(r, "logs_outside_run", 0,
+                       "%s was last written at %lld ns, outside the recorded run [%lld, %lld] "
+                       "(%lld ns tolerance)",
+                       e->d_name, (long long)mtime, (long long)rec->started_realtime_ns,
+                       (long long)rec->ended_realtime_ns, (long long)tol) != SK_OK)
+            rc = sk_diag_set(d, SK_E_NOMEM, dir_path, 0, "out of memory");
+    }
+out:
+    if (dir)
+        closedir(dir);
+    sk_free(dir_path);
+    return rc;
+}
+
 static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk_diag *d)
 {
     sk_err rc = SK_OK;
@@ -292,6 +339,11 @@ static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk
         snprintf(r->boot_id, sizeof r->boot_id, "%s", rec->boot_id);
         if (check_record(rec, r) != SK_OK)
             goto nomem;
+        if (rec->state == AC_RUN_FINISHED) {
+            rc = check_log_times(root, run, rec, r, d);
+            if (rc != SK_OK)
+                goto out;
+        }
     }
     e = present(cor_path);
     if (e < 0) {

@@ -109,6 +109,10 @@ variant nocorr correctness_missing with LAUNCH_MODE=no-correctness run "$W/nocor
 variant crash run_crashed with LAUNCH_MODE=crash run "$W/crash" 2 10.0
 variant hang run_timed_out with LAUNCH_MODE=hang TIMEOUT=1 run "$W/hang" 2 10.0
 variant health record_not_clean run "$W/health" 2 10.0 "$W/clean.json" compile-health
+# a clean record does not vouch for logs written outside its run
+stale_run() { run "$W/stale" 2 10.0 && touch -d '2020-01-02 03:04:05' "$W/stale/run-2/log_1.log"; }
+variant stale logs_outside_run stale_run
+has stale:names_the_log "$W/stale.out" "clean-run-rejected T run-2 logs_outside_run: log_1.log was last written at "
 # the same process recorded twice: not three processes
 variant reused process_reused cp -a "$W/reused/run-1" "$W/reused/run-2"
 # msprof around the launcher is profiling even with a clean environment
