@@ -16,7 +16,7 @@ declare -A ALLOW=(
     [analyzer/numeric]="artifact_contract/base"
     [analyzer/readers]="artifact_contract/base"
     [analyzer/dcci]="artifact_contract/base artifact_contract analyzer/readers analyzer/numeric"
-    [analyzer/stage_o]="artifact_contract/base analyzer/numeric analyzer/dcci"
+    [analyzer/stage_o]="artifact_contract/base artifact_contract analyzer/numeric analyzer/dcci"
     [analyzer/compile_safety]="artifact_contract/base artifact_contract"
     [analyzer/cli]="artifact_contract/base artifact_contract/base/cli artifact_contract analyzer/readers analyzer/numeric analyzer/dcci analyzer/stage_o analyzer/compile_safety"
 )

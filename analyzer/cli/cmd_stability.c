@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "analyzer/stage_o/so_clean.h"
 #include "analyzer/stage_o/so_gate.h"
+#include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/stage_o/so_report.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
@@ -23,7 +24,7 @@ int cmd_stability(int argc, char **argv)
         {"json-out", required_argument, NULL, OPT_JSON_OUT},
         {NULL, 0, NULL, 0},
     };
-    so_set_opts set_opts = {8, 8}; /* the reference's defaults */
+    so_set_opts set_opts = {.warmup = 8, .expected_ranks = 8}; /* the reference's defaults */
     const char *json_out = NULL;
     optind = 0;
     opterr = 0;
@@ -54,12 +55,31 @@ int cmd_stability(int argc, char **argv)
     sk_diag d;
     sk_diag_clear(&d);
     so_set *set = NULL;
+    so_set_hygiene *hyg = NULL;
     so_stability st;
     sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
     if ((json_out && so_cli_output_free(json_out, &d) != SK_OK) ||
-        so_set_load(dir, &set_opts, &set, &d) != SK_OK ||
+        so_hygiene_check(dir, &hyg, &d) != SK_OK || so_hygiene_distinct(&hyg, 1, &d) != SK_OK) {
+        rc = so_cli_fail(&d);
+        goto out;
+    }
+    if (hyg->state == SO_CLEAN_REJECTED) {
+        /* a run whose process failed may have no rank logs (docs/stage-o.md §10) */
+        if (so_hygiene_text(hyg, "baseline", &text, &d) != SK_OK) {
+            rc = so_cli_fail(&d);
+            goto out;
+        }
+        fputs(sk_buf_cstr(&text), stdout);
+        fprintf(stderr, "skdcci " CMD ": rejected: clean-run-rejected: %zu run(s) are not clean "
+                        "runs (reasons on stdout)\n",
+                hyg->n_rejected);
+        rc = SKX_REJECTED;
+        goto out;
+    }
+    if (so_set_load(dir, &set_opts, &set, &d) != SK_OK ||
         so_stability_eval(set->run_means_exact, set->n_runs, &st, &d) != SK_OK ||
         so_stability_text(set, &st, &text, &d) != SK_OK ||
+        so_hygiene_text(hyg, "baseline", &text, &d) != SK_OK ||
         (json_out &&
          (so_stability_render(set, &st, set_opts.expected_ranks, &json, &d) != SK_OK ||
           so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))) {
@@ -72,5 +92,6 @@ out:
     sk_buf_free(&text);
     sk_buf_free(&json);
     so_set_free(set);
+    so_hygiene_free(hyg);
     return rc;
 }

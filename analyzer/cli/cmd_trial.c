@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "analyzer/stage_o/so_clean.h"
 #include "analyzer/stage_o/so_gate.h"
+#include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/stage_o/so_report.h"
 #include "analyzer/stage_o/so_robust.h"
 #include "analyzer/cli/commands.h"
@@ -66,7 +67,7 @@ int cmd_trial(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *baseline = NULL, *candidate_arg = NULL, *json_out = NULL;
-    so_set_opts set_opts = {DEFAULT_WARMUP, DEFAULT_EXPECTED_RANKS};
+    so_set_opts set_opts = {.warmup = DEFAULT_WARMUP, .expected_ranks = DEFAULT_EXPECTED_RANKS};
     double allow_p90 = 0.0, allow_stddev = 0.0, ignored;
     int robust = 0, candidates = 0;
     optind = 0;
@@ -138,6 +139,7 @@ int cmd_trial(int argc, char **argv)
     sk_diag_clear(&d);
     char *name = sk_strndup(candidate_arg, (size_t)(eq - candidate_arg));
     so_set *base = NULL, *cand = NULL;
+    so_set_hygiene *hyg[2] = {NULL, NULL};
     sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
     so_stability base_st, cand_st;
     so_trial_eval eval;
@@ -149,6 +151,22 @@ int cmd_trial(int argc, char **argv)
     }
     if (json_out && so_cli_output_free(json_out, &d) != SK_OK)
         goto fail;
+    /* the clean evidence of every run first: a run whose process failed may
+     * have no rank logs to read (docs/stage-o.md §10) */
+    if (so_hygiene_check(baseline, &hyg[0], &d) != SK_OK ||
+        so_hygiene_check(eq + 1, &hyg[1], &d) != SK_OK || so_hygiene_distinct(hyg, 2, &d) != SK_OK)
+        goto fail;
+    if (hyg[0]->state == SO_CLEAN_REJECTED || hyg[1]->state == SO_CLEAN_REJECTED) {
+        if (so_hygiene_text(hyg[0], "baseline", &text, &d) != SK_OK ||
+            so_hygiene_text(hyg[1], name, &text, &d) != SK_OK)
+            goto fail;
+        fputs(sk_buf_cstr(&text), stdout);
+        fprintf(stderr, "skdcci " CMD ": rejected: clean-run-rejected: %zu run(s) are not clean "
+                        "runs (reasons on stdout)\n",
+                hyg[0]->n_rejected + hyg[1]->n_rejected);
+        rc = SKX_REJECTED;
+        goto out;
+    }
     if (so_set_load(baseline, &set_opts, &base, &d) != SK_OK ||
         so_stability_eval(base->run_means_exact, base->n_runs, &base_st, &d) != SK_OK ||
         so_set_load(eq + 1, &set_opts, &cand, &d) != SK_OK ||
@@ -173,7 +191,9 @@ int cmd_trial(int argc, char **argv)
         .bootstrap = robust ? &boot : NULL,
         .mann_whitney = robust ? &mw : NULL,
     };
-    if (so_trial_text(&report, &text, &d) != SK_OK)
+    if (so_trial_text(&report, &text, &d) != SK_OK ||
+        so_hygiene_text(hyg[0], "baseline", &text, &d) != SK_OK ||
+        so_hygiene_text(hyg[1], name, &text, &d) != SK_OK)
         goto fail;
     if (json_out && (so_trial_render(&report, &json, &d) != SK_OK ||
                      so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))
@@ -188,6 +208,8 @@ out:
     sk_buf_free(&json);
     so_set_free(base);
     so_set_free(cand);
+    so_hygiene_free(hyg[0]);
+    so_hygiene_free(hyg[1]);
     sk_free(name);
     return rc;
 }

@@ -460,6 +460,74 @@ out:
     return rc;
 }
 
+/* The run rule of §1: a name starting with "run-" that is a directory; a
+ * symbolic link is refused, any other entry ignored.  *is_run 1 for a run. */
+static sk_err check_run_entry(int rootfd, const char *display, const char *name, int *is_run,
+                              sk_diag *d)
+{
+    *is_run = 0;
+    if (!starts_with(name, "run-"))
+        return SK_OK;
+    struct stat st;
+    if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return sk_diag_set(d, SK_E_IO, display, 0, "%s: cannot stat: %s", name, strerror(errno));
+    if (S_ISLNK(st.st_mode))
+        return sk_diag_set(d, SK_E_PATH, display, 0,
+                           "%s is a symbolic link; CLEAN runs must be real directories", name);
+    /* the reference ignores run-* entries that are not directories */
+    *is_run = S_ISDIR(st.st_mode) != 0;
+    return SK_OK;
+}
+
+static int skipped(const so_set_opts *opts, const char *name)
+{
+    for (size_t i = 0; i < opts->n_skip_runs; i++)
+        if (strcmp(opts->skip_runs[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+sk_err so_set_run_names(const char *path, char ***names, size_t *n, sk_diag *d)
+{
+    sk_err rc;
+    int rootfd = -1;
+    name_list all = {0}, runs = {0};
+    char *display = so_path_display(path);
+    *names = NULL;
+    *n = 0;
+    if (!display) {
+        rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
+        goto out;
+    }
+    rc = sk_dir_open(path, SK_PATH_NOFOLLOW_LEAF, "CLEAN root", &rootfd, d);
+    if (rc != SK_OK) {
+        sk_diag_set_file(d, display);
+        goto out;
+    }
+    rc = list_dir(rootfd, display, &all, d);
+    for (size_t i = 0; rc == SK_OK && i < all.n; i++) {
+        int is_run = 0;
+        rc = check_run_entry(rootfd, display, all.names[i], &is_run, d);
+        if (rc == SK_OK && is_run && names_push(&runs, all.names[i]) != SK_OK)
+            rc = sk_diag_set(d, SK_E_NOMEM, display, 0, "out of memory");
+    }
+    if (rc == SK_OK && runs.n == 0)
+        rc = sk_diag_set(d, SK_E_FORMAT, display, 0, "no run-* directories found");
+    if (rc == SK_OK) {
+        *names = runs.names;
+        *n = runs.n;
+        runs.names = NULL;
+        runs.n = 0;
+    }
+out:
+    if (rootfd >= 0)
+        close(rootfd);
+    names_free(&all);
+    names_free(&runs);
+    sk_free(display);
+    return rc;
+}
+
 sk_err so_set_load(const char *path, const so_set_opts *opts, so_set **out, sk_diag *d)
 {
     sk_err rc = SK_OK;
@@ -488,21 +556,12 @@ sk_err so_set_load(const char *path, const so_set_opts *opts, so_set **out, sk_d
     }
     for (size_t i = 0; i < names.n; i++) {
         const char *name = names.names[i];
-        if (!starts_with(name, "run-"))
+        int is_run = 0;
+        rc = check_run_entry(rootfd, s->path, name, &is_run, d);
+        if (rc != SK_OK)
+            goto out;
+        if (!is_run || skipped(opts, name))
             continue;
-        struct stat st;
-        if (fstatat(rootfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            rc = sk_diag_set(d, SK_E_IO, s->path, 0, "%s: cannot stat: %s", name,
-                             strerror(errno));
-            goto out;
-        }
-        if (S_ISLNK(st.st_mode)) {
-            rc = sk_diag_set(d, SK_E_PATH, s->path, 0,
-                             "%s is a symbolic link; CLEAN runs must be real directories", name);
-            goto out;
-        }
-        if (!S_ISDIR(st.st_mode))
-            continue; /* the reference ignores run-* entries that are not directories */
         so_run *run = &s->runs[s->n_runs];
         run->name = sk_strdup(name);
         run->path = so_path_join(s->path, name);

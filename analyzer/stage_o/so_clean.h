@@ -74,12 +74,20 @@ typedef struct so_set {
 typedef struct so_set_opts {
     uint64_t warmup;         /* decode samples dropped per rank log (reference default 8) */
     uint64_t expected_ranks; /* rank logs required per run (reference default 8) */
+    /* run names left out (a run whose process failed has no logs to read;
+     * the family report judges it from its run record, so_hygiene) */
+    const char *const *skip_runs;
+    size_t n_skip_runs;
 } so_set_opts;
 
 /* Reads the CLEAN root at path (the final component must not be a symbolic
  * link).  Errors carry the display path of the file concerned. */
 sk_err so_set_load(const char *path, const so_set_opts *opts, so_set **out, sk_diag *d);
 void so_set_free(so_set *s);
+/* The run directory names of the CLEAN root at path, by the rule of
+ * so_set_load (same order, same errors for symbolic links and for a root
+ * without runs).  Caller frees each name and the array with sk_free. */
+sk_err so_set_run_names(const char *path, char ***names, size_t *n, sk_diag *d);
 
 /* Python pathlib's rendering of a path argument: repeated "/" collapsed,
  * "." components dropped, no trailing "/", "" -> ".", a leading "//" kept.

@@ -12,6 +12,7 @@
 #include "analyzer/stage_o/so_jsonw.h"
 #include "analyzer/stage_o/so_cdiff.h"
 #include "analyzer/stage_o/so_gate.h"
+#include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/stage_o/so_probe.h"
 #include "analyzer/stage_o/so_repair.h"
 
@@ -31,8 +32,9 @@ const char *so_family_status_name(so_family_status s)
 /* ------------------------------------------------------------ state */
 
 typedef struct clean_side {
-    so_set *set;
+    so_set *set;   /* NULL when every run failed (no logs to read; see hy) */
     so_stability st;
+    so_set_hygiene *hy; /* the clean evidence of each run (so_hygiene) */
 } clean_side;
 
 typedef struct analysis_in {
@@ -77,11 +79,31 @@ static void add_issue(fam *f, cJSON *list, const char *code, const char *fmt, ..
 
 /* ------------------------------------------------------------ loading */
 
+/* Reads a CLEAN root whose clean evidence (out->hy) is known: the runs with
+ * a functional failure are left out (their process may have written no
+ * logs; the decision rejects or blocks on them before any timing is used),
+ * and a root where every run failed has no timing at all (out->set NULL). */
 static sk_err load_clean(const char *dir, const so_set_opts *opts, clean_side *out, sk_diag *d)
 {
-    sk_err rc = so_set_load(dir, opts, &out->set, d);
-    if (rc == SK_OK)
-        rc = so_stability_eval(out->set->run_means_exact, out->set->n_runs, &out->st, d);
+    const so_set_hygiene *h = out->hy;
+    so_set_opts o = *opts;
+    const char **skip = sk_calloc(h->n_runs ? h->n_runs : 1, sizeof *skip);
+    sk_err rc = SK_OK;
+    if (!skip)
+        return sk_diag_set(d, SK_E_NOMEM, dir, 0, "out of memory");
+    for (size_t i = 0; i < h->n_runs; i++)
+        for (size_t k = 0; k < h->runs[i].n_reasons; k++)
+            if (h->runs[i].reasons[k].functional) {
+                skip[o.n_skip_runs++] = h->runs[i].run;
+                break;
+            }
+    o.skip_runs = skip;
+    if (o.n_skip_runs < h->n_runs) {
+        rc = so_set_load(dir, &o, &out->set, d);
+        if (rc == SK_OK)
+            rc = so_stability_eval(out->set->run_means_exact, out->set->n_runs, &out->st, d);
+    }
+    sk_free(skip);
     return rc;
 }
 
@@ -615,10 +637,66 @@ static const char *first_blocker(const fam *f)
     return cJSON_IsString(code) ? code->valuestring : "evidence_incomplete"; /* NOLINT(clang-analyzer-core.NullDereference): cJSON_IsString(NULL) is false */
 }
 
+/* The runs of one side that are not clean, for a blocker or reason message. */
+static void unclean_runs(const clean_side *s, int functional_only, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->hy->n_runs && used < n; i++) {
+        const so_run_hygiene *r = &s->hy->runs[i];
+        for (size_t k = 0; k < r->n_reasons && used < n; k++) {
+            if (functional_only && !r->reasons[k].functional)
+                continue;
+            used += (size_t)snprintf(buf + used, n - used, "%s%s %s", used ? ", " : "", r->run,
+                                     r->reasons[k].code);
+        }
+    }
+}
+
+/* The clean-evidence rows of docs/stage-o.md §9.2, before any timing is
+ * used; 1 when they decided. */
+static int decide_clean(fam *f, decision *dc)
+{
+    char runs[512];
+    if (f->o0.hy->state == SO_CLEAN_REJECTED) {
+        unclean_runs(&f->o0, 0, runs, sizeof runs);
+        add_issue(f, f->blockers, "o0_not_clean",
+                  "O0 has runs that are not proven clean runs (%s); no trial can be judged "
+                  "against it",
+                  runs);
+        set_decision(dc, SO_FAMILY_BLOCKED, "o0_not_clean",
+                     "O0 含有不是 clean 运行的记录（功能失败或开启了 profiling/调试），无法判定", "O0");
+        return 1;
+    }
+    const clean_side *failed = f->da.hy->functional_failure                  ? &f->da
+                               : f->rp.hy && f->rp.hy->functional_failure ? &f->rp
+                                                                          : NULL;
+    if (failed) {
+        unclean_runs(failed, 1, runs, sizeof runs);
+        add_issue(f, f->notes, "functional_failure", "%s: %s",
+                  failed == &f->da ? "disable-all" : "repair", runs);
+        set_decision(dc, SO_FAMILY_REJECTED, "functional_failure",
+                     "DCCI 试验出现功能失败（正确性失败、崩溃、挂起或超时），拒绝整个 DCCI 家族，恢复 O0",
+                     "O0");
+        return 1;
+    }
+    if (f->da.hy->state == SO_CLEAN_REJECTED) {
+        unclean_runs(&f->da, 0, runs, sizeof runs);
+        add_issue(f, f->blockers, "disable_all_not_clean",
+                  "disable-all has runs that are not clean runs (%s); rerun them cleanly", runs);
+        set_decision(dc, SO_FAMILY_BLOCKED, "disable_all_not_clean",
+                     "disable-all 含有不是 clean 运行的记录，需重新做 clean 运行后再判定", "O0");
+        return 1;
+    }
+    return 0;
+}
+
 static void decide(fam *f, decision *dc, cJSON *probe_values_out)
 {
     sk_jb *b = &f->b;
     dc->d1_outcome = "not_evaluated";
+    if (decide_clean(f, dc))
+        return;
     if (!f->o0.st.stable) {
         add_issue(f, f->blockers, "o0_unstable",
                   "O0 is not a stable five-run incumbent (runs %zu); no DCCI trial can be judged",
@@ -701,6 +779,16 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
                      "disable-all 回退，但联合修复试验的证据不完整，无法判定", "O0");
         goto out;
     }
+    if (f->rp.hy->state == SO_CLEAN_REJECTED) {
+        char runs[512];
+        unclean_runs(&f->rp, 0, runs, sizeof runs);
+        add_issue(f, f->blockers, "repair_not_clean",
+                  "the repair trial has runs that are not clean runs (%s); rerun them cleanly",
+                  runs);
+        set_decision(dc, SO_FAMILY_BLOCKED, "repair_not_clean",
+                     "联合修复试验含有不是 clean 运行的记录，需重新做 clean 运行后再判定", "O0");
+        goto out;
+    }
     if (!f->gate_rp.accepted) {
         if (f->gate_rp_da.accepted)
             add_issue(f, f->notes, "beats_disable_all_only",
@@ -756,6 +844,24 @@ out:
     cJSON_Delete(da_value);
 }
 
+/* The note that the reference-compatible path leaves cleanliness unproven. */
+static void clean_notes(fam *f)
+{
+    static const char *const names[3] = {"O0", "disable-all", "repair"};
+    const clean_side *sides[3] = {&f->o0, &f->da, &f->rp};
+    char which[256] = "";
+    size_t used = 0;
+    for (int i = 0; i < 3; i++)
+        if (sides[i]->hy && sides[i]->hy->n_unproven && used < sizeof which)
+            used += (size_t)snprintf(which + used, sizeof which - used, "%s%s %zu/%zu",
+                                     used ? ", " : "", names[i], sides[i]->hy->n_unproven,
+                                     sides[i]->hy->n_runs);
+    if (used)
+        add_issue(f, f->notes, "clean_unproven",
+                  "runs without a run record are not proven clean (%s); docs/stage-o.md §10",
+                  which);
+}
+
 /* ------------------------------------------------------------ assembly */
 
 static void fam_free(fam *f)
@@ -763,6 +869,9 @@ static void fam_free(fam *f)
     so_set_free(f->o0.set);
     so_set_free(f->da.set);
     so_set_free(f->rp.set);
+    so_hygiene_free(f->o0.hy);
+    so_hygiene_free(f->da.hy);
+    so_hygiene_free(f->rp.hy);
     analysis_free(&f->an);
     cJSON_Delete(f->probe);
     for (int i = 0; i < 3; i++)
@@ -775,12 +884,27 @@ static void fam_free(fam *f)
 static sk_err load_all(fam *f, sk_diag *d)
 {
     const so_family_opts *o = f->o;
-    sk_err rc = load_clean(o->o0_dir, &o->set_opts, &f->o0, d);
+    so_set_hygiene *hy[3];
+    size_t n_hy = 0;
+    sk_err rc = so_hygiene_check(o->o0_dir, &f->o0.hy, d);
+    if (rc == SK_OK)
+        rc = so_hygiene_check(o->da_dir, &f->da.hy, d);
+    if (rc == SK_OK && o->repair_dir)
+        rc = so_hygiene_check(o->repair_dir, &f->rp.hy, d);
+    if (rc == SK_OK) {
+        hy[n_hy++] = f->o0.hy;
+        hy[n_hy++] = f->da.hy;
+        if (f->rp.hy)
+            hy[n_hy++] = f->rp.hy;
+        rc = so_hygiene_distinct(hy, n_hy, d);
+    }
+    if (rc == SK_OK)
+        rc = load_clean(o->o0_dir, &o->set_opts, &f->o0, d);
     if (rc == SK_OK)
         rc = load_clean(o->da_dir, &o->set_opts, &f->da, d);
     if (rc == SK_OK && o->repair_dir) {
         rc = load_clean(o->repair_dir, &o->set_opts, &f->rp, d);
-        f->has_rp = rc == SK_OK;
+        f->has_rp = rc == SK_OK && f->rp.set != NULL;
     }
     if (rc == SK_OK && o->analysis_dir) {
         rc = load_analysis(o->analysis_dir, &f->an, d);
@@ -857,8 +981,10 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
     sk_err rc = load_all(&f, d);
     if (rc != SK_OK)
         goto out;
-    so_trial_evaluate(f.o0.set, &f.o0.st, f.da.set, 0.0, 0.0, &f.gate_da);
-    if (f.has_rp) {
+    int has_da = f.o0.set && f.da.set; /* both timed (a side whose every run failed is not) */
+    if (has_da)
+        so_trial_evaluate(f.o0.set, &f.o0.st, f.da.set, 0.0, 0.0, &f.gate_da);
+    if (has_da && f.has_rp) {
         so_trial_evaluate(f.o0.set, &f.o0.st, f.rp.set, 0.0, 0.0, &f.gate_rp);
         /* information only: the repair against disable-all as if it were the baseline */
         so_trial_evaluate(f.da.set, &f.da.st, f.rp.set, 0.0, 0.0, &f.gate_rp_da);
@@ -871,6 +997,7 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
     memset(&dc, 0, sizeof dc);
     if (!b->err)
         decide(&f, &dc, probe_values_out);
+    clean_notes(&f);
     doc = sk_jb_obj(b);
     sk_jb_put(b, doc, "schema_version", sk_jb_str(b, SO_FAMILY_SCHEMA));
     cJSON *dec = sk_jb_obj(b);
@@ -890,12 +1017,18 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
     sk_jb_put(b, set, "expected_ranks", sk_jb_uint(b, o->set_opts.expected_ranks));
     sk_jb_put(b, doc, "clean_settings", set);
     cJSON *clean = sk_jb_obj(b);
-    sk_jb_put(b, clean, "o0", clean_json(&f, &f.o0));
-    sk_jb_put(b, clean, "disable_all", clean_json(&f, &f.da));
+    sk_jb_put(b, clean, "o0", f.o0.set ? clean_json(&f, &f.o0) : sk_jb_null(b));
+    sk_jb_put(b, clean, "disable_all", f.da.set ? clean_json(&f, &f.da) : sk_jb_null(b));
     sk_jb_put(b, clean, "repair", f.has_rp ? clean_json(&f, &f.rp) : sk_jb_null(b));
     sk_jb_put(b, doc, "clean", clean);
+    cJSON *ce = sk_jb_obj(b);
+    sk_jb_put(b, ce, "o0", so_hygiene_json(b, f.o0.hy));
+    sk_jb_put(b, ce, "disable_all", so_hygiene_json(b, f.da.hy));
+    sk_jb_put(b, ce, "repair", f.rp.hy ? so_hygiene_json(b, f.rp.hy) : sk_jb_null(b));
+    sk_jb_put(b, doc, "clean_evidence", ce);
     cJSON *gates = sk_jb_obj(b);
-    sk_jb_put(b, gates, "disable_all_vs_o0", gate_json(&f, &f.gate_da, "o0", "disable_all", 1));
+    sk_jb_put(b, gates, "disable_all_vs_o0",
+        has_da ? gate_json(&f, &f.gate_da, "o0", "disable_all", 1) : sk_jb_null(b));
     sk_jb_put(b, gates, "repair_vs_o0",
         f.has_rp ? gate_json(&f, &f.gate_rp, "o0", "repair", 1) : sk_jb_null(b));
     sk_jb_put(b, gates, "repair_vs_disable_all",

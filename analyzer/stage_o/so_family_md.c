@@ -151,6 +151,26 @@ static void clean_table(md *m, const cJSON *doc)
         cJSON_Delete(name);
     }
     put(m, "\n每次运行的 worst-rank 均值与所读日志的 SHA-256 见 JSON 的 `clean.<条件>`。\n\n");
+    put(m, "clean 运行证据（run 记录、正确性结果和配置，[stage-o.md](stage-o.md) §10）：\n\n");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *e = get2(doc, "clean_evidence", sides[i]);
+        if (!cJSON_IsObject(e))
+            continue;
+        put(m, "- ");
+        put(m, sides[i]);
+        put(m, "：");
+        cell(m, get(e, "state"));
+        put(m, "（共 ");
+        cell(m, get(e, "runs"));
+        put(m, " 次：证明 ");
+        cell(m, get(e, "proven"));
+        put(m, "，拒绝 ");
+        cell(m, get(e, "rejected"));
+        put(m, "，未证明 ");
+        cell(m, get(e, "unproven"));
+        put(m, "）\n");
+    }
+    put(m, "\n");
 }
 
 static void gate(md *m, const cJSON *g, const char *title)

@@ -275,6 +275,8 @@ through_repair_config $S
 step_d4_trial $S 0
 step_d4_top_up $S 0
 step_family_report $S 0 accepted repair_beats_o0 repair
+json_is "$S:every_clean_run_proven" "$EXP/family/dcci-family-report.json" \
+    "all(d['clean_evidence'][k]['state'] == 'proven' for k in ('o0', 'disable_all', 'repair')) and not d['decision']['notes']"
 json_is "$S:family_settings_are_L" "$EXP/family/dcci-family-report.json" \
     "d['dcci_settings']['dcci_before_kernel_start'] == d['dcci_settings']['dcci_after_kernel_end'] == $L_EXPECTED"
 t_ok "$S:chinese_family_report" test -s "$EXP/family/DCCI_FAMILY_REPORT.md"
@@ -330,6 +332,8 @@ step_o0_runs $S
 step_d1_trial $S 1
 t_ok "$S:no_trial_result" test ! -e "$EXP/gates/d1-trial.json"
 unset WF_FAIL_CONFIG
+# the failed run's record and correctness result reject the family (no logs needed)
+step_d1_decision $S not_evaluated rejected functional_failure
 
 # 6. collection blocked (files copied with their old times, as after the run):
 #    finalize refuses; re-collected from a new empty root the family goes on
@@ -343,3 +347,29 @@ t_ok "$S:blocked_root_kept_unsealed" test ! -e "$CAP/o0/collection-manifest.json
 export CAP="$EXP/capture-2"
 step_d2_capture ${S}_recollected 0
 step_d3_analyze ${S}_recollected
+
+# 7. one unclean repair run (launched with ASCEND_PROF_SK_ON set): trial
+#    rejects it (clean-run-rejected), the family is blocked (repair_not_clean)
+S=repair_unclean_run
+new_family $S
+export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.1 10.1 10.1"
+through_repair_config $S
+run d4-trial 's/do clean_run/do ASCEND_PROF_SK_ON=$([ "$n" = 2 ] \&\& echo 1024) clean_run/'
+expect "$S:d4_trial_exit_10" 10
+if grep -q '^clean-run-rejected REPAIR run-2 env_sk_prof: ASCEND_PROF_SK_ON=1024' "$OUT"; then
+    t_pass "$S:reason_names_run_and_variable"
+else
+    t_fail "$S:reason_names_run_and_variable" "$(head -c 2000 "$OUT")"
+fi
+step_family_report $S 3 blocked repair_not_clean O0
+
+# 8. one failed correctness in the repair trial: a functional failure rejects
+#    the family (functional_failure), O0 restored
+S=repair_correctness_fails
+new_family $S
+export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.1 10.1 10.1"
+through_repair_config $S
+WF_FAIL_RUN=2 step_d4_trial $S 1
+step_family_report $S 10 rejected functional_failure O0
+json_is "$S:failure_from_the_record" "$EXP/family/dcci-family-report.json" \
+    "[r['code'] for r in d['clean_evidence']['repair']['run_evidence'][1]['reasons']] == ['run_failed', 'correctness_failed']"

@@ -199,6 +199,9 @@ def trial(barg, blayout, name, carg, clayout, warmup, ranks, allow_p90, allow_sd
         bt, mw = c["robust"]["bootstrap"], c["robust"]["mann_whitney_u"]
         out += (f"robust-bootstrap-mean-improvement-pct {bt['low_pct']} {bt['high_pct']} (95%, informational)\n"
                 f"robust-mann-whitney-p-candidate-faster {mw['p_candidate_faster']} (informational)\n")
+    # no run records in these trees: the clean evidence is unproven (docs/stage-o.md §10)
+    for label, n in (("baseline", b["run_count"]), (name, c["run_count"])):
+        out += f"clean-evidence {label} unproven runs {n} proven 0 rejected 0 unproven {n}\n"
     return doc, out, (0 if ok else 10)
 
 def stability_doc(arg, layout, warmup, ranks):
@@ -214,7 +217,9 @@ def stability_doc(arg, layout, warmup, ranks):
            f"spread-ms {st['spread_exact_ms']}\nmean-ms {st['mean_exact_ms']}\n"
            f"spread-pct {st['spread_pct']}\nspread-pct-exact {st['spread_pct_exact']}\n"
            f"required-run-count {st['checks']['required_run_count']}\n"
-           f"max-spread-pct {st['checks']['max_spread_pct']}\nstable {st['stable']}\n")
+           f"max-spread-pct {st['checks']['max_spread_pct']}\nstable {st['stable']}\n"
+           f"clean-evidence baseline unproven runs {s['run_count']} proven 0 rejected 0 "
+           f"unproven {s['run_count']}\n")
     return doc, out, (0 if st["stable"] else 10)
 
 # ---------------------------------------------------------------- scenarios
