@@ -44,6 +44,7 @@ AC_LIB_SRC := $(wildcard artifact_contract/*.c)
 AC_CLI_SRC := $(wildcard artifact_contract/cli/*.c)
 RD_SRC := $(wildcard analyzer/readers/*.c)
 NUM_SRC := $(wildcard analyzer/numeric/*.c)
+CH_SRC := $(wildcard analyzer/chart/*.c)
 DCCI_SRC := $(wildcard analyzer/dcci/*.c)
 SO_SRC := $(wildcard analyzer/stage_o/*.c)
 CS_SRC := $(wildcard analyzer/compile_safety/*.c)
@@ -60,11 +61,12 @@ CLIUTIL_LIB := $(B)/lib/libskcli.a
 AC_LIB := $(B)/lib/libartifact_contract.a
 RD_LIB := $(B)/lib/libskreaders.a
 NUM_LIB := $(B)/lib/libsknumeric.a
+CH_LIB := $(B)/lib/libskchart.a
 DCCI_LIB := $(B)/lib/libskdcci.a
 SO_LIB := $(B)/lib/libskstageo.a
 CS_LIB := $(B)/lib/libskcompilesafety.a
 # Link order: each library before the ones it uses.
-SK_LIBS := $(SO_LIB) $(DCCI_LIB) $(CS_LIB) $(RD_LIB) $(NUM_LIB) $(AC_LIB) $(BASE_LIB)
+SK_LIBS := $(SO_LIB) $(DCCI_LIB) $(CS_LIB) $(RD_LIB) $(NUM_LIB) $(CH_LIB) $(AC_LIB) $(BASE_LIB)
 BINS := $(B)/bin/artifact_contract $(B)/bin/skdcci
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 TOOL_BINS := $(patsubst tests/tools/%.c,$(B)/tests/tools/%,$(TOOL_SRC))
@@ -102,6 +104,7 @@ $(eval $(call static_lib,$(CLIUTIL_LIB),$(CLIUTIL_SRC)))
 $(eval $(call static_lib,$(AC_LIB),$(AC_LIB_SRC)))
 $(eval $(call static_lib,$(RD_LIB),$(RD_SRC)))
 $(eval $(call static_lib,$(NUM_LIB),$(NUM_SRC)))
+$(eval $(call static_lib,$(CH_LIB),$(CH_SRC)))
 $(eval $(call static_lib,$(DCCI_LIB),$(DCCI_SRC)))
 $(eval $(call static_lib,$(SO_LIB),$(SO_SRC)))
 $(eval $(call static_lib,$(CS_LIB),$(CS_SRC)))

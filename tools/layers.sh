@@ -15,10 +15,11 @@ declare -A ALLOW=(
     [artifact_contract/cli]="artifact_contract/base artifact_contract/base/cli artifact_contract"
     [analyzer/numeric]="artifact_contract/base"
     [analyzer/readers]="artifact_contract/base"
-    [analyzer/dcci]="artifact_contract/base artifact_contract analyzer/readers analyzer/numeric"
-    [analyzer/stage_o]="artifact_contract/base artifact_contract analyzer/numeric analyzer/dcci"
+    [analyzer/chart]="artifact_contract/base"
+    [analyzer/dcci]="artifact_contract/base artifact_contract analyzer/readers analyzer/numeric analyzer/chart"
+    [analyzer/stage_o]="artifact_contract/base artifact_contract analyzer/numeric analyzer/dcci analyzer/chart"
     [analyzer/compile_safety]="artifact_contract/base artifact_contract"
-    [analyzer/cli]="artifact_contract/base artifact_contract/base/cli artifact_contract analyzer/readers analyzer/numeric analyzer/dcci analyzer/stage_o analyzer/compile_safety"
+    [analyzer/cli]="artifact_contract/base artifact_contract/base/cli artifact_contract analyzer/readers analyzer/numeric analyzer/chart analyzer/dcci analyzer/stage_o analyzer/compile_safety"
 )
 
 edges=$(mktemp)

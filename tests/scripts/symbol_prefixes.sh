@@ -5,7 +5,7 @@
 source "$SK_REPO/tests/lib.sh"
 SK_SCRIPT=symbol_prefixes
 # library (without lib and .a) -> the prefix of every defined global symbol
-for pair in skbase:sk_ skcli:cli_ artifact_contract:ac_ skreaders:rd_ sknumeric:num_ \
+for pair in skbase:sk_ skcli:cli_ artifact_contract:ac_ skreaders:rd_ sknumeric:num_ skchart:ch_ \
     skdcci:dcci_ skstageo:so_ skcompilesafety:cs_; do
     lib=${pair%%:*} prefix=${pair#*:}
     a="$SK_BUILD/lib/lib$lib.a"
