@@ -69,7 +69,7 @@ sk_err ch_svg_begin(ch_svg *s, sk_buf *out, double w, double h, const char *labe
     s->w = w;
     s->h = h;
     s->marks = 0;
-    put(s, "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\"");
+    put(s, "<svg role=\"img\""); /* inline in HTML: the parser gives the namespace */
     attr(s, "width", w);
     attr(s, "height", h);
     put(s, " viewBox=\"0 0 ");

@@ -19,6 +19,7 @@ typedef struct child_agg {
     int64_t dur_sum;
     int64_t max_lane;
     int64_t lane_max[2];
+    int64_t lane_start[2], lane_end[2]; /* per lane type: earliest start, latest end */
     uint32_t records;
     uint32_t dup_blocks;
     uint16_t block_num[2];
@@ -155,6 +156,7 @@ static void prof_sk_free(struct dcci_prof_sk *p)
     sk_free(p->first_mismatch_name);
     sk_free(p->res.first_mismatch_name);
     sk_free(p->res.pos);
+    sk_free(p->res.example);
     sk_free(p);
 }
 
@@ -205,6 +207,8 @@ static void agg_init(child_agg *a, size_t n)
         a[i].min_start = INT64_MAX;
         a[i].max_end = INT64_MIN;
         a[i].max_start = INT64_MIN;
+        a[i].lane_start[0] = a[i].lane_start[1] = INT64_MAX;
+        a[i].lane_end[0] = a[i].lane_end[1] = INT64_MIN;
     }
 }
 
@@ -250,6 +254,10 @@ static void merge_agg(child_agg *a, const child_agg *b)
     for (int l = 0; l < 2; l++) {
         if (b->lane_max[l] > a->lane_max[l])
             a->lane_max[l] = b->lane_max[l];
+        if (b->lane_start[l] < a->lane_start[l])
+            a->lane_start[l] = b->lane_start[l];
+        if (b->lane_end[l] > a->lane_end[l])
+            a->lane_end[l] = b->lane_end[l];
         if (b->block_num[l]) {
             if (a->block_num[l] && a->block_num[l] != b->block_num[l])
                 a->block_conflict = 1;
@@ -424,6 +432,12 @@ static void attribute(core_state *c, const pend *rec)
         a->max_start = rec->start;
     a->dur_sum += rec->dur;
     a->records++;
+    if (rec->lane < 2) {
+        if (rec->start < a->lane_start[rec->lane])
+            a->lane_start[rec->lane] = rec->start;
+        if (end > a->lane_end[rec->lane])
+            a->lane_end[rec->lane] = end;
+    }
     if (rec->lane >= 2 || !rec->has_block) {
         a->unknown_lane = 1;
     } else {
@@ -556,6 +570,32 @@ static int agg_complete(const child_agg *a, rd_kernel_type kt)
 
 /* ------------------------------------------------------------ finalisation */
 
+/* Keeps the lanes of the SK's first analysed launch whose every child
+ * position is complete: the launch the HTML report draws lane by lane. */
+static sk_err keep_example(struct dcci_prof_sk *p, const launch *l, const dcci_sk *k,
+                           sk_diag *d)
+{
+    if (p->res.example || !p->nchildren)
+        return SK_OK;
+    for (size_t pos = 0; pos < p->nchildren; pos++)
+        if (!agg_complete(&l->agg[pos], k->children[pos].node->kernel_type))
+            return SK_OK;
+    int64_t *ex = sk_malloc(p->nchildren * 4 * sizeof *ex);
+    if (!ex)
+        return nomem(d);
+    for (size_t pos = 0; pos < p->nchildren; pos++)
+        for (int lane = 0; lane < 2; lane++) {
+            const child_agg *a = &l->agg[pos];
+            int has = a->lane_start[lane] <= a->lane_end[lane];
+            ex[pos * 4 + (size_t)lane * 2] = has ? a->lane_start[lane] - l->start : -1;
+            ex[pos * 4 + (size_t)lane * 2 + 1] = has ? a->lane_end[lane] - l->start : -1;
+        }
+    p->res.example = ex;
+    p->res.example_index = (size_t)(p->analysed - 1);
+    p->res.example_span = l->end - l->start;
+    return SK_OK;
+}
+
 /* A launch can no longer change: its values go to the series and the launch
  * is forgotten.  Launches are finalised in start order, so the first
  * warmup_launches of an SK are the warmup. */
@@ -600,6 +640,8 @@ static sk_err finish_launch(run *r, dcci_sk *k, launch *l, sk_diag *d)
         if (!e)
             e = sk_series_push(r->spill, &ser[DCCI_M_SKEW], a->max_start - a->min_start, d);
     }
+    if (!e && p->tracked)
+        e = keep_example(p, l, k, d);
 out:
     sk_free(l->agg);
     l->agg = NULL;

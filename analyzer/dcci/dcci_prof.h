@@ -75,6 +75,15 @@ typedef struct dcci_prof_result {
     int tracked;
     dcci_pos_result *pos;           /* nchildren entries when tracked */
     size_t npos;
+    /* Tracked SKs: the representative launch drawn by the HTML report (the
+     * first analysed launch whose every child position is complete), or
+     * NULL.  example[pos * 4 + lane * 2] and [... + 1] are the earliest
+     * start and latest end of the position's records on lane type `lane`
+     * (0 AIC, 1 AIV), in ns from the launch's start; -1 when the lane type
+     * has no record of that child. */
+    int64_t *example;
+    size_t example_index;           /* its index among the analysed launches */
+    int64_t example_span;           /* its parent span, ns */
 } dcci_prof_result;
 
 typedef struct dcci_core_count {

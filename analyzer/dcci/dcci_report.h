@@ -2,6 +2,8 @@
  *
  *   dcci-regression-analysis.json   the machine-readable report (always)
  *   DCCI_REGRESSION_ANALYSIS.md     the Chinese report (always)
+ *   DCCI_REGRESSION_ANALYSIS.html   the same report with charts (always,
+ *                                   docs/report-html.md)
  *   option-values.json              repair_candidate only
  *   dcci-repair-options.json        repair_candidate only
  *
@@ -23,6 +25,7 @@
 
 #define DCCI_REPORT_JSON_NAME "dcci-regression-analysis.json"
 #define DCCI_REPORT_MD_NAME "DCCI_REGRESSION_ANALYSIS.md"
+#define DCCI_REPORT_HTML_NAME "DCCI_REGRESSION_ANALYSIS.html"
 #define DCCI_OPTION_VALUES_NAME "option-values.json"
 #define DCCI_REPAIR_OPTIONS_NAME "dcci-repair-options.json"
 
@@ -31,6 +34,12 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d);
 
 /* The Chinese Markdown report, appended to out. */
 sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d);
+
+/* The HTML page, appended to out: the conclusion, the charts and the
+ * Markdown report markdown[0..mdlen) (dcci_report_markdown's text); for a
+ * blocked status the blocker and its issues instead of charts and report. */
+sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdlen, sk_buf *out,
+                        sk_diag *d);
 
 /* The two option files (repair_candidate only; SK_E_ARG otherwise). */
 sk_err dcci_report_option_values(const dcci_analysis *a, cJSON **out, sk_diag *d);

@@ -810,7 +810,7 @@ static sk_err add_json(sk_outdir *o, const char *name, const cJSON *v, sk_diag *
 sk_err dcci_report_write(const dcci_analysis *a, sk_outdir *o, sk_diag *d)
 {
     cJSON *report = NULL, *values = NULL, *repair = NULL;
-    sk_buf md = SK_BUF_INIT;
+    sk_buf md = SK_BUF_INIT, html = SK_BUF_INIT;
     sk_err e = dcci_report_json(a, &report, d);
     if (!e)
         e = add_json(o, DCCI_REPORT_JSON_NAME, report, d);
@@ -818,6 +818,10 @@ sk_err dcci_report_write(const dcci_analysis *a, sk_outdir *o, sk_diag *d)
         e = dcci_report_markdown(a, &md, d);
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_MD_NAME, md.data ? md.data : "", md.len, 0644, d);
+    if (!e)
+        e = dcci_report_html(a, md.data ? md.data : "", md.len, &html, d);
+    if (!e)
+        e = sk_outdir_add(o, DCCI_REPORT_HTML_NAME, html.data ? html.data : "", html.len, 0644, d);
     if (!e && a->status == DCCI_STATUS_REPAIR_CANDIDATE) {
         e = dcci_report_option_values(a, &values, d);
         if (!e)
@@ -831,5 +835,6 @@ sk_err dcci_report_write(const dcci_analysis *a, sk_outdir *o, sk_diag *d)
     cJSON_Delete(values);
     cJSON_Delete(repair);
     sk_buf_free(&md);
+    sk_buf_free(&html);
     return e;
 }

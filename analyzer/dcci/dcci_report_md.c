@@ -10,6 +10,7 @@
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/dcci/dcci_report.h"
 #include "analyzer/dcci/dcci_gates.h"
+#include "analyzer/dcci/dcci_report_internal.h"
 
 typedef struct md {
     sk_buf *out;
@@ -110,14 +111,6 @@ static void cell_us(md *m, int present, num_i128 num, uint32_t den)
     emit(m, " %s |", t);
 }
 
-/* Two decimals without printf's %f, whose decimal point follows the locale. */
-static void pct_text(double v, char *out, size_t cap)
-{
-    long long c = llround(v * 100.0);
-    unsigned long long a = (unsigned long long)(c < 0 ? -c : c);
-    snprintf(out, cap, "%s%llu.%02llu", c < 0 ? "-" : "", a / 100, a % 100);
-}
-
 static void cell_pct(md *m, int present, double v)
 {
     char t[64];
@@ -125,74 +118,8 @@ static void cell_pct(md *m, int present, double v)
         emit(m, " — |");
         return;
     }
-    pct_text(v, t, sizeof t);
+    dcci_report_pct_text(v, t, sizeof t);
     emit(m, " %s |", t);
-}
-
-static const char *class_zh(dcci_class c)
-{
-    switch (c) {
-    case DCCI_CLASS_SIGNIFICANTLY_SLOWER: return "显著变慢";
-    case DCCI_CLASS_SIGNIFICANTLY_FASTER: return "显著变快";
-    case DCCI_CLASS_NEUTRAL: return "中性";
-    case DCCI_CLASS_INSUFFICIENT_EVIDENCE: return "证据不足";
-    }
-    return "未知";
-}
-
-static const char *status_zh(dcci_status s)
-{
-    switch (s) {
-    case DCCI_STATUS_REPAIR_CANDIDATE: return "可进行一次联合修复试验";
-    case DCCI_STATUS_NO_REGRESSED_CHILD: return "显著变慢的 SK 中没有显著变慢的子节点";
-    case DCCI_STATUS_NO_SIGNIFICANT_REGRESSION: return "没有显著变慢的 SK";
-    case DCCI_STATUS_COLLECTION_BLOCKED: return "采集证据受阻";
-    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return "子节点归因受阻";
-    case DCCI_STATUS_MAPPING_BLOCKED: return "SK 结构映射受阻";
-    case DCCI_STATUS_EVIDENCE_BLOCKED: return "SK 证据不足";
-    }
-    return "未知";
-}
-
-static const char *decision_zh(dcci_status s)
-{
-    switch (s) {
-    case DCCI_STATUS_REPAIR_CANDIDATE:
-        return "保持 `dcci_disable_on_kernel=[\".*\"]`，把同一个列表 L 同时设置到 "
-               "`dcci_before_kernel_start` 与 `dcci_after_kernel_end`，只做一次联合修复试验，"
-               "并直接与 O0 比较（只优于 disable-all 不算通过）。禁止 before-only、after-only、"
-               "逐子节点或排列组合试验；试验不通过则拒绝整个 DCCI 家族并恢复 O0。";
-    case DCCI_STATUS_NO_REGRESSED_CHILD:
-        return "显著变慢的 SK 中没有任何子节点的 wall 或 max-lane 显著变慢，因此不生成修复列表。"
-               "不得依据名称、相邻关系或 duration-sum 增长猜测目标。";
-    case DCCI_STATUS_NO_SIGNIFICANT_REGRESSION:
-        return "没有 SK 显著变慢：不做子节点分解，不生成修复列表。";
-    case DCCI_STATUS_COLLECTION_BLOCKED:
-        return "采集证据不满足契约：不做归因、不生成正则、不进行修复。请在新的空根目录中按契约"
-               "重新采集两侧（begin → 运行 → finalize），再重新分析。";
-    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED:
-        return "SK 级结果仍然有效，但子节点归因不可靠：不生成修复列表。请按下列原因修正采集"
-               "（例如出现 buffer-full 时缩短采集窗口）后重新采集，再做子节点归因。";
-    case DCCI_STATUS_MAPPING_BLOCKED:
-        return "至少一个 SK 在另一侧没有唯一的结构对应：它的回退无法测量，因此既不能断言“没有回退”，"
-               "也不能断言并集完整。不生成修复列表。请确认两侧来自同一模型与同一图。";
-    case DCCI_STATUS_EVIDENCE_BLOCKED:
-        return "至少一个已匹配的 SK 无法分类（证据不足）：既不能断言“没有回退”，也不能断言并集完整，"
-               "因此不生成修复列表。请按下列原因采集更多 step（每个 SK 每侧至少 min_occurrences 个"
-               "预热后的对齐样本），行被拒绝的一侧需重新采集。";
-    }
-    return "";
-}
-
-static const char *gate_zh(dcci_gate g)
-{
-    switch (g) {
-    case DCCI_GATE_COLLECTION: return "采集";
-    case DCCI_GATE_MAPPING: return "映射";
-    case DCCI_GATE_ATTRIBUTION: return "子节点归因";
-    case DCCI_GATE_EVIDENCE: return "证据";
-    }
-    return "";
 }
 
 static void stats_cells(md *m, const num_stats *s)
@@ -212,7 +139,7 @@ static void class_cells(md *m, const dcci_classification *c)
     cell_us(m, c->has_values, -c->improvement_ns_x2, 2); /* Δ = disable-all - O0 */
     cell_pct(m, c->has_values, -c->improvement_pct);
     cell_pct(m, c->has_values, c->noise_pct);
-    cell(m, class_zh(c->cls));
+    cell(m, dcci_report_class_zh(c->cls));
 }
 
 static size_t count_kind(const dcci_side *s, dcci_kind k)
@@ -237,10 +164,10 @@ static void section_conclusion(md *m, const dcci_analysis *a)
 {
     emit(m, "# DCCI 回归分析报告（O0 对比 disable-all）\n\n");
     emit(m, "## 1. 结论\n\n");
-    emit(m, "- 状态：`%s`（%s）\n", dcci_status_name(a->status), status_zh(a->status));
+    emit(m, "- 状态：`%s`（%s）\n", dcci_status_name(a->status), dcci_report_status_zh(a->status));
     emit(m, "- 匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条\n",
          a->align.npairs, a->nslow, a->ntokens, a->nregexes);
-    emit(m, "- 决策：%s\n", decision_zh(a->status));
+    emit(m, "- 决策：%s\n", dcci_report_decision_zh(a->status));
     const char *next[DCCI_TO_COLLECT_MAX];
     size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
@@ -411,7 +338,7 @@ static void metric_cells(md *m, const dcci_child_metric *cm)
 {
     cell_us(m, cm->o0 != NULL, cm->o0 ? cm->o0->p50_x2 : 0, 2);
     cell_us(m, cm->dis != NULL, cm->dis ? cm->dis->p50_x2 : 0, 2);
-    cell(m, class_zh(cm->cls.cls));
+    cell(m, dcci_report_class_zh(cm->cls.cls));
 }
 
 static void section_children(md *m, const dcci_analysis *a)
@@ -430,7 +357,7 @@ static void section_children(md *m, const dcci_analysis *a)
         emit(m, "### 6.%zu `%s`（出现序号 %zu）\n\n", i + 1, k0->key_id, k0->occurrence);
         emit(m, "- O0：`%s`\n- disable-all：`%s`\n", k0->fused->name, k1->fused->name);
         char pct[64];
-        pct_text(-r->cls.improvement_pct, pct, sizeof pct);
+        dcci_report_pct_text(-r->cls.improvement_pct, pct, sizeof pct);
         emit(m, "- SK wall ΔP50：%s%%；子节点归因：%s\n\n", pct,
              s->attribution_ok ? "有效" : "受阻（见第 11 节）");
         if (!s->nrows) {
@@ -449,7 +376,7 @@ static void section_children(md *m, const dcci_analysis *a)
             cell(m, launches);
             metric_cells(m, &row->m[DCCI_M_WALL]);
             metric_cells(m, &row->m[DCCI_M_MAX_LANE]);
-            cell(m, class_zh(row->m[DCCI_M_DURATION_SUM].cls.cls));
+            cell(m, dcci_report_class_zh(row->m[DCCI_M_DURATION_SUM].cls.cls));
             cell(m, row->selected ? "是" : "否");
             emit(m, "\n");
         }
@@ -498,8 +425,8 @@ static void section_tokens(md *m, const dcci_analysis *a)
                 emit(m, " %s / %s / %s |", t1, t2, t3);
             }
             cell_us(m, w->cls.has_values, -w->cls.improvement_ns_x2, 2);
-            cell(m, class_zh(w->cls.cls));
-            cell(m, class_zh(row->m[DCCI_M_MAX_LANE].cls.cls));
+            cell(m, dcci_report_class_zh(w->cls.cls));
+            cell(m, dcci_report_class_zh(row->m[DCCI_M_MAX_LANE].cls.cls));
             emit(m, "\n");
         }
         if (te->report.disagreements)
@@ -647,7 +574,7 @@ static void section_integrity(md *m, const dcci_analysis *a)
             else
                 snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
             emit(m, "|");
-            cell(m, gate_zh(it->gate));
+            cell(m, dcci_report_gate_zh(it->gate));
             cell_code(m, it->code);
             cell(m, it->side ? it->side : "—");
             cell_code(m, where);
@@ -678,6 +605,6 @@ sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
     section_list(&m, a);
     section_collateral(&m, a);
     section_integrity(&m, a);
-    emit(&m, "## 12. 决策\n\n%s\n", decision_zh(a->status));
+    emit(&m, "## 12. 决策\n\n%s\n", dcci_report_decision_zh(a->status));
     return m.e;
 }

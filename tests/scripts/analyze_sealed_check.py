@@ -135,7 +135,8 @@ def blocked(out, rule, side, texts):
     for side_name in ("o0", "disable_all"):
         check(r["inputs"][side_name]["files"] == [], f"{side_name}: files listed unvalidated")
     files = set(os.listdir(out))
-    check(files == {REPORT, "DCCI_REGRESSION_ANALYSIS.md"}, f"outputs {sorted(files)}")
+    check(files == {REPORT, "DCCI_REGRESSION_ANALYSIS.md", "DCCI_REGRESSION_ANALYSIS.html"},
+          f"outputs {sorted(files)}")
 
 
 def main():

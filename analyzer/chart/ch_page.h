@@ -1,0 +1,28 @@
+/* The frame of a self-contained report page (docs/report-html.md, "Page"):
+ * an XHTML-compatible HTML5 document (every element closed, attributes
+ * quoted, so an XML parser reads it), UTF-8, with the one inline style sheet
+ * of every report page and nothing that loads anything: no script, no link,
+ * no image, no font, no url().
+ *
+ * The style sheet names the colour classes the charts use (ch_svg's cls
+ * arguments): slow, fast, neutral, insufficient (the four classes of the
+ * analysis), noise (the noise band), o0, dis, repair (the three
+ * configurations), gate (a gate threshold), sel (a selected child), and the
+ * axis, grid, tick, axis-label and legend classes of ch_svg.
+ */
+#ifndef CH_PAGE_H
+#define CH_PAGE_H
+
+#include "artifact_contract/base/sk_buf.h"
+
+/* Starts the page: doctype, head with the escaped title and the style
+ * sheet, <body>. */
+sk_err ch_page_begin(sk_buf *out, const char *title);
+/* Ends the page: </body></html>. */
+sk_err ch_page_end(sk_buf *out);
+
+/* Appends "<tag class=\"cls\">" + escaped text + "</tag>\n" (cls may be
+ * NULL); tag is a constant of the caller. */
+sk_err ch_page_element(sk_buf *out, const char *tag, const char *cls, const char *text);
+
+#endif

@@ -1,0 +1,608 @@
+/* The HTML report DCCI_REGRESSION_ANALYSIS.html (docs/report-html.md): the
+ * same analysis as the Markdown report, drawn.  The conclusion uses the
+ * Markdown report's Chinese wording (dcci_report_internal.h), three charts
+ * follow (every matched SK; the children of each significantly slower SK;
+ * one launch of the most regressed SK lane by lane), and the complete
+ * Markdown report closes the page, so every fact of it is on the page too.
+ * A blocked status draws no chart: the page says what blocked and what to
+ * collect, and lists the blocking issues.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact_contract/base/sk_alloc.h"
+#include "analyzer/chart/ch_page.h"
+#include "analyzer/chart/ch_svg.h"
+#include "analyzer/chart/ch_text.h"
+#include "analyzer/dcci/dcci_gates.h"
+#include "analyzer/dcci/dcci_report.h"
+#include "analyzer/dcci/dcci_report_internal.h"
+
+/* Size bound (docs/report-html.md, "Size"): marks per chart. */
+#define SK_CHART_MAX 600   /* chart 1: matched SKs drawn */
+#define SLOW_CHART_MAX 6   /* chart 2: significantly slower SKs drawn */
+#define POS_CHART_MAX 48   /* charts 2 and 3: child positions drawn per SK */
+#define LABEL_MAX 40       /* bytes of a token shown beside a bar (the title has it all) */
+
+#define WIDTH 960.0
+
+typedef struct page {
+    sk_buf *out;
+    sk_err e;
+    sk_diag *d;
+    sk_buf tmp; /* titles */
+} page;
+
+static void put(page *p, const char *s)
+{
+    if (!p->e)
+        p->e = sk_buf_puts(p->out, s);
+}
+
+static void esc(page *p, const char *s)
+{
+    if (!p->e)
+        p->e = ch_text_escape(p->out, s);
+}
+
+static void element(page *p, const char *tag, const char *cls, const char *text)
+{
+    if (!p->e)
+        p->e = ch_page_element(p->out, tag, cls, text);
+}
+
+/* ns (num/den) as exact µs text. */
+static void us(page *p, num_i128 num, uint32_t den, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (!p->e)
+        p->e = dcci_us_text(num, den, out, cap, p->d);
+}
+
+static void tmp_reset(page *p)
+{
+    sk_buf_reset(&p->tmp);
+}
+
+static void tmp_add(page *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tmp_add(page *p, const char *fmt, ...)
+{
+    if (p->e)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        p->e = sk_diag_set(p->d, SK_E_INTERNAL, "", 0, "HTML report formatting failed");
+        return;
+    }
+    if (sk_buf_reserve(&p->tmp, (size_t)n + 1)) {
+        p->e = sk_diag_set(p->d, SK_E_NOMEM, "", 0, "out of memory writing the HTML report");
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(p->tmp.data + p->tmp.len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    p->tmp.len += (size_t)n;
+}
+
+/* Text whose `...` spans (the Markdown report's code marks) become <code>. */
+static void rich(page *p, const char *s)
+{
+    int code = 0;
+    for (const char *q = s; !p->e;) {
+        const char *tick = strchr(q, '`');
+        size_t n = tick ? (size_t)(tick - q) : strlen(q);
+        if (!p->e)
+            p->e = ch_text_escape_n(p->out, q, n);
+        if (!tick)
+            break;
+        put(p, code ? "</code>" : "<code>");
+        code = !code;
+        q = tick + 1;
+    }
+    if (code)
+        put(p, "</code>");
+}
+
+static void nomem_check(page *p, sk_err e)
+{
+    if (!p->e && e)
+        p->e = sk_diag_set(p->d, e, "", 0, "out of memory writing the HTML report");
+}
+
+static const char *class_css(dcci_class c)
+{
+    switch (c) {
+    case DCCI_CLASS_SIGNIFICANTLY_SLOWER: return "slow";
+    case DCCI_CLASS_SIGNIFICANTLY_FASTER: return "fast";
+    case DCCI_CLASS_NEUTRAL: return "neutral";
+    case DCCI_CLASS_INSUFFICIENT_EVIDENCE: return "insufficient";
+    }
+    return "insufficient";
+}
+
+/* "P50/P90/MAD = a / b / c µs (n = k)" of one side, appended to tmp. */
+static void stats_title(page *p, const char *side, const num_stats *s)
+{
+    char a[96], b[96], c[96], n[32];
+    tmp_add(p, "%s ", side);
+    if (!s) {
+        tmp_add(p, "%s", "—");
+        return;
+    }
+    us(p, s->p50_x2, 2, a, sizeof a);
+    us(p, s->p90_x10, 10, b, sizeof b);
+    us(p, s->mad_x4, 4, c, sizeof c);
+    snprintf(n, sizeof n, "%zu", s->count);
+    tmp_add(p, "P50/P90/MAD = %s", a);
+    tmp_add(p, " / %s", b);
+    tmp_add(p, " / %s µs", c);
+    tmp_add(p, "（n = %s）", n);
+}
+
+/* ------------------------------------------------------------ conclusion */
+
+static void conclusion(page *p, const dcci_analysis *a)
+{
+    char line[512];
+    element(p, "h1", NULL, "DCCI 回归分析报告（O0 对比 disable-all）");
+    put(p, "<ul>\n<li>状态：<code>");
+    esc(p, dcci_status_name(a->status));
+    put(p, "</code>（");
+    esc(p, dcci_report_status_zh(a->status));
+    put(p, "）</li>\n");
+    snprintf(line, sizeof line,
+             "匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条",
+             a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+    element(p, "li", NULL, line);
+    put(p, "<li>决策：");
+    rich(p, dcci_report_decision_zh(a->status));
+    put(p, "</li>\n");
+    const char *next[DCCI_TO_COLLECT_MAX];
+    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++) {
+        put(p, "<li>需要采集：");
+        rich(p, next[i]);
+        put(p, "</li>\n");
+    }
+    element(p, "li", NULL,
+            "声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为统计相关性，"
+            "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。");
+    put(p, "</ul>\n");
+}
+
+static dcci_gate blocking_gate(dcci_status s)
+{
+    switch (s) {
+    case DCCI_STATUS_MAPPING_BLOCKED: return DCCI_GATE_MAPPING;
+    case DCCI_STATUS_EVIDENCE_BLOCKED: return DCCI_GATE_EVIDENCE;
+    case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED: return DCCI_GATE_ATTRIBUTION;
+    default: return DCCI_GATE_COLLECTION;
+    }
+}
+
+/* A blocked status: the blocker and its issues, no chart. */
+static void blocked(page *p, const dcci_analysis *a)
+{
+    dcci_gate g = blocking_gate(a->status);
+    put(p, "<div class=\"blocked\">\n");
+    element(p, "h2", NULL, "分析受阻：没有图表");
+    element(p, "p", NULL,
+            "证据不足以支持任何结论，因此本页不画任何可能被误读为结论的图表。"
+            "请先按上面的“需要采集”补齐证据，再重新分析。");
+    put(p, "<table>\n<tr><th>关卡</th><th>代码</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    for (int l = 0; l < 3; l++)
+        for (size_t i = 0; i < lists[l]->n; i++) {
+            const dcci_issue *it = &lists[l]->v[i];
+            if (it->gate != g)
+                continue;
+            char where[1200], more[64] = "";
+            if (it->file && it->line)
+                snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
+            else
+                snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
+            if (it->more)
+                snprintf(more, sizeof more, "（另有 %llu 处同类问题）",
+                         (unsigned long long)it->more);
+            put(p, "<tr><td>");
+            esc(p, dcci_report_gate_zh(it->gate));
+            put(p, "</td><td><code>");
+            esc(p, it->code);
+            put(p, "</code></td><td>");
+            esc(p, it->side ? it->side : "—");
+            put(p, "</td><td><code>");
+            esc(p, where);
+            put(p, "</code></td><td>");
+            esc(p, it->message);
+            esc(p, more);
+            put(p, "</td></tr>\n");
+        }
+    put(p, "</table>\n</div>\n");
+}
+
+/* ------------------------------------------------------------ chart 1 */
+
+typedef struct sk_ref {
+    const dcci_sk *k;
+    size_t result;
+} sk_ref;
+
+/* Graph position of the O0 SK (stream, node), SKs without one after, in
+ * side order. */
+static int by_position(const void *x, const void *y)
+{
+    const dcci_sk *a = ((const sk_ref *)x)->k, *b = ((const sk_ref *)y)->k;
+    if (a->has_position != b->has_position)
+        return a->has_position ? -1 : 1;
+    if (a->has_position) {
+        if (a->pos_stream != b->pos_stream)
+            return a->pos_stream < b->pos_stream ? -1 : 1;
+        if (a->pos_node != b->pos_node)
+            return a->pos_node < b->pos_node ? -1 : 1;
+    }
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static void sk_title(page *p, const dcci_analysis *a, const dcci_sk_result *r)
+{
+    const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+    char occ[32], pct[64], noise[64];
+    tmp_reset(p);
+    snprintf(occ, sizeof occ, "%zu", k0->occurrence);
+    tmp_add(p, "结构键 %s", k0->key_id);
+    tmp_add(p, "；出现序号 %s", occ);
+    tmp_add(p, "；O0 名称 %s\n", k0->fused->name);
+    stats_title(p, "O0", k0->has_stats ? &k0->stats : NULL);
+    tmp_add(p, "%s", "\n");
+    stats_title(p, "disable-all", k1->has_stats ? &k1->stats : NULL);
+    if (r->cls.has_values) {
+        dcci_report_pct_text(-r->cls.improvement_pct, pct, sizeof pct);
+        dcci_report_pct_text(r->cls.noise_pct, noise, sizeof noise);
+        tmp_add(p, "\nΔ%% = %s", pct);
+        tmp_add(p, "，噪声阈值 ±%s%%", noise);
+    }
+    tmp_add(p, "\n分类：%s", dcci_report_class_zh(r->cls.cls));
+}
+
+static const ch_legend_item CLASS_LEGEND[] = {
+    {"slow", "显著变慢", CH_SWATCH_BOX},
+    {"fast", "显著变快", CH_SWATCH_BOX},
+    {"neutral", "中性", CH_SWATCH_BOX},
+    {"insufficient", "证据不足", CH_SWATCH_BOX},
+    {"noise", "噪声阈值带（±）", CH_SWATCH_BOX},
+};
+
+static void chart_sks(page *p, const dcci_analysis *a)
+{
+    element(p, "h2", NULL, "图 1　全部已匹配 SK 一览");
+    element(p, "p", "caption",
+            "每根柱是一个 SK（按图中位置排序）disable-all 相对 O0 的 wall P50 变化（%），"
+            "浅蓝带是该 SK 的噪声阈值；柱超出浅蓝带且为红色才是显著变慢。悬停可见结构键与两侧统计。");
+    if (!a->nresults) {
+        element(p, "p", "note", "没有已匹配的 SK。");
+        return;
+    }
+    size_t n = a->nresults < SK_CHART_MAX ? a->nresults : SK_CHART_MAX;
+    sk_ref *refs = sk_calloc(a->nresults, sizeof *refs);
+    if (!refs) {
+        nomem_check(p, SK_E_NOMEM);
+        return;
+    }
+    for (size_t i = 0; i < a->nresults; i++) {
+        refs[i].k = &a->side[0].sks[a->results[i].o0];
+        refs[i].result = i;
+    }
+    qsort(refs, a->nresults, sizeof *refs, by_position);
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const dcci_classification *c = &a->results[refs[i].result].cls;
+        if (!c->has_values)
+            continue;
+        double v = -c->improvement_pct;
+        lo = fmin(lo, fmin(v, -c->noise_pct));
+        hi = fmax(hi, fmax(v, c->noise_pct));
+    }
+    double left = 64, right = WIDTH - 16, top = 46, bottom = 290;
+    ch_ticks t = ch_ticks_nice(lo, hi, 6);
+    ch_linear y = ch_linear_make(t.lo, t.hi, bottom, top);
+    ch_band x = ch_band_make(n, left, right, 0.2);
+    ch_svg s;
+    nomem_check(p, ch_svg_begin(&s, p->out, WIDTH, 330, "图 1 全部已匹配 SK 一览"));
+    ch_legend(&s, left, 18, CLASS_LEGEND, sizeof CLASS_LEGEND / sizeof *CLASS_LEGEND);
+    ch_axis_left(&s, &y, &t, left, right, "ΔP50（%）");
+    double y0 = ch_linear_map(&y, 0);
+    for (size_t i = 0; i < n && !p->e; i++) {
+        const dcci_sk_result *r = &a->results[refs[i].result];
+        sk_title(p, a, r);
+        const char *title = sk_buf_cstr(&p->tmp);
+        double bx = ch_band_start(&x, i), bw = ch_band_width(&x);
+        if (bw < 1.0)
+            bw = 1.0;
+        if (!r->cls.has_values) {
+            ch_svg_rect(&s, bx, y0 - 3, bw, 6, "insufficient", title);
+            continue;
+        }
+        double yn = ch_linear_map(&y, r->cls.noise_pct), yp = ch_linear_map(&y, -r->cls.noise_pct);
+        ch_svg_rect(&s, ch_band_start(&x, i) - (ch_band_step(&x) - ch_band_width(&x)) / 2, yn,
+                    ch_band_step(&x), yp - yn, "noise", NULL);
+        double yv = ch_linear_map(&y, -r->cls.improvement_pct);
+        double h = yv - y0;
+        if (fabs(h) < 1.0)
+            h = h < 0 ? -1.0 : 1.0;
+        ch_svg_rect(&s, bx, y0, bw, h, class_css(r->cls.cls), title);
+    }
+    ch_svg_line(&s, left, y0, right, y0, "axis", NULL);
+    ch_axis_band(&s, &x, bottom, NULL, "SK（按图中位置：stream、节点序号）");
+    nomem_check(p, ch_svg_end(&s));
+    if (n < a->nresults) {
+        char note[256];
+        snprintf(note, sizeof note, "只画出前 %zu 个 SK（共 %zu 个）；完整列表见下方报告第 5 节。", n,
+                 a->nresults);
+        element(p, "p", "note", note);
+    }
+    sk_free(refs);
+}
+
+/* ------------------------------------------------------------ chart 2 */
+
+/* The token shown beside a row, cut to LABEL_MAX bytes (the escaper replaces
+ * a cut UTF-8 sequence). */
+static void short_label(char *out, size_t cap, size_t pos, const char *token, int selected)
+{
+    char t[LABEL_MAX + 8];
+    size_t n = strlen(token);
+    if (n > LABEL_MAX) {
+        memcpy(t, token, LABEL_MAX - 3);
+        memcpy(t + LABEL_MAX - 3, "...", 4);
+    } else {
+        memcpy(t, token, n + 1);
+    }
+    snprintf(out, cap, "%s#%zu %s", selected ? "★ " : "", pos, t);
+}
+
+static double p50_us(const num_stats *s)
+{
+    return s ? s->p50 / 1000.0 : 0.0;
+}
+
+static double p90_us(const num_stats *s)
+{
+    return s ? s->p90 / 1000.0 : 0.0;
+}
+
+static void child_title(page *p, const dcci_sk *k0, const dcci_sk *k1, size_t pos,
+                        const dcci_child_row *row, const char *metric, const char *side,
+                        const num_stats *st)
+{
+    tmp_reset(p);
+    tmp_add(p, "位置 %zu", pos);
+    tmp_add(p, "；token %s", k0->children[pos].token);
+    tmp_add(p, "\n符号 O0 %s", k0->children[pos].node->func_name);
+    if (pos < k1->nchildren)
+        tmp_add(p, "\n符号 disable-all %s", k1->children[pos].node->func_name);
+    tmp_add(p, "\n%s ", metric);
+    stats_title(p, side, st);
+    tmp_add(p, "\n入选修复集：%s", row->selected ? "是" : "否");
+}
+
+static const ch_legend_item CHILD_LEGEND[] = {
+    {"o0", "O0 wall", CH_SWATCH_BOX},
+    {"dis", "disable-all wall", CH_SWATCH_BOX},
+    {"o0 ml", "O0 max-lane", CH_SWATCH_BOX},
+    {"dis ml", "disable-all max-lane", CH_SWATCH_BOX},
+    {"whisker", "P90 须线", CH_SWATCH_LINE},
+    {"sel", "★ 入选修复集", CH_SWATCH_BOX},
+};
+
+static void chart_one_slow(page *p, const dcci_analysis *a, const dcci_slow_sk *sl, size_t idx)
+{
+    const dcci_sk_result *r = &a->results[sl->result];
+    const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+    char head[256], pct[64];
+    dcci_report_pct_text(-r->cls.improvement_pct, pct, sizeof pct);
+    snprintf(head, sizeof head, "2.%zu　%.24s…（出现序号 %zu，SK wall ΔP50 %s%%，子节点归因%s）",
+             idx + 1, k0->key_id, k0->occurrence, pct, sl->attribution_ok ? "有效" : "受阻");
+    element(p, "h3", NULL, head);
+    if (!sl->nrows) {
+        element(p, "p", "note", "没有可用的 sk_prof 子节点数据。");
+        return;
+    }
+    size_t n = sl->nrows < POS_CHART_MAX ? sl->nrows : POS_CHART_MAX;
+    double hi = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int m = 0; m < 2; m++) {
+            const dcci_child_metric *cm = &sl->rows[i].m[m == 0 ? DCCI_M_WALL : DCCI_M_MAX_LANE];
+            hi = fmax(hi, fmax(p90_us(cm->o0), p90_us(cm->dis)));
+        }
+    double row_h = 34, left = 250, right = WIDTH - 24, top = 46;
+    double bottom = top + row_h * (double)n;
+    ch_ticks t = ch_ticks_nice(0, hi, 6);
+    ch_linear x = ch_linear_make(t.lo, t.hi, left, right);
+    ch_band y = ch_band_make(n, top, bottom, 0.15);
+    ch_svg s;
+    nomem_check(p, ch_svg_begin(&s, p->out, WIDTH, bottom + 44, head));
+    ch_legend(&s, 12, 18, CHILD_LEGEND, sizeof CHILD_LEGEND / sizeof *CHILD_LEGEND);
+    ch_axis_bottom(&s, &x, &t, bottom, top, "子节点时间 P50（µs），须线到 P90");
+    static const struct {
+        dcci_metric m;
+        int side;
+        const char *cls, *metric, *side_name;
+    } bars[4] = {{DCCI_M_WALL, 0, "o0", "wall", "O0"},
+                 {DCCI_M_WALL, 1, "dis", "wall", "disable-all"},
+                 {DCCI_M_MAX_LANE, 0, "o0 ml", "max-lane", "O0"},
+                 {DCCI_M_MAX_LANE, 1, "dis ml", "max-lane", "disable-all"}};
+    for (size_t i = 0; i < n && !p->e; i++) {
+        const dcci_child_row *row = &sl->rows[i];
+        double by = ch_band_start(&y, i), bh = ch_band_width(&y) / 4.0;
+        char label[LABEL_MAX + 64];
+        short_label(label, sizeof label, i, k0->children[i].token, row->selected);
+        ch_svg_text(&s, left - 6, ch_band_centre(&y, i) + 4, CH_END, NULL, label);
+        if (row->selected)
+            ch_svg_rect(&s, left - 2, by - 2, right - left + 4, ch_band_width(&y) + 4, "sel",
+                        NULL);
+        for (int b = 0; b < 4; b++) {
+            const dcci_child_metric *cm = &row->m[bars[b].m];
+            const num_stats *st = bars[b].side ? cm->dis : cm->o0;
+            child_title(p, k0, k1, i, row, bars[b].metric, bars[b].side_name, st);
+            double yb = by + bh * b;
+            if (!st) {
+                ch_svg_rect(&s, left, yb + 1, 2, bh - 2, "insufficient", sk_buf_cstr(&p->tmp));
+                continue;
+            }
+            double x50 = ch_linear_map(&x, p50_us(st)), x90 = ch_linear_map(&x, p90_us(st));
+            ch_svg_rect(&s, left, yb + 1, fmax(x50 - left, 1.0), bh - 2, bars[b].cls,
+                        sk_buf_cstr(&p->tmp));
+            ch_svg_line(&s, x50, yb + bh / 2, x90, yb + bh / 2, "whisker", NULL);
+            ch_svg_line(&s, x90, yb + 2, x90, yb + bh - 2, "whisker", NULL);
+        }
+    }
+    nomem_check(p, ch_svg_end(&s));
+    if (n < sl->nrows) {
+        char note[160];
+        snprintf(note, sizeof note, "只画出前 %zu 个子节点位置（共 %zu 个）。", n, sl->nrows);
+        element(p, "p", "note", note);
+    }
+}
+
+static void chart_children(page *p, const dcci_analysis *a)
+{
+    element(p, "h2", NULL, "图 2　显著变慢 SK 的子节点（按回退幅度降序）");
+    element(p, "p", "caption",
+            "每行是一个有序子节点位置（#位置 与规范算子 token），四根柱依次是 O0 与 disable-all 的 "
+            "wall、max-lane P50，须线到 P90；★ 与黑框标出入选修复集的子节点。");
+    if (!a->nslow) {
+        element(p, "p", "note", "没有显著变慢的 SK。");
+        return;
+    }
+    size_t n = a->nslow < SLOW_CHART_MAX ? a->nslow : SLOW_CHART_MAX;
+    for (size_t i = 0; i < n && !p->e; i++)
+        chart_one_slow(p, a, &a->slow[i], i);
+    if (n < a->nslow) {
+        char note[160];
+        snprintf(note, sizeof note, "只画出回退最大的 %zu 个 SK（共 %zu 个）；其余见下方报告第 6 节。", n,
+                 a->nslow);
+        element(p, "p", "note", note);
+    }
+}
+
+/* ------------------------------------------------------------ chart 3 */
+
+static const ch_legend_item LANE_LEGEND[] = {
+    {"o0", "O0 子节点", CH_SWATCH_BOX},
+    {"dis", "disable-all 子节点", CH_SWATCH_BOX},
+    {"sel", "入选修复集", CH_SWATCH_BOX},
+};
+
+static void chart_lanes(page *p, const dcci_analysis *a)
+{
+    element(p, "h2", NULL, "图 3　回退最大的 SK：一次 launch 的 AIC/AIV 通道");
+    element(p, "p", "caption",
+            "两侧各取一次代表性 launch（第一个所有子节点位置都完整的已分析 launch），按 SK 起点对齐；"
+            "每行是一类核（AIC 或 AIV），每段是一个子节点在该类核上从最早开始到最晚结束的区间，按融合顺序排列。");
+    if (!a->nslow) {
+        element(p, "p", "note", "没有显著变慢的 SK。");
+        return;
+    }
+    const dcci_slow_sk *sl = &a->slow[0];
+    const dcci_sk_result *r = &a->results[sl->result];
+    const dcci_sk *k[2] = {&a->side[0].sks[r->o0], &a->side[1].sks[r->dis]};
+    const dcci_prof_result *pr[2] = {dcci_prof_sk_result(k[0]), dcci_prof_sk_result(k[1])};
+    if (!pr[0] || !pr[1] || !pr[0]->example || !pr[1]->example) {
+        element(p, "p", "note", "至少一侧没有所有子节点位置都完整的已分析 launch，无法画出通道图。");
+        return;
+    }
+    size_t npos = k[0]->nchildren < POS_CHART_MAX ? k[0]->nchildren : POS_CHART_MAX;
+    double hi = 0;
+    for (int s = 0; s < 2; s++)
+        hi = fmax(hi, (double)pr[s]->example_span / 1000.0);
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < npos && i < k[s]->nchildren; i++)
+            hi = fmax(hi, (double)pr[s]->example[i * 4 + 3] / 1000.0);
+    double left = 150, right = WIDTH - 24, top = 46, lane_h = 26, gap = 14;
+    double bottom = top + 4 * lane_h + gap;
+    ch_ticks t = ch_ticks_nice(0, hi, 8);
+    ch_linear x = ch_linear_make(t.lo, t.hi, left, right);
+    ch_svg s;
+    char head[160];
+    snprintf(head, sizeof head, "%.24s…（出现序号 %zu）", k[0]->key_id, k[0]->occurrence);
+    element(p, "h3", NULL, head);
+    nomem_check(p, ch_svg_begin(&s, p->out, WIDTH, bottom + 44, "图 3 一次 launch 的通道"));
+    ch_legend(&s, 12, 18, LANE_LEGEND, sizeof LANE_LEGEND / sizeof *LANE_LEGEND);
+    ch_axis_bottom(&s, &x, &t, bottom, top, "自 SK 起点的时间（µs）");
+    static const char *const lane_name[2] = {"AIC", "AIV"};
+    for (int side = 0; side < 2 && !p->e; side++) {
+        for (int lane = 0; lane < 2; lane++) {
+            double ly = top + (double)(side * 2 + lane) * lane_h + (side ? gap : 0);
+            char label[64], idx[32];
+            snprintf(label, sizeof label, "%s %s", side ? "disable-all" : "O0", lane_name[lane]);
+            ch_svg_rect(&s, left, ly + 2, right - left, lane_h - 4, "lane", NULL);
+            ch_svg_text(&s, left - 6, ly + lane_h / 2 + 4, CH_END, NULL, label);
+            for (size_t i = 0; i < npos && i < k[side]->nchildren; i++) {
+                const int64_t *ex = &pr[side]->example[i * 4 + (size_t)lane * 2];
+                if (ex[0] < 0)
+                    continue;
+                const dcci_child_row *row = i < sl->nrows ? &sl->rows[i] : NULL;
+                tmp_reset(p);
+                snprintf(idx, sizeof idx, "%zu", i);
+                tmp_add(p, "位置 %s", idx);
+                tmp_add(p, "；token %s", k[side]->children[i].token);
+                tmp_add(p, "；%s", label);
+                char st[96], en[96];
+                us(p, ex[0], 1, st, sizeof st);
+                us(p, ex[1], 1, en, sizeof en);
+                tmp_add(p, "\n%s", st);
+                tmp_add(p, " – %s µs", en);
+                snprintf(idx, sizeof idx, "%zu", pr[side]->example_index);
+                tmp_add(p, "（第 %s 次已分析 launch）", idx);
+                double x0 = ch_linear_map(&x, (double)ex[0] / 1000.0);
+                double x1 = ch_linear_map(&x, (double)ex[1] / 1000.0);
+                ch_svg_rect(&s, x0, ly + 4, fmax(x1 - x0, 1.0), lane_h - 8,
+                            side ? "dis" : "o0", sk_buf_cstr(&p->tmp));
+                if (row && row->selected)
+                    ch_svg_rect(&s, x0, ly + 3, fmax(x1 - x0, 1.0), lane_h - 6, "sel", NULL);
+            }
+        }
+    }
+    nomem_check(p, ch_svg_end(&s));
+    if (npos < k[0]->nchildren) {
+        char note[160];
+        snprintf(note, sizeof note, "只画出前 %zu 个子节点位置（共 %zu 个）。", npos, k[0]->nchildren);
+        element(p, "p", "note", note);
+    }
+}
+
+/* ------------------------------------------------------------ page */
+
+sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdlen, sk_buf *out,
+                        sk_diag *d)
+{
+    page p = {out, SK_OK, d, SK_BUF_INIT};
+    nomem_check(&p, ch_page_begin(out, "DCCI 回归分析报告"));
+    conclusion(&p, a);
+    if (dcci_status_blocked(a->status)) {
+        blocked(&p, a);
+    } else {
+        chart_sks(&p, a);
+        chart_children(&p, a);
+        chart_lanes(&p, a);
+        element(&p, "h2", NULL, "完整报告（与 " DCCI_REPORT_MD_NAME " 相同）");
+        put(&p, "<pre>");
+        if (!p.e)
+            nomem_check(&p, ch_text_escape_n(out, markdown, mdlen));
+        put(&p, "</pre>\n");
+    }
+    element(&p, "h2", NULL, "决策");
+    put(&p, "<p>");
+    rich(&p, dcci_report_decision_zh(a->status));
+    put(&p, "</p>\n");
+    nomem_check(&p, ch_page_end(out));
+    sk_buf_free(&p.tmp);
+    return p.e;
+}

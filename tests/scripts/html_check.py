@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Checks of the HTML reports (docs/report-html.md), used by html_report.sh.
+
+html_check.py analysis PAGE JSON   the analysis page against its JSON report
+html_check.py family PAGE JSON     the family page against its JSON report
+html_check.py planted PAGE TRUTH   the generator's planted slower SKs and children
+
+Both: the page parses as XML (every element closed), holds no external
+reference (no http:, https:, src=, href=, @import, url(, script, link,
+img, iframe, object), and is UTF-8.  A blocked page has no <svg>; an
+unblocked analysis page has charts 1-3 when some SK is significantly slower,
+and every SK key, SK name, child symbol (both sides) and token of the JSON
+appears in it; the family page has the decision chart and its status.
+"""
+import html
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+FORBIDDEN = ["http:", "https:", "src=", "href=", "@import", "url(", "<script", "<link",
+             "<img", "<iframe", "<object", "<embed"]
+BLOCKED = {"collection_blocked", "mapping_blocked", "evidence_blocked",
+           "child_attribution_blocked"}
+
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+
+def load(page):
+    raw = open(page, "rb").read()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        fail(f"{page}: not UTF-8: {e}")
+    try:
+        root = ET.fromstring(text.replace("<!DOCTYPE html>", "", 1))
+    except ET.ParseError as e:
+        fail(f"{page}: not well-formed: {e}")
+    for f in FORBIDDEN:
+        if f in text.lower():
+            fail(f"{page}: external reference or active content: {f!r}")
+    # the text as a reader sees it (titles included), for the fact checks
+    flat = html.unescape("".join(root.itertext()))
+    return text, root, flat
+
+
+def svgs(root):
+    return [e for e in root.iter() if e.tag == "svg"]
+
+
+def analysis(page, report):
+    text, root, flat = load(page)
+    r = json.load(open(report, encoding="utf-8"))
+    n = len(svgs(root))
+    if r["status"] in BLOCKED:
+        if n:
+            fail(f"blocked status {r['status']} but {n} chart(s)")
+        if r["status"] not in flat:
+            fail("the blocked page does not name its status")
+        for c in r.get("to_collect", []):
+            if c.replace("`", "") not in flat:
+                fail(f"to_collect item missing: {c}")
+        return
+    want = 3 if r["children"] else 1
+    if n < want:
+        fail(f"{n} chart(s), want at least {want}")
+    missing = []
+    for sk in r["sks"]:
+        missing += [x for x in [sk["key_id"], *sk["names"].values()] if x not in flat]
+    for ch in r["children"]:
+        for p in ch["positions"]:
+            missing += [x for x in [p["token"], *p["symbol"].values()] if x and x not in flat]
+    for t in r["token_union"]:
+        missing += [x for x in [t["token"], *t["symbols"]] if x not in flat]
+    missing += [x for x in r["regexes"] if x not in flat]
+    if missing:
+        fail(f"facts of the JSON missing from the page: {sorted(set(missing))[:10]}")
+
+
+def family(page, report):
+    text, root, flat = load(page)
+    r = json.load(open(report, encoding="utf-8"))
+    status = r["decision"]["status"]
+    if status not in flat:
+        fail(f"family status {status} not on the page")
+    n = len(svgs(root))
+    if status == "blocked":
+        if n:
+            fail(f"blocked family report with {n} chart(s)")
+    elif n < 1:
+        fail("no decision chart")
+
+
+def planted(page, truth):
+    """The generator's planted scenario: chart 2 shows every planted slower
+    SK (one heading each, in the chart section) and, inside its chart, each
+    selected child as a starred row labelled with its position and token."""
+    text, root, flat = load(page)
+    g = json.load(open(truth, encoding="utf-8"))
+    slow = [s for s in g["sks"] if s["planted_class"] == "significantly_slower"]
+    heads = [("".join(e.itertext())) for e in root.iter("h3")]
+    chart2 = [h for h in heads if h.startswith("2.")]
+    if len(chart2) != len(slow):
+        fail(f"chart 2 draws {len(chart2)} SK(s), planted {len(slow)}: {chart2}")
+    labels = {"".join(e.itertext()) for e in root.iter("text")}
+    for c in g["selected_children"]:
+        want = f"★ #{c['position']} {c['token']}"
+        if want not in labels:
+            fail(f"selected child {want!r} not drawn")
+    for s in slow:
+        if s["names"]["o0"] not in flat:
+            fail(f"slower SK {s['names']['o0']} not on the page")
+
+
+if __name__ == "__main__":
+    {"analysis": analysis, "family": family, "planted": planted}[sys.argv[1]](sys.argv[2], sys.argv[3])

