@@ -49,7 +49,8 @@ const char cmd_family_usage[] =
     "  --warmup N           decode samples dropped per rank log (8)\n"
     "  --expected-ranks N   rank logs required per run (8)\n"
     "  -o, --output OUT     output directory (must not exist or be empty): \n"
-    "                       dcci-family-report.json and DCCI_FAMILY_REPORT.md\n"
+    "                       dcci-family-report.json, DCCI_FAMILY_REPORT.md and\n"
+    "                       DCCI_FAMILY_REPORT.html\n"
     "\n"
     "Exit: 0 accepted, 10 rejected (O0 kept or restored), 3 blocked (evidence\n"
     "missing or inconsistent), 1 unreadable or malformed input or I/O error,\n"
@@ -58,7 +59,7 @@ const char cmd_family_usage[] =
 
 static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od, sk_diag *d)
 {
-    sk_buf json = SK_BUF_INIT;
+    sk_buf json = SK_BUF_INIT, html = SK_BUF_INIT;
     sk_err rc = sk_json_write(r->doc, SK_JSON_CANONICAL, &json, d);
     if (rc == SK_OK && sk_buf_putc(&json, '\n') != SK_OK)
         rc = sk_diag_set(d, SK_E_NOMEM, out_dir, 0, "out of memory");
@@ -67,8 +68,13 @@ static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_MD_NAME, r->markdown.data, r->markdown.len, 0644, d);
     if (rc == SK_OK)
+        rc = so_family_html(r->doc, sk_buf_cstr(&r->markdown), r->markdown.len, &html, d);
+    if (rc == SK_OK)
+        rc = sk_outdir_add(od, SO_FAMILY_HTML_NAME, sk_buf_cstr(&html), html.len, 0644, d);
+    if (rc == SK_OK)
         rc = sk_outdir_commit(od, d);
     sk_buf_free(&json);
+    sk_buf_free(&html);
     return rc;
 }
 

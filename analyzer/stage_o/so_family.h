@@ -30,6 +30,7 @@
 #define SO_FAMILY_SCHEMA "skdcci-dcci-family-report-v1"
 #define SO_FAMILY_JSON_NAME "dcci-family-report.json"
 #define SO_FAMILY_MD_NAME "DCCI_FAMILY_REPORT.md"
+#define SO_FAMILY_HTML_NAME "DCCI_FAMILY_REPORT.html"
 /* The files `skdcci analyze` writes into its output directory (docs/analyze.md §10). */
 #define SO_ANALYSIS_JSON_NAME "dcci-regression-analysis.json"
 #define SO_ANALYSIS_VALUES_NAME "option-values.json"
@@ -67,5 +68,11 @@ void so_family_result_free(so_family_result *r);
 
 /* The Markdown report of a family document (so_family_md.c). */
 sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d);
+
+/* The HTML page of a family document (so_family_html.c, docs/report-html.md):
+ * the decision, the runs and gate thresholds drawn (no chart when blocked)
+ * and the Markdown report markdown[0..mdlen); appended to out. */
+sk_err so_family_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_buf *out,
+                      sk_diag *d);
 
 #endif

@@ -58,3 +58,23 @@ if "$GEN" --out "$W/amb" --scenario ambiguous >/dev/null 2>"$W/gen.err" && seal 
 else
     t_fail blocked:generate "$(cat "$W/gen.err")"
 fi
+
+# the family page: the decision chart, and no chart when blocked
+family() { # CASE -> runs the data-driven case's setup and command (tests/README.md)
+    local c=$SK_REPO/tests/cases/skdcci/$1
+    rm -rf "$W/$1" && mkdir "$W/$1"
+    [ -d "$c/in" ] && cp -R "$c/in/." "$W/$1/"
+    (cd "$W/$1" && bash -e "$c/setup" && source "$c/cmd") >"$W/$1.log" 2>&1
+    [ -f "$W/$1/$FPAGE" ] || echo "# $1: $(tail -3 "$W/$1.log")"
+}
+FPAGE=out/DCCI_FAMILY_REPORT.html
+family family_repair_beats_o0_accepted
+t_ok family:accepted_page python3 "$CHECK" family "$W/family_repair_beats_o0_accepted/$FPAGE" \
+    "$W/family_repair_beats_o0_accepted/out/dcci-family-report.json"
+t_ok family:gate_thresholds grep -q 'class="gate"' "$W/family_repair_beats_o0_accepted/$FPAGE"
+family family_no_analysis_blocked
+t_ok family:blocked_page_no_chart python3 "$CHECK" family "$W/family_no_analysis_blocked/$FPAGE" \
+    "$W/family_no_analysis_blocked/out/dcci-family-report.json"
+mv "$W/family_repair_beats_o0_accepted" "$W/first"
+family family_repair_beats_o0_accepted
+t_ok family:deterministic cmp "$W/first/$FPAGE" "$W/family_repair_beats_o0_accepted/$FPAGE"
