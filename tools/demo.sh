@@ -8,7 +8,8 @@
 #      sealing a pair, shared with the tests);
 #   3. run `skdcci analyze` on the sealed roots into build/demo/out-<N> (the
 #      first N not yet used: earlier results are never overwritten);
-#   4. print the status, the repair list L and where the outputs are.
+#   4. print the status, the repair list L, where the outputs are and the
+#      path of the HTML page (docs/report-html.md).
 #
 # Exit 0 only when the analysis reached the status and list that
 # fixtures/demo/ground-truth.json expects; 1 otherwise.
@@ -54,6 +55,7 @@ print(f"status:   {r['status']} (exit {rc})")
 print(f"L:        {json.dumps(r['regexes'])}")
 for f in sorted(os.listdir(out)):
     print(f"output:   {os.path.join(out, f)}")
+print(f"page:     {os.path.join(out, 'DCCI_REGRESSION_ANALYSIS.html')} (the report with charts: open it in a browser)")
 ok = r["status"] == want["status"] and r["regexes"] == want["regexes"] and rc == 0
 if not ok:
     print(f"demo: expected status {want['status']} with L = {json.dumps(want['regexes'])}",

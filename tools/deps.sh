@@ -57,6 +57,9 @@ need cmd man man-db man-db
 # the source of a comma-decimal locale for the determinism test (localedef
 # builds it when it is not installed)
 need file /usr/share/i18n/locales/de_DE locales glibc-locale-source
+# the browser test of the HTML reports (tests/scripts/html_browser.sh); Fedora's
+# package installs the program as chromium-browser
+command -v chromium-browser >/dev/null 2>&1 || need cmd chromium chromium chromium
 # one name once, in order
 missing=$(printf '%s\n' $missing | awk 'NF && !seen[$0]++' | tr '\n' ' ' | sed 's/ $//')
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The HTML reports in a real browser (docs/report-html.md, "Tests"): Chromium
+# headless opens the demo pair's analysis page, a blocked analysis page and an
+# accepted family page; any console message fails (the pages have no script,
+# so there must be none), and the screenshot must not be blank: the analysis
+# and family pages must show their chart colours inside the viewport.  Fails,
+# never skips, when chromium is missing: `make deps` installs it.
+source "$SK_REPO/tests/lib.sh"
+SK_SCRIPT=html_browser
+SEAL=$SK_REPO/tests/tools/seal_pair.sh
+W=$PWD
+S=$W/shots   # screenshots and browser logs, NAME.png / NAME.err
+mkdir -p "$S"
+PNG=$SK_REPO/tests/scripts/png_check.py
+
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+    t_fail chromium "chromium is not installed (make deps installs it; docs/install.md)"
+    exit 0
+fi
+t_pass "chromium ($browser)"
+
+# open_page PAGE NAME: screenshot S/NAME.png, browser log (console messages) in S/NAME.err
+open_page() {
+    local profile
+    profile=$(mktemp -d "$W/profile.XXXXXX")
+    # --no-sandbox: the suite may run as root, where Chromium's sandbox refuses to start
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$profile" --enable-logging=stderr --v=0 --hide-scrollbars \
+        --window-size=1024,1800 --screenshot="$S/$2.png" "file://$1" >"$S/$2.out" 2>"$S/$2.err"
+    local rc=$?
+    rm -rf "$profile"
+    return $rc
+}
+
+check_page() { # PAGE NAME MIN_INK COLOUR...
+    local page=$1 name=$2 ink=$3; shift 3
+    if [ ! -f "$page" ]; then
+        t_fail "$name:page" "no page $page"
+        return
+    fi
+    if ! open_page "$page" "$name"; then
+        t_fail "$name:opened" "chromium failed: $(tail -5 "$S/$name.err")"
+        return
+    fi
+    t_pass "$name:opened"
+    if grep -q ':CONSOLE' "$S/$name.err"; then
+        t_fail "$name:no_console_message" "$(grep ':CONSOLE' "$S/$name.err" | head -5)"
+    else
+        t_pass "$name:no_console_message"
+    fi
+    t_ok "$name:screenshot_not_blank" python3 "$PNG" "$S/$name.png" "$ink" "$@"
+}
+
+seal() { # DIR
+    "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" "$1" >/dev/null 2>"$W/seal.err" ||
+        { cat "$W/seal.err"; return 1; }
+}
+
+# the demo pair: the three charts (O0 blue, disable-all vermilion, the noise band:
+# sky blue 56B4E9 at 30 % over white)
+cp -R "$SK_REPO/fixtures/demo/." "$W/demo"
+seal "$W/demo" && skdcci analyze -q "$W/demo/o0" "$W/demo/disable_all" -o "$W/demo.out" >/dev/null 2>&1
+check_page "$W/demo.out/DCCI_REGRESSION_ANALYSIS.html" demo 20 0072B2 D55E00 CCE8F8
+
+# a blocked analysis: text only, not blank
+"$TOOLS/skdcci_gen" --out "$W/amb" --scenario ambiguous >/dev/null 2>&1 && seal "$W/amb" &&
+    skdcci analyze -q "$W/amb/o0" "$W/amb/disable_all" -o "$W/amb.out" >/dev/null 2>&1
+check_page "$W/amb.out/DCCI_REGRESSION_ANALYSIS.html" blocked 5
+
+# an accepted family report: the decision chart (O0, disable-all, repair)
+c=$SK_REPO/tests/cases/skdcci/family_repair_beats_o0_accepted
+mkdir "$W/family" && (cd "$W/family" && bash -e "$c/setup" && source "$c/cmd") >/dev/null 2>&1
+check_page "$W/family/out/DCCI_FAMILY_REPORT.html" family 20 0072B2 D55E00 009E73
