@@ -523,8 +523,10 @@ static void chart_lanes(page *p, const dcci_analysis *a)
     for (int s = 0; s < 2; s++)
         hi = fmax(hi, (double)pr[s]->example_span / 1000.0);
     for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < npos && i < k[s]->nchildren; i++)
-            hi = fmax(hi, (double)pr[s]->example[i * 4 + 3] / 1000.0);
+        for (size_t i = 0; i < npos && i < k[s]->nchildren; i++) {
+            const int64_t *ex = &pr[s]->example[i * 4]; /* AIC end [1], AIV end [3] */
+            hi = fmax(hi, (double)(ex[1] > ex[3] ? ex[1] : ex[3]) / 1000.0);
+        }
     double left = 150, right = WIDTH - 24, top = 46, lane_h = 26, gap = 14;
     double bottom = top + 4 * lane_h + gap;
     ch_ticks t = ch_ticks_nice(0, hi, 8);

@@ -112,6 +112,21 @@ def planted(page, truth):
     for s in slow:
         if s["names"]["o0"] not in flat:
             fail(f"slower SK {s['names']['o0']} not on the page")
+    # chart 3: the lanes of one launch per side, a span for every child of
+    # the most regressed SK on each side
+    body = root.find("body")
+    kids = list(body)
+    at = [i for i, e in enumerate(kids) if e.tag == "h2" and "".join(e.itertext()).startswith("图 3")]
+    lanes = next((e for e in kids[at[0]:] if e.tag == "svg"), None) if at else None
+    if lanes is None:
+        fail("chart 3 (lanes) missing")
+    spans = {side: [r for r in lanes.iter("rect") if r.get("class") == side and r.find("title") is not None]
+             for side in ("o0", "dis")}
+    top = max(slow, key=lambda s: s["planted_regression_pct"])
+    for side, rects in spans.items():
+        positions = {"".join(r.find("title").itertext()).split("；")[0] for r in rects}
+        if len(positions) < len(top.get("children", [])) or not rects:
+            fail(f"chart 3: {side} has spans for {sorted(positions)}")
 
 
 if __name__ == "__main__":
