@@ -114,6 +114,16 @@ static void check_clean_three(const dcci_prof_result *p)
     /* parent span 0..10 µs; lane work 2 + 2.5 + 3 */
     T_EQ_INT(p->parent_span.min, 10000);
     T_EQ_INT(p->lane_work.max, 7500);
+    /* the HTML report's lanes: the first launch, kA on the AIV cores 1..4 µs
+     * (cores 25 and 26 together), kB on the AIC core 5..8 µs */
+    T_CHECK(p->example != NULL);
+    if (!p->example)
+        return;
+    T_EQ_INT(p->example_index, 0);
+    T_EQ_INT(p->example_span, 10000);
+    static const int64_t want[8] = {-1, -1, 1000, 4000, 5000, 8000, -1, -1};
+    for (int i = 0; i < 8; i++)
+        T_EQ_INT(p->example[i], want[i]);
 }
 
 static void children_first_in_order(void)
@@ -208,6 +218,11 @@ static void warmup_drops_earliest_launch(void)
     T_EQ_INT(p->pos[1].complete, 2);
     T_EQ_INT(p->pos[1].incomplete, 1);
     T_EQ_INT(p->orphans, 0);
+    /* the lanes drawn: the first analysed launch (1100 µs), complete; the
+     * index counts analysed launches only */
+    T_CHECK(p->example != NULL);
+    T_EQ_INT(p->example_index, 0);
+    T_EQ_INT(p->example_span, 10000);
     dcci_side_free(&s);
     tfs_rm_rf(root);
 }
