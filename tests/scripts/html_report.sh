@@ -4,8 +4,8 @@
 # token of the JSON, the planted slower SKs and their selected children drawn,
 # byte-identical on a second run; the locale's independence is covered by
 # analyze_scenarios.sh, which compares whole output directories), the demo pair's page (three charts, under
-# 1 MB), a blocked page (mapping_blocked: the blocker, no chart), and the
-# family page of a data-driven family case.
+# 1 MB), a blocked page (mapping_blocked: the blocker, no chart), the
+# family page of a data-driven family case, and a hostile input name (escaped).
 source "$SK_REPO/tests/lib.sh"
 SK_SCRIPT=html_report
 GEN=$TOOLS/skdcci_gen
@@ -78,3 +78,14 @@ t_ok family:blocked_page_no_chart python3 "$CHECK" family "$W/family_no_analysis
 mv "$W/family_repair_beats_o0_accepted" "$W/first"
 family family_repair_beats_o0_accepted
 t_ok family:deterministic cmp "$W/first/$FPAGE" "$W/family_repair_beats_o0_accepted/$FPAGE"
+
+# a hostile name from the inputs (the O0 root's path appears on the page):
+# escaped, never markup
+h=$W/hostile && mkdir "$h" &&
+    (cd "$h" && bash -e "$SK_REPO/tests/cases/skdcci/family_repair_beats_o0_accepted/setup") >/dev/null 2>&1
+mv "$h/O0" "$h/O0<b>&\"x'"
+(cd "$h" && skdcci family report --warmup 0 --expected-ranks 2 --o0 "O0<b>&\"x'" \
+    --disable-all DA_REGRESSED --repair RP_BEATS --analysis analysis -o out) >/dev/null 2>&1
+t_ok hostile_name:well_formed python3 "$CHECK" family "$h/$FPAGE" "$h/out/dcci-family-report.json"
+t_ok hostile_name:escaped grep -qF "O0&lt;b&gt;&amp;&quot;x&#39;" "$h/$FPAGE"
+t_ok hostile_name:no_raw_markup bash -c '! grep -qF "O0<b>" "$1"' _ "$h/$FPAGE"
