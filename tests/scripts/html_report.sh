@@ -2,10 +2,11 @@
 # The HTML reports (docs/report-html.md): the analysis page of the planted
 # generator scenario (well-formed, no external reference, every SK, child and
 # token of the JSON, the planted slower SKs and their selected children drawn,
-# byte-identical on a second run; the locale's independence is covered by
-# analyze_scenarios.sh, which compares whole output directories), the demo pair's page (three charts, under
-# 1 MB), a blocked page (mapping_blocked: the blocker, no chart), the
-# family page of a data-driven family case, and a hostile input name (escaped).
+# byte-identical on a second run; independence of the locale is covered by
+# analyze_scenarios.sh, which compares whole output directories), the demo
+# pair's page (three charts, under 1 MB), a blocked page (mapping_blocked: the
+# blocker, no chart), the family page of a data-driven family case, and a
+# hostile input name (escaped).
 source "$SK_REPO/tests/lib.sh"
 SK_SCRIPT=html_report
 GEN=$TOOLS/skdcci_gen
