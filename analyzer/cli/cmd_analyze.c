@@ -10,9 +10,11 @@
 
 #include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_fs.h"
 #include "analyzer/dcci/dcci_analyze.h"
 #include "analyzer/dcci/dcci_report.h"
+#include "analyzer/dcci/dcci_next.h"
 #include "artifact_contract/base/sk_fixed.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
@@ -141,16 +143,38 @@ static int check_outdir(const char *outdir, const char *const args[2])
     return rc;
 }
 
-static void summary(const dcci_analysis *a, const char *outdir)
+/* The summary and the next steps (dcci_next.h) with OUTDIR filled in, built
+ * before the outputs are published so that a failure leaves nothing. */
+static sk_err summary(const dcci_analysis *a, const char *outdir, sk_buf *text, sk_diag *d)
 {
-    printf("status: %s\n", dcci_status_name(a->status));
-    printf("occurrence mode: %s\n", a->occ_mode == DCCI_OCC_STEP_ID ? "step_id (kernel_details Step Id)"
-                                     : a->occ_mode == DCCI_OCC_LAUNCH_ORDER
-                                         ? "launch_order (no Step Id: per-SK launch order by start time)"
-                                         : "undetermined (no SK row)");
-    printf("matched SKs: %zu, significantly slower: %zu, tokens: %zu, patterns: %zu\n",
-           a->align.npairs, a->nslow, a->ntokens, a->nregexes);
-    printf("report: %s/%s\n", outdir, DCCI_REPORT_JSON_NAME);
+    dcci_next nx;
+    dcci_next_of(a->status, &nx);
+    sk_err e = sk_buf_printf(text, "status: %s\n", dcci_status_name(a->status));
+    if (!e)
+        e = sk_buf_printf(text, "occurrence mode: %s\n",
+                          a->occ_mode == DCCI_OCC_STEP_ID ? "step_id (kernel_details Step Id)"
+                          : a->occ_mode == DCCI_OCC_LAUNCH_ORDER
+                              ? "launch_order (no Step Id: per-SK launch order by start time)"
+                              : "undetermined (no SK row)");
+    if (!e)
+        e = sk_buf_printf(text, "matched SKs: %zu, significantly slower: %zu, tokens: %zu, "
+                          "patterns: %zu\n", a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+    if (!e)
+        e = sk_buf_printf(text, "report: %s/%s\nnext: %s\n", outdir, DCCI_REPORT_JSON_NAME,
+                          nx.action);
+    for (size_t i = 0; !e && i < nx.n; i++) {
+        e = sk_buf_printf(text, "next %zu: %s\n", i + 1, nx.steps[i].what);
+        if (!e && nx.steps[i].command) {
+            e = sk_buf_append(text, "  ", 2);
+            if (!e)
+                e = dcci_next_render(nx.steps[i].command, outdir, text, d);
+            if (!e)
+                e = sk_buf_putc(text, '\n');
+        }
+    }
+    if (e)
+        e = sk_diag_set(d, SK_E_NOMEM, outdir, 0, "out of memory writing the summary");
+    return e;
 }
 
 static const dcci_issue *first_reason(const dcci_analysis *a)
@@ -189,6 +213,7 @@ int cmd_analyze(int argc, char **argv)
     sk_outdir *out = NULL;
     sk_diag d;
     progress_line pl = {0, 0};
+    sk_buf text = SK_BUF_INIT;
     dcci_analysis_init(&a);
     sk_diag_clear(&d);
     optind = 1;
@@ -264,13 +289,15 @@ int cmd_analyze(int argc, char **argv)
     if (!e)
         e = dcci_report_write(&a, out, &d);
     if (!e)
+        e = summary(&a, outdir, &text, &d);
+    if (!e)
         e = sk_outdir_commit(out, &d);
     if (e) {
         cli_error_diag(&d);
         rc = SKX_FAIL;
         goto out;
     }
-    summary(&a, outdir);
+    fputs(sk_buf_cstr(&text), stdout);
     if (dcci_status_blocked(a.status)) {
         const dcci_issue *r = first_reason(&a);
         fprintf(stderr, "skdcci analyze: %s: %s%s%s\n", dcci_status_name(a.status),
@@ -278,6 +305,7 @@ int cmd_analyze(int argc, char **argv)
         rc = SKX_BLOCKED;
     }
 out:
+    sk_buf_free(&text);
     sk_outdir_free(out);
     dcci_analysis_free(&a);
     return rc;

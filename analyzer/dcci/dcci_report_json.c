@@ -6,6 +6,7 @@
 #include "artifact_contract/base/sk_version.h"
 #include "analyzer/dcci/dcci_compare.h"
 #include "analyzer/dcci/dcci_report.h"
+#include "analyzer/dcci/dcci_next.h"
 #include "analyzer/dcci/dcci_gates.h"
 
 /* num / den nanoseconds as exact µs. */
@@ -686,6 +687,24 @@ static cJSON *integrity_obj(sk_jb *b, const dcci_analysis *a)
 
 /* ------------------------------------------------------------ top level */
 
+/* What to do next (dcci_next.h): the templates as they are, so that the
+ * report does not depend on where it is written. */
+static cJSON *next_obj(sk_jb *b, const dcci_analysis *a)
+{
+    dcci_next nx;
+    dcci_next_of(a->status, &nx);
+    cJSON *o = sk_jb_obj(b), *steps = sk_jb_arr(b);
+    sk_jb_put_str(b, o, "action", nx.action);
+    for (size_t i = 0; i < nx.n; i++) {
+        cJSON *st = sk_jb_obj(b);
+        sk_jb_put_str(b, st, "what", nx.steps[i].what);
+        sk_jb_put(b, st, "command", sk_jb_str(b, nx.steps[i].command));
+        sk_jb_put(b, steps, NULL, st);
+    }
+    sk_jb_put(b, o, "steps", steps);
+    return o;
+}
+
 sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
 {
     sk_jb b = SK_JB_INIT(d);
@@ -712,6 +731,7 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
         sk_jb_put_str(&b, tc, NULL, next[i]);
     sk_jb_put(&b, o, "to_collect", tc);
+    sk_jb_put(&b, o, "next_steps", next_obj(&b, a));
     sk_jb_put(&b, o, "inputs", inputs_obj(&b, a));
     sk_jb_put(&b, o, "thresholds", thresholds_obj(&b, a));
     sk_jb_put(&b, o, "matching", matching_obj(&b, a));

@@ -11,6 +11,7 @@
 #include "analyzer/dcci/dcci_report.h"
 #include "analyzer/dcci/dcci_gates.h"
 #include "analyzer/dcci/dcci_report_internal.h"
+#include "analyzer/dcci/dcci_next.h"
 
 typedef struct md {
     sk_buf *out;
@@ -591,6 +592,25 @@ static void section_integrity(md *m, const dcci_analysis *a)
     emit(m, "\n");
 }
 
+/* The next steps (dcci_next.h), with the placeholders explained. */
+static void section_next(md *m, const dcci_analysis *a)
+{
+    dcci_next nx;
+    dcci_next_of(a->status, &nx);
+    emit(m, "## 13. 下一步\n\n");
+    for (size_t i = 0; i < nx.n; i++) {
+        emit(m, "%zu. %s\n", i + 1, nx.steps[i].what_zh);
+        if (nx.steps[i].command)
+            emit(m, "\n   ```sh\n   %s\n   ```\n\n", nx.steps[i].command);
+    }
+    if (a->status == DCCI_STATUS_REPAIR_CANDIDATE)
+        emit(m, "`" DCCI_NEXT_OUTDIR "` 是本报告所在的目录；`CANN_SETENV` 是推理所 source 的 CANN "
+                "环境脚本（例如 `<cann>/bin/setenv.bash`）；`DISABLE_ALL_CONFIG` 是采集 disable-all "
+                "时使用的配置；`REPAIR_CONFIG` 是要写出的新配置（不得已存在）。\n");
+    else
+        emit(m, "\n不生成任何修复命令。\n");
+}
+
 sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
 {
     md m = {out, SK_OK, d};
@@ -605,6 +625,7 @@ sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
     section_list(&m, a);
     section_collateral(&m, a);
     section_integrity(&m, a);
-    emit(&m, "## 12. 决策\n\n%s\n", dcci_report_decision_zh(a->status));
+    emit(&m, "## 12. 决策\n\n%s\n\n", dcci_report_decision_zh(a->status));
+    section_next(&m, a);
     return m.e;
 }

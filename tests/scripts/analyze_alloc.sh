@@ -56,7 +56,7 @@ for n in $(seq 1 "$ALLOC_EVERY") $(seq $((ALLOC_EVERY + 1)) "$step" "$total") "$
     runs=$((runs + 1))
     if [ "$rc" -eq 0 ]; then
         tolerated=$((tolerated + 1))
-        if ! diff -r base out >/dev/null || ! cmp -s base.stdout <(sed 's|^report: out/|report: base/|' run.stdout); then
+        if ! diff -r base out >/dev/null || ! cmp -s base.stdout <(sed -e 's|\bout/|base/|g' -e 's|--analysis out |--analysis base |' run.stdout); then
             bad="$bad n=$n:succeeded_with_other_output"
         fi
         continue
