@@ -18,6 +18,7 @@
 const char cmd_family_usage[] =
     "Usage: skdcci family report --o0 DIR --disable-all DIR [--repair DIR]\n"
     "                            [--analysis OUTDIR] [--probe REPORT]\n"
+    "                            [--probe-check REPORT]\n"
     "                            [--configs O0 DA REPAIR] [--warmup N]\n"
     "                            [--expected-ranks N] -o OUT\n"
     "\n"
@@ -44,6 +45,9 @@ const char cmd_family_usage[] =
     "  --repair DIR         joint repair CLEAN root\n"
     "  --analysis OUTDIR    skdcci analyze output directory\n"
     "  --probe REPORT       option-probe report (check_environment.py --json)\n"
+    "  --probe-check REPORT the `skdcci probe check --json-out` report; blocks\n"
+    "                       (probe_values_mismatch) unless it checked the analysis's\n"
+    "                       option-values.json (same SHA-256)\n"
     "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
     "                       trial exists\n"
     "  --warmup N           decode samples dropped per rank log (8)\n"
@@ -86,6 +90,7 @@ int cmd_family(int argc, char **argv)
         OPT_REPAIR,
         OPT_ANALYSIS,
         OPT_PROBE,
+        OPT_PROBE_CHECK,
         OPT_CONFIGS,
         OPT_WARMUP,
         OPT_RANKS
@@ -96,6 +101,7 @@ int cmd_family(int argc, char **argv)
         {"repair", required_argument, NULL, OPT_REPAIR},
         {"analysis", required_argument, NULL, OPT_ANALYSIS},
         {"probe", required_argument, NULL, OPT_PROBE},
+        {"probe-check", required_argument, NULL, OPT_PROBE_CHECK},
         {"configs", required_argument, NULL, OPT_CONFIGS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"expected-ranks", required_argument, NULL, OPT_RANKS},
@@ -134,6 +140,9 @@ int cmd_family(int argc, char **argv)
             break;
         case OPT_PROBE:
             slot = &o.probe_path, name = "--probe";
+            break;
+        case OPT_PROBE_CHECK:
+            slot = &o.probe_check_path, name = "--probe-check";
             break;
         case 'o':
             slot = &out_dir, name = "--output";

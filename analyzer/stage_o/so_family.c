@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
+#include "artifact_contract/base/sk_sha256.h"
 #include "analyzer/stage_o/so_jsonw.h"
 #include "analyzer/stage_o/so_cdiff.h"
 #include "analyzer/stage_o/so_gate.h"
@@ -55,6 +56,11 @@ typedef struct fam {
     cJSON *probe;
     char probe_sha[65];
     so_probe_assessment pa;
+    cJSON *pcheck;             /* the probe-check report, or NULL */
+    char pcheck_sha[65];
+    const char *pc_values_sha; /* borrowed from pcheck: values_file.sha256 */
+    const char *pc_report_sha; /* report.sha256 */
+    const char *pc_verdict;
     so_cdiff_input cfg[3];
     int has_cfg;
     so_repair_proof proof;
@@ -238,6 +244,37 @@ static sk_err load_analysis(const char *dir, analysis_in *a, sk_diag *d)
     if (rc == SK_OK)
         rc = load_optional_json(a->repair_path, "repair options", &a->repair, a->repair_sha, d);
     return rc;
+}
+
+/* A `skdcci probe check --json-out` report (skdcci-probe-check-v1,
+ * docs/stage-o.md §6): the members the tie to the analysis needs. */
+static sk_err load_probe_check(fam *f, const char *path, sk_diag *d)
+{
+    sk_err rc = sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "probe check report", 0,
+                                  &f->pcheck, NULL, f->pcheck_sha, d);
+    if (rc != SK_OK)
+        return rc;
+    const cJSON *schema = sk_json_get(f->pcheck, "schema_version");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, SO_PROBE_CHECK_SCHEMA) != 0)
+        return schema_error(d, path, "schema_version",
+                            "not a probe check report (schema_version must be "
+                            "\"" SO_PROBE_CHECK_SCHEMA "\")");
+    static const struct {
+        const char *obj, *key, *field;
+    } want[] = {{"values_file", "sha256", "values_file.sha256"},
+                {"report", "sha256", "report.sha256"},
+                {NULL, "verdict", "verdict"}};
+    const char **dst[] = {&f->pc_values_sha, &f->pc_report_sha, &f->pc_verdict};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const cJSON *o = want[i].obj ? sk_json_get(f->pcheck, want[i].obj) : f->pcheck;
+        const cJSON *v = sk_json_get(o, want[i].key);
+        if (!cJSON_IsString(v) || (i < 2 && !sk_sha256_is_hex(v->valuestring)))
+            return schema_error(d, path, want[i].field,
+                                i < 2 ? "needs a SHA-256 (64 lowercase hex digits)"
+                                      : "needs a string");
+        *dst[i] = v->valuestring;
+    }
+    return SK_OK;
 }
 
 static void analysis_free(analysis_in *a)
@@ -606,6 +643,26 @@ static void require_probe(fam *f, const probe_need *need, size_t n, cJSON *probe
         add_issue(f, f->blockers, "probe_not_accepted", "%s", problem);
 }
 
+/* The probe check, when given, must have checked the analysis's own
+ * option-values.json against the same probe report, and accepted it. */
+static void require_probe_check(fam *f)
+{
+    if (!f->pcheck)
+        return;
+    if (!f->an.values || strcmp(f->pc_values_sha, f->an.values_sha) != 0)
+        add_issue(f, f->blockers, "probe_values_mismatch",
+                  "the probe check checked the values file %s, not the analysis's %s (%s)",
+                  f->pc_values_sha, SO_ANALYSIS_VALUES_NAME,
+                  f->an.values ? f->an.values_sha : "absent");
+    if (f->probe && strcmp(f->pc_report_sha, f->probe_sha) != 0)
+        add_issue(f, f->blockers, "probe_report_mismatch",
+                  "the probe check read the probe report %s, not the one given (--probe, %s)",
+                  f->pc_report_sha, f->probe_sha);
+    if (strcmp(f->pc_verdict, "accepted") != 0)
+        add_issue(f, f->blockers, "probe_check_not_accepted", "the probe check's verdict is %s",
+                  f->pc_verdict);
+}
+
 static void require_configs(fam *f, int need_repair)
 {
     if (!f->has_cfg || (need_repair && !f->proof.has_repair)) {
@@ -816,6 +873,8 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
                       "%s does not hold exactly the analysis regexes",
                       !values_ok ? SO_ANALYSIS_VALUES_NAME : SO_ANALYSIS_REPAIR_NAME);
     }
+    if (candidate)
+        require_probe_check(f);
     require_configs(f, 1);
     const cJSON *list = f->has_cfg && f->proof.repair_list ? f->proof.repair_list
                         : candidate                         ? f->an.regexes
@@ -874,6 +933,7 @@ static void fam_free(fam *f)
     so_hygiene_free(f->rp.hy);
     analysis_free(&f->an);
     cJSON_Delete(f->probe);
+    cJSON_Delete(f->pcheck);
     for (int i = 0; i < 3; i++)
         so_cdiff_input_free(&f->cfg[i]);
     so_repair_proof_free(&f->proof);
@@ -916,6 +976,8 @@ static sk_err load_all(fam *f, sk_diag *d)
         if (rc == SK_OK)
             rc = so_probe_assess(f->probe, o->probe_path, &f->pa, d);
     }
+    if (rc == SK_OK && o->probe_check_path)
+        rc = load_probe_check(f, o->probe_check_path, d);
     if (rc == SK_OK && o->configs[0]) {
         for (int i = 0; rc == SK_OK && i < 3; i++)
             if (o->configs[i])
@@ -1052,6 +1114,18 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
         sk_jb_put(b, doc, "probe", p);
     } else {
         sk_jb_put(b, doc, "probe", sk_jb_null(b));
+    }
+    if (f.pcheck) { /* present only when given: --probe-check */
+        cJSON *pc = sk_jb_obj(b);
+        sk_jb_put(b, pc, "path", sk_jb_str(b, o->probe_check_path));
+        sk_jb_put(b, pc, "sha256", sk_jb_str(b, f.pcheck_sha));
+        sk_jb_put(b, pc, "values_sha256", sk_jb_str(b, f.pc_values_sha));
+        sk_jb_put(b, pc, "report_sha256", sk_jb_str(b, f.pc_report_sha));
+        sk_jb_put(b, pc, "verdict", sk_jb_str(b, f.pc_verdict));
+        sk_jb_put(b, pc, "matches_analysis_values",
+                  f.has_an && f.an.values ? sk_jb_bool(b, strcmp(f.pc_values_sha, f.an.values_sha) == 0)
+                                          : sk_jb_null(b));
+        sk_jb_put(b, doc, "probe_check", pc);
     }
     sk_jb_put(b, doc, "dcci_settings", settings_json(&f));
     sk_jb_put(b, doc, "configs", configs_json(&f, d, &rc));

@@ -42,6 +42,7 @@ typedef struct so_family_opts {
     const char *repair_dir;    /* NULL when no repair trial ran */
     const char *analysis_dir;  /* NULL when not given */
     const char *probe_path;    /* NULL when not given */
+    const char *probe_check_path; /* `skdcci probe check --json-out` report, or NULL */
     const char *configs[3];    /* O0, DISABLE_ALL, REPAIR; all NULL when not given;
                                   REPAIR NULL when given as "-" */
     so_set_opts set_opts;

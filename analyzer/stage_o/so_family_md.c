@@ -337,6 +337,19 @@ static void probe(md *m, const cJSON *doc)
         row(m, cells, 4);
     }
     put(m, "\n");
+    const cJSON *pc = get(doc, "probe_check");
+    if (!cJSON_IsObject(pc))
+        return;
+    put(m, "probe check 报告 ");
+    cell(m, get(pc, "path"));
+    put(m, "：结论 `");
+    cell(m, get(pc, "verdict"));
+    put(m, "`，检查的值文件 SHA-256 ");
+    cell(m, get(pc, "values_sha256"));
+    const cJSON *match = get(pc, "matches_analysis_values");
+    put(m, cJSON_IsTrue(match)    ? "，与分析的 option-values.json 相同。\n\n"
+           : cJSON_IsFalse(match) ? "，**不是**分析的 option-values.json。\n\n"
+                                  : "，分析未写出 option-values.json。\n\n");
 }
 
 static void configs(md *m, const cJSON *doc)

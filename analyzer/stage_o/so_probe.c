@@ -286,7 +286,7 @@ sk_err so_probe_check(const so_probe_inputs *in, const so_probe_assessment *a,
     sk_buf value_text = SK_BUF_INIT;
     cJSON *root = sk_jb_obj(&b);
     cJSON *rep = sk_jb_obj(&b), *vals = sk_jb_obj(&b), *list = sk_jb_arr(&b);
-    sk_jb_put(&b, root, "schema_version", sk_jb_str(&b, "skdcci-probe-check-v1"));
+    sk_jb_put(&b, root, "schema_version", sk_jb_str(&b, SO_PROBE_CHECK_SCHEMA));
     sk_jb_put(&b, rep, "path", sk_jb_str(&b, in->report_path));
     sk_jb_put(&b, rep, "sha256", sk_jb_str(&b, in->report_sha256));
     sk_jb_put(&b, rep, "state", sk_jb_str(&b, so_probe_state_name(a->state)));

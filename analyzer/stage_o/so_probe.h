@@ -80,6 +80,8 @@ typedef enum so_probe_verdict {
 
 const char *so_probe_verdict_name(so_probe_verdict v);
 
+#define SO_PROBE_CHECK_SCHEMA "skdcci-probe-check-v1"
+
 typedef struct so_probe_inputs {
     const cJSON *report;
     const char *report_path;
