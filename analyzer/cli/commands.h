@@ -16,6 +16,8 @@ int cmd_repair_config(int argc, char **argv);
 extern const char cmd_repair_config_usage[];
 int cmd_family(int argc, char **argv);
 extern const char cmd_family_usage[];
+int cmd_scene(int argc, char **argv);
+extern const char cmd_scene_usage[];
 
 /* static-compile process safety (docs/compile-safety.md) */
 int cmd_compile_state(int argc, char **argv);

@@ -38,6 +38,8 @@ static const cli_cmd commands[] = {
      cmd_repair_config_usage},
     {"family", cmd_family, "family report: the DCCI family decision with all its evidence",
      cmd_family_usage},
+    {"scene", cmd_scene, "check a failure scene: the eight items, environment blocker or not",
+     cmd_scene_usage},
     {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
      "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
     "       skdcci matrix status FILE [--json]\n"

@@ -12,6 +12,7 @@
 #include "analyzer/stage_o/so_matrix_internal.h"
 #include "analyzer/stage_o/so_probe.h"
 #include "analyzer/stage_o/so_reason.h"
+#include "analyzer/stage_o/so_scene.h"
 
 typedef struct mx {
     const cJSON *m;
@@ -830,6 +831,60 @@ sk_err so_matrix_plan(const cJSON *m, cJSON **plan, sk_diag *d)
 
 /* ------------------------------------------------------------ driver */
 
+/* ------------------------------------------------------------ failure scenes */
+
+/* Every attempt names its failure scene: a relative path (against the matrix
+ * directory) to a valid skdcci-failure-scene-v1 file of this item, one scene
+ * per attempt, never an environment blocker (docs/stage-o.md §10). */
+static void check_scenes(mx *x, const char *where, const cJSON *it, const char *id)
+{
+    int i = 0;
+    const cJSON *attempts = sk_json_get(it, "attempts");
+    for (const cJSON *a = attempts ? attempts->child : NULL; a && !x->nomem; a = a->next, i++) {
+        const char *path = so_mx_str(a, "failure_scene");
+        int j = 0;
+        for (const cJSON *p = attempts->child; p != a; p = p->next, j++)
+            if (strcmp(so_mx_str(p, "failure_scene"), path) == 0)
+                violation(x, "failure_scene_reused", "%s: attempts[%d] reuses the scene of attempts[%d] "
+                             "(%s): every failed attempt keeps its own scene", where, i, j, path);
+        if (path[0] == '/') {
+            violation(x, "failure_scene_not_relative", "%s: attempts[%d].failure_scene %s must be a path "
+                         "relative to the matrix file", where, i, path);
+            continue;
+        }
+        char *full = resolve(x, path);
+        if (!full)
+            return;
+        sk_diag d;
+        sk_diag_clear(&d);
+        cJSON *doc = NULL;
+        so_scene_result r;
+        sk_err rc = so_scene_load(full, &doc, &r, &d);
+        if (rc == SK_E_NOMEM)
+            x->nomem = 1;
+        else if (rc == SK_E_IO || rc == SK_E_PATH)
+            violation(x, "failure_scene_missing", "%s: attempts[%d].failure_scene %s cannot be read (%s): "
+                         "a failed attempt needs a sealed scene file", where, i, path, d.msg);
+        else if (rc != SK_OK)
+            violation(x, "failure_scene_invalid", "%s: attempts[%d].failure_scene %s is not a failure scene: "
+                         "%s%s%s", where, i, path, d.field, d.field[0] ? ": " : "", d.msg);
+        else if (r.n_violations)
+            violation(x, "failure_scene_invalid", "%s: attempts[%d].failure_scene %s breaks %zu rule(s), "
+                         "first %s (skdcci scene check lists them)", where, i, path, r.n_violations,
+                      r.violations[0]);
+        else if (r.cls == SO_SCENE_ENVIRONMENT_BLOCKER)
+            violation(x, "failure_scene_environment_blocker", "%s: attempts[%d].failure_scene %s is an "
+                         "environment blocker (the command never launched): it belongs to the "
+                         "environment probe and the parent report, not to an attempt", where, i, path);
+        else if (strcmp(r.trial, id) != 0)
+            violation(x, "failure_scene_other_item", "%s: attempts[%d].failure_scene %s is the scene of "
+                         "trial %s", where, i, path, r.trial);
+        so_scene_result_free(&r);
+        cJSON_Delete(doc);
+        sk_free(full);
+    }
+}
+
 static void check_items(mx *x, int *any_executed)
 {
     const cJSON *items = sk_json_get(x->m, "items");
@@ -855,6 +910,7 @@ static void check_items(mx *x, int *any_executed)
                 violation(x, "trial_duplicate", "%s: the same option value is already trial items[%d]", where, j);
         }
         check_settlement_fields(x, where, it, status, cat == 0);
+        check_scenes(x, where, it, id);
         if (cat == 0)
             check_dcci(x, where, it, status);
         else

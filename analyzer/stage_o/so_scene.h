@@ -1,0 +1,54 @@
+/* Failure scenes (docs/stage-o.md §10, schema
+ * docs/schemas/failure-scene-v1.schema.json): the sealed record of one
+ * failed attempt, with the eight items the protocol requires — identity and
+ * phase, the frozen invocation, the observable failure, the scene's
+ * artifacts, gate progress, the first judgement, control and fallback, and
+ * the next entry point for localisation.
+ *
+ * Two passes.  The shape pass (SK_E_SCHEMA with the field path, exit 1 in the
+ * CLI) checks every member and type; the rule pass collects violations, each
+ * "code: message" (exit 10).  The classification follows
+ * invocation.launched: a scene of a command that never launched is an
+ * environment blocker (environment probe and parent report only, never an
+ * experiment attempt); any other is a post-launch failure.
+ *
+ * Not to be confused with compile-scene (analyzer/compile_safety/cs_scene.h),
+ * which saves a compile attempt's files; this one validates the report of
+ * any failed attempt.
+ */
+#ifndef SO_SCENE_H
+#define SO_SCENE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "artifact_contract/base/sk_diag.h"
+
+#define SO_SCENE_SCHEMA "skdcci-failure-scene-v1"
+
+typedef enum so_scene_class {
+    SO_SCENE_POST_LAUNCH = 0,   /* post_launch_failure */
+    SO_SCENE_ENVIRONMENT_BLOCKER /* environment_blocker */
+} so_scene_class;
+
+const char *so_scene_class_name(so_scene_class c);
+
+typedef struct so_scene_result {
+    so_scene_class cls;
+    const char *trial, *attempt, *phase, *failed_gate; /* borrowed from the document */
+    size_t n_violations;
+    char **violations; /* owned: "code: message" */
+} so_scene_result;
+
+/* Shape, then rules.  label names the document in messages.  SK_E_SCHEMA
+ * (field set) for a shape error; SK_E_NOMEM; otherwise SK_OK with the
+ * violations (possibly none) in *r. */
+sk_err so_scene_check(const cJSON *doc, const char *label, so_scene_result *r, sk_diag *d);
+
+/* so_scene_check of a file (read with sk_json_load_file, no symlink leaf);
+ * *doc receives the document (caller frees; the result borrows from it). */
+sk_err so_scene_load(const char *path, cJSON **doc, so_scene_result *r, sk_diag *d);
+
+void so_scene_result_free(so_scene_result *r);
+
+#endif
