@@ -14,11 +14,13 @@
 #include "analyzer/cli/so_cli.h"
 
 #define CMD "family"
+#define FAILED_MAX 64
 
 const char cmd_family_usage[] =
     "Usage: skdcci family report --o0 DIR --disable-all DIR [--repair DIR]\n"
     "                            [--analysis OUTDIR] [--probe REPORT]\n"
     "                            [--probe-check REPORT]\n"
+    "                            [--failed-attempt NAME[=SCENE]]...\n"
     "                            [--configs O0 DA REPAIR] [--warmup N]\n"
     "                            [--expected-ranks N] -o OUT\n"
     "\n"
@@ -48,6 +50,12 @@ const char cmd_family_usage[] =
     "  --probe-check REPORT the `skdcci probe check --json-out` report; blocks\n"
     "                       (probe_values_mismatch) unless it checked the analysis's\n"
     "                       option-values.json (same SHA-256)\n"
+    "  --failed-attempt NAME[=SCENE]  a failed attempt of a family trial and its\n"
+    "                       failure scene (skdcci scene check); without a valid\n"
+    "                       post-launch scene of attempt NAME the decision is blocked\n"
+    "                       (failure_scene_missing, _invalid, _environment_blocker,\n"
+    "                       _other_attempt); a functional failure (correctness,\n"
+    "                       crash, hang, timeout, execution) rejects the family\n"
     "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
     "                       trial exists\n"
     "  --warmup N           decode samples dropped per rank log (8)\n"
@@ -91,6 +99,7 @@ int cmd_family(int argc, char **argv)
         OPT_ANALYSIS,
         OPT_PROBE,
         OPT_PROBE_CHECK,
+        OPT_FAILED,
         OPT_CONFIGS,
         OPT_WARMUP,
         OPT_RANKS
@@ -102,6 +111,7 @@ int cmd_family(int argc, char **argv)
         {"analysis", required_argument, NULL, OPT_ANALYSIS},
         {"probe", required_argument, NULL, OPT_PROBE},
         {"probe-check", required_argument, NULL, OPT_PROBE_CHECK},
+        {"failed-attempt", required_argument, NULL, OPT_FAILED},
         {"configs", required_argument, NULL, OPT_CONFIGS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"expected-ranks", required_argument, NULL, OPT_RANKS},
@@ -120,6 +130,10 @@ int cmd_family(int argc, char **argv)
     o.set_opts.expected_ranks = 8;
     const char *out_dir = NULL;
     const char **slot = NULL;
+    /* NAME=SCENE split in place: the names point into argv, '=' becomes NUL */
+    const char *failed_names[FAILED_MAX], *failed_scenes[FAILED_MAX];
+    o.failed_names = failed_names;
+    o.failed_scenes = failed_scenes;
     optind = 0;
     opterr = 0;
     /* "+": stop at the first non-option so that --configs can take three words */
@@ -147,6 +161,21 @@ int cmd_family(int argc, char **argv)
         case 'o':
             slot = &out_dir, name = "--output";
             break;
+        case OPT_FAILED: {
+            char *eq = strchr(optarg, '=');
+            if (eq == optarg || !optarg[0])
+                return cli_usage(CMD, "--failed-attempt needs NAME or NAME=SCENE, got '%s'", optarg);
+            if (o.n_failed == FAILED_MAX)
+                return cli_usage(CMD, "at most %d --failed-attempt options", FAILED_MAX);
+            if (eq)
+                *eq = '\0';
+            for (size_t i = 0; i < o.n_failed; i++)
+                if (strcmp(failed_names[i], optarg) == 0)
+                    return cli_usage(CMD, "--failed-attempt %s is given twice", optarg);
+            failed_names[o.n_failed] = optarg;
+            failed_scenes[o.n_failed++] = eq && eq[1] ? eq + 1 : NULL;
+            continue;
+        }
         case OPT_CONFIGS:
             if (o.configs[0])
                 return cli_usage(CMD, "--configs is given twice");

@@ -50,7 +50,7 @@ int cmd_scene(int argc, char **argv)
     sk_diag_clear(&d);
     cJSON *doc = NULL;
     so_scene_result r;
-    if (so_scene_load(argv[optind], &doc, &r, &d) != SK_OK)
+    if (so_scene_load(argv[optind], &doc, NULL, &r, &d) != SK_OK)
         return so_cli_fail(&d);
     printf("classification %s\nscene %s %s phase %s failed_gate %s\n", so_scene_class_name(r.cls),
            r.trial, r.attempt, r.phase, r.failed_gate);

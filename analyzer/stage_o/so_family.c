@@ -16,6 +16,7 @@
 #include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/stage_o/so_probe.h"
 #include "analyzer/stage_o/so_repair.h"
+#include "analyzer/stage_o/so_scene.h"
 
 const char *so_family_status_name(so_family_status s)
 {
@@ -46,6 +47,16 @@ typedef struct analysis_in {
     const cJSON *regexes;  /* borrowed: array of strings */
 } analysis_in;
 
+/* One failed attempt and what its scene says. */
+typedef struct failed_attempt {
+    const char *status;  /* valid, missing, invalid, environment_blocker, other_attempt */
+    const char *kind;    /* failure.kind of a valid scene (borrowed from doc), else NULL */
+    int functional;      /* a valid post-launch correctness/crash/hang/timeout/execution failure */
+    char sha[65];
+    char problem[SK_DIAG_MSG_MAX + SK_DIAG_FIELD_MAX + 8];
+    cJSON *doc;
+} failed_attempt;
+
 typedef struct fam {
     const so_family_opts *o;
     clean_side o0, da, rp;
@@ -56,6 +67,7 @@ typedef struct fam {
     cJSON *probe;
     char probe_sha[65];
     so_probe_assessment pa;
+    failed_attempt *fa; /* o->n_failed entries */
     cJSON *pcheck;             /* the probe-check report, or NULL */
     char pcheck_sha[65];
     const char *pc_values_sha; /* borrowed from pcheck: values_file.sha256 */
@@ -273,6 +285,71 @@ static sk_err load_probe_check(fam *f, const char *path, sk_diag *d)
                                 i < 2 ? "needs a SHA-256 (64 lowercase hex digits)"
                                       : "needs a string");
         *dst[i] = v->valuestring;
+    }
+    return SK_OK;
+}
+
+/* The failure kinds that are a functional failure of the trial (the DCCI
+ * family is rejected): the others (collection, profiling, ...) need a new
+ * attempt, not a verdict. */
+static const char *const k_functional_kinds[] = {"correctness", "crash", "hang", "timeout",
+                                                  "execution", NULL};
+
+/* Reads the scene of every failed attempt; a missing or invalid scene is a
+ * status of the attempt (it blocks the decision), not an input error. */
+static sk_err load_failed(fam *f, sk_diag *d)
+{
+    const so_family_opts *o = f->o;
+    if (!o->n_failed)
+        return SK_OK;
+    f->fa = sk_calloc(o->n_failed, sizeof *f->fa);
+    if (!f->fa)
+        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    for (size_t i = 0; i < o->n_failed; i++) {
+        failed_attempt *a = &f->fa[i];
+        const char *path = o->failed_scenes[i];
+        if (!path) {
+            a->status = "missing";
+            snprintf(a->problem, sizeof a->problem, "no failure scene given");
+            continue;
+        }
+        sk_diag sd;
+        sk_diag_clear(&sd);
+        so_scene_result r;
+        sk_err rc = so_scene_load(path, &a->doc, a->sha, &r, &sd);
+        if (rc == SK_E_NOMEM)
+            return sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory reading the failure scene");
+        if (rc == SK_E_IO || rc == SK_E_PATH) {
+            a->status = "missing";
+            snprintf(a->problem, sizeof a->problem, "%s", sd.msg);
+            continue;
+        }
+        if (rc != SK_OK) {
+            a->status = "invalid";
+            snprintf(a->problem, sizeof a->problem, "%s%s%s", sd.field, sd.field[0] ? ": " : "",
+                     sd.msg);
+            continue;
+        }
+        if (r.n_violations) {
+            a->status = "invalid";
+            snprintf(a->problem, sizeof a->problem, "%zu rule violation(s), first %s",
+                     r.n_violations, r.violations[0]);
+        } else if (r.cls == SO_SCENE_ENVIRONMENT_BLOCKER) {
+            a->status = "environment_blocker";
+            snprintf(a->problem, sizeof a->problem,
+                     "the command never launched: an environment blocker belongs to the "
+                     "environment probe and the parent report, not to an attempt");
+        } else if (strcmp(r.attempt, o->failed_names[i]) != 0) {
+            a->status = "other_attempt";
+            snprintf(a->problem, sizeof a->problem, "the scene is of attempt %s", r.attempt);
+        } else {
+            a->status = "valid";
+            const cJSON *kind = sk_json_get(sk_json_get(a->doc, "failure"), "kind");
+            a->kind = kind->valuestring;
+            for (const char *const *k = k_functional_kinds; *k; k++)
+                a->functional |= strcmp(*k, a->kind) == 0;
+        }
+        so_scene_result_free(&r);
     }
     return SK_OK;
 }
@@ -748,11 +825,54 @@ static int decide_clean(fam *f, decision *dc)
     return 0;
 }
 
+/* Failed attempts come first: each needs its valid post-launch scene
+ * (docs/stage-o.md §10), and a functional failure rejects the family.
+ * Returns 1 when the decision is made. */
+static int decide_failed(fam *f, decision *dc)
+{
+    static const struct {
+        const char *status, *code;
+    } codes[] = {{"missing", "failure_scene_missing"},
+                 {"invalid", "failure_scene_invalid"},
+                 {"environment_blocker", "failure_scene_environment_blocker"},
+                 {"other_attempt", "failure_scene_other_attempt"}};
+    const char *functional = NULL;
+    for (size_t i = 0; i < f->o->n_failed; i++) {
+        const failed_attempt *a = &f->fa[i];
+        for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
+            if (strcmp(a->status, codes[k].status) == 0)
+                add_issue(f, f->blockers, codes[k].code, "failed attempt %s: %s",
+                          f->o->failed_names[i], a->problem);
+        if (a->functional && !functional)
+            functional = f->o->failed_names[i];
+        else if (strcmp(a->status, "valid") == 0 && !a->functional)
+            add_issue(f, f->notes, "failed_attempt_not_functional",
+                      "failed attempt %s failed in %s: not a functional failure; the trial needs "
+                      "a new attempt", f->o->failed_names[i], a->kind);
+    }
+    if (cJSON_GetArraySize(f->blockers)) {
+        set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
+                     "失败的尝试缺少有效的失败现场，无法判定 DCCI 家族", "O0");
+        return 1;
+    }
+    if (functional) {
+        add_issue(f, f->notes, "functional_failure",
+                  "failed attempt %s is a functional failure (correctness, crash, hang, timeout "
+                  "or execution)", functional);
+        set_decision(dc, SO_FAMILY_REJECTED, "functional_failure",
+                     "DCCI 家族的试验在启动后出现功能失败（正确性、崩溃、挂起、超时或执行失败），"
+                     "拒绝整个 DCCI 家族，恢复 O0",
+                     "O0");
+        return 1;
+    }
+    return 0;
+}
+
 static void decide(fam *f, decision *dc, cJSON *probe_values_out)
 {
     sk_jb *b = &f->b;
     dc->d1_outcome = "not_evaluated";
-    if (decide_clean(f, dc))
+    if (decide_failed(f, dc) || decide_clean(f, dc))
         return;
     if (!f->o0.st.stable) {
         add_issue(f, f->blockers, "o0_unstable",
@@ -934,6 +1054,9 @@ static void fam_free(fam *f)
     analysis_free(&f->an);
     cJSON_Delete(f->probe);
     cJSON_Delete(f->pcheck);
+    for (size_t i = 0; f->fa && i < f->o->n_failed; i++)
+        cJSON_Delete(f->fa[i].doc);
+    sk_free(f->fa);
     for (int i = 0; i < 3; i++)
         so_cdiff_input_free(&f->cfg[i]);
     so_repair_proof_free(&f->proof);
@@ -978,6 +1101,8 @@ static sk_err load_all(fam *f, sk_diag *d)
     }
     if (rc == SK_OK && o->probe_check_path)
         rc = load_probe_check(f, o->probe_check_path, d);
+    if (rc == SK_OK)
+        rc = load_failed(f, d);
     if (rc == SK_OK && o->configs[0]) {
         for (int i = 0; rc == SK_OK && i < 3; i++)
             if (o->configs[i])
@@ -1114,6 +1239,22 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
         sk_jb_put(b, doc, "probe", p);
     } else {
         sk_jb_put(b, doc, "probe", sk_jb_null(b));
+    }
+    if (o->n_failed) { /* present only when given: --failed-attempt */
+        cJSON *fl = sk_jb_arr(b);
+        for (size_t i = 0; i < o->n_failed; i++) {
+            const failed_attempt *a = &f.fa[i];
+            cJSON *e = sk_jb_obj(b);
+            sk_jb_put(b, e, "attempt", sk_jb_str(b, o->failed_names[i]));
+            sk_jb_put(b, e, "scene", sk_jb_str(b, o->failed_scenes[i]));
+            sk_jb_put(b, e, "sha256", sk_jb_str(b, a->sha[0] ? a->sha : NULL));
+            sk_jb_put(b, e, "scene_status", sk_jb_str(b, a->status));
+            sk_jb_put(b, e, "kind", sk_jb_str(b, a->kind));
+            sk_jb_put(b, e, "functional", sk_jb_bool(b, a->functional));
+            sk_jb_put(b, e, "problem", sk_jb_str(b, a->problem[0] ? a->problem : NULL));
+            sk_jb_put(b, fl, NULL, e);
+        }
+        sk_jb_put(b, doc, "failed_attempts", fl);
     }
     if (f.pcheck) { /* present only when given: --probe-check */
         cJSON *pc = sk_jb_obj(b);

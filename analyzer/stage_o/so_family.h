@@ -43,6 +43,11 @@ typedef struct so_family_opts {
     const char *analysis_dir;  /* NULL when not given */
     const char *probe_path;    /* NULL when not given */
     const char *probe_check_path; /* `skdcci probe check --json-out` report, or NULL */
+    /* failed attempts of the family's trials: name and scene file (scene
+     * NULL when none was given; docs/stage-o.md §10) */
+    const char *const *failed_names;
+    const char *const *failed_scenes;
+    size_t n_failed;
     const char *configs[3];    /* O0, DISABLE_ALL, REPAIR; all NULL when not given;
                                   REPAIR NULL when given as "-" */
     so_set_opts set_opts;

@@ -390,6 +390,23 @@ static void configs(md *m, const cJSON *doc)
     put(m, "\n");
 }
 
+/* Only when failed attempts were given (--failed-attempt). */
+static void failed_attempts(md *m, const cJSON *doc)
+{
+    const cJSON *fl = get(doc, "failed_attempts");
+    if (!cJSON_IsArray(fl))
+        return;
+    put(m, "## 10. 失败的尝试与失败现场\n\n| 尝试 | 现场文件 | SHA-256 | 现场状态 | 失败类型 | 功能失败 | 问题 |\n"
+           "|---|---|---|---|---|---|---|\n");
+    for (const cJSON *a = fl->child; a; a = a->next) {
+        const cJSON *cells[7] = {get(a, "attempt"), get(a, "scene"), get(a, "sha256"),
+                                 get(a, "scene_status"), get(a, "kind"), get(a, "functional"),
+                                 get(a, "problem")};
+        row(m, cells, 7);
+    }
+    put(m, "\n");
+}
+
 sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d)
 {
     md m = {out, SK_OK};
@@ -405,6 +422,7 @@ sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d)
     settings(&m, doc);
     probe(&m, doc);
     configs(&m, doc);
+    failed_attempts(&m, doc);
     if (m.rc != SK_OK)
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing the family report");
     return SK_OK;

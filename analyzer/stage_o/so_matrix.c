@@ -859,7 +859,7 @@ static void check_scenes(mx *x, const char *where, const cJSON *it, const char *
         sk_diag_clear(&d);
         cJSON *doc = NULL;
         so_scene_result r;
-        sk_err rc = so_scene_load(full, &doc, &r, &d);
+        sk_err rc = so_scene_load(full, &doc, NULL, &r, &d);
         if (rc == SK_E_NOMEM)
             x->nomem = 1;
         else if (rc == SK_E_IO || rc == SK_E_PATH)

@@ -421,12 +421,13 @@ sk_err so_scene_check(const cJSON *doc, const char *label, so_scene_result *r, s
     return SK_OK;
 }
 
-sk_err so_scene_load(const char *path, cJSON **doc, so_scene_result *r, sk_diag *d)
+sk_err so_scene_load(const char *path, cJSON **doc, char *sha256_hex, so_scene_result *r,
+                     sk_diag *d)
 {
     memset(r, 0, sizeof *r);
     *doc = NULL;
     sk_err rc = sk_json_load_file(path, SK_PATH_NOFOLLOW_LEAF, "failure scene", 0, doc, NULL,
-                                  NULL, d);
+                                  sha256_hex, d);
     if (rc == SK_OK)
         rc = so_scene_check(*doc, path, r, d);
     if (rc != SK_OK) {

@@ -46,8 +46,10 @@ typedef struct so_scene_result {
 sk_err so_scene_check(const cJSON *doc, const char *label, so_scene_result *r, sk_diag *d);
 
 /* so_scene_check of a file (read with sk_json_load_file, no symlink leaf);
- * *doc receives the document (caller frees; the result borrows from it). */
-sk_err so_scene_load(const char *path, cJSON **doc, so_scene_result *r, sk_diag *d);
+ * *doc receives the document (caller frees; the result borrows from it);
+ * sha256_hex (65 bytes, may be NULL) the file's SHA-256. */
+sk_err so_scene_load(const char *path, cJSON **doc, char *sha256_hex, so_scene_result *r,
+                     sk_diag *d);
 
 void so_scene_result_free(so_scene_result *r);
 
