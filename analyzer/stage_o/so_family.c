@@ -993,8 +993,6 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
                       "%s does not hold exactly the analysis regexes",
                       !values_ok ? SO_ANALYSIS_VALUES_NAME : SO_ANALYSIS_REPAIR_NAME);
     }
-    if (candidate)
-        require_probe_check(f);
     require_configs(f, 1);
     const cJSON *list = f->has_cfg && f->proof.repair_list ? f->proof.repair_list
                         : candidate                         ? f->an.regexes
@@ -1012,6 +1010,8 @@ static void decide(fam *f, decision *dc, cJSON *probe_values_out)
                               {SO_DCCI_AFTER, list}};
         require_probe(f, need, 3, probe_values_out);
     }
+    if (candidate)
+        require_probe_check(f); /* after the probe itself: its own blockers come first */
     if (cJSON_GetArraySize(f->blockers))
         set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
                      "联合修复胜过 O0，但证据不完整或不一致，暂不能接受", "O0");

@@ -294,6 +294,30 @@ json_is "${S}_login_shell:probe_not_run_is_unknown" "$EXP/probe/probe-check-logi
 step_family_report ${S}_login_shell 3 blocked probe_unknown O0 \
     's|environment.json|environment-login.json|; s|-o "$EXP/family"|-o "$EXP/family-login"|'
 
+# 1c. the probe check ties the probe to the analysis's own option-values.json
+json_is "$S:probe_check_tied_to_analysis" "$EXP/family/dcci-family-report.json" \
+    "d['probe_check']['matches_analysis_values'] is True and d['probe_check']['verdict'] == 'accepted'"
+# 1d. a failed repair attempt named without its scene: blocked (failure_scene_missing)
+step_family_report ${S}_failed_no_scene 3 blocked failure_scene_missing O0 \
+    's|-o "$EXP/family"|--failed-attempt REPAIR-a1 -o "$EXP/family-no-scene"|'
+# 1e. the attempt's scene written and checked (§B1): a correctness failure after
+#     launch rejects the family, O0 restored; the same report without the scene
+#     file is blocked
+mkdir -p "$EXP/scenes"
+python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" "$EXP/scenes/REPAIR-a1.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["identity"].update(trial="REPAIR", attempt="REPAIR-a1", phase="D4")
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+run scene-check; expect "$S:scene_check_valid" 0
+t_ok "$S:scene_is_post_launch" grep -qx "classification post_launch_failure" "$OUT"
+run failed-family-report; expect "$S:failed_family_report_exit_10" 10
+family_is "$S:family_rejected_functional_failure" "$EXP/family-failed" rejected functional_failure O0
+run failed-family-report 's|REPAIR-a1.json|REPAIR-a2.json|; s|family-failed|family-failed-2|'
+expect "$S:missing_scene_file_exit_3" 3
+family_is "$S:family_blocked_scene_file_missing" "$EXP/family-failed-2" blocked failure_scene_missing O0
+
 # 2. the repair does not beat O0 (it beats disable-all only): rejected, O0 restored
 S=repair_rejected
 new_family $S
