@@ -1,4 +1,4 @@
-/* skdcci scene check: validate a failure scene (docs/stage-o.md §10). */
+/* skdcci scene check: validate a failure scene (docs/stage-o.md §11). */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The next step after an analysis (docs/analyze.md §13): one place for the
+/* The next step after an analysis (docs/analyze.md §10, §11): one place for the
  * text that `skdcci analyze` prints on stdout and that both reports state.
  *
  * repair_candidate: probe the exact list L in the inference environment,

@@ -826,7 +826,7 @@ static int decide_clean(fam *f, decision *dc)
 }
 
 /* Failed attempts come first: each needs its valid post-launch scene
- * (docs/stage-o.md §10), and a functional failure rejects the family.
+ * (docs/stage-o.md §11), and a functional failure rejects the family.
  * Returns 1 when the decision is made. */
 static int decide_failed(fam *f, decision *dc)
 {

@@ -44,7 +44,7 @@ typedef struct so_family_opts {
     const char *probe_path;    /* NULL when not given */
     const char *probe_check_path; /* `skdcci probe check --json-out` report, or NULL */
     /* failed attempts of the family's trials: name and scene file (scene
-     * NULL when none was given; docs/stage-o.md §10) */
+     * NULL when none was given; docs/stage-o.md §11) */
     const char *const *failed_names;
     const char *const *failed_scenes;
     size_t n_failed;

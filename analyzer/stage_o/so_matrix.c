@@ -835,7 +835,7 @@ sk_err so_matrix_plan(const cJSON *m, cJSON **plan, sk_diag *d)
 
 /* Every attempt names its failure scene: a relative path (against the matrix
  * directory) to a valid skdcci-failure-scene-v1 file of this item, one scene
- * per attempt, never an environment blocker (docs/stage-o.md §10). */
+ * per attempt, never an environment blocker (docs/stage-o.md §11). */
 static void check_scenes(mx *x, const char *where, const cJSON *it, const char *id)
 {
     int i = 0;

@@ -179,7 +179,7 @@ static sk_err shape_pass(const shape *s, const cJSON *doc)
                                      "excerpt", "log_location", NULL};
     o = sk_json_get(doc, "failure");
     TRY(keys(s, o, "failure", fl));
-    TRY(one_of(s, o, "failure", "kind", k_kinds, "needs a failure kind (docs/stage-o.md §10)"));
+    TRY(one_of(s, o, "failure", "kind", k_kinds, "needs a failure kind (docs/stage-o.md §11)"));
     TRY(integer_or_null(s, o, "failure", "exit_code"));
     TRY(str(s, o, "failure", "signal", NULLABLE));
     TRY(boolean(s, o, "failure", "timed_out", 0));

@@ -1,4 +1,4 @@
-/* Failure scenes (docs/stage-o.md §10, schema
+/* Failure scenes (docs/stage-o.md §11, schema
  * docs/schemas/failure-scene-v1.schema.json): the sealed record of one
  * failed attempt, with the eight items the protocol requires — identity and
  * phase, the frozen invocation, the observable failure, the scene's

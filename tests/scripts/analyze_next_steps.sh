@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hand-off after an analysis (docs/analyze.md §13): a repair_candidate
+# The hand-off after an analysis (docs/analyze.md §10, §11): a repair_candidate
 # prints, and both reports state, the probe with --option-probes (and the
 # protocol's --option-values-json named), then `skdcci probe check`, then
 # `skdcci repair-config`, with the output directory filled in on stdout only;
