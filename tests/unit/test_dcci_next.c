@@ -69,11 +69,13 @@ static void render_replaces_every_outdir(void)
     T_EQ_INT(dcci_next_render("no placeholder", "d", &b, &d), SK_OK);
     T_EQ_STR(sk_buf_cstr(&b), "no placeholder");
     sk_buf_free(&b);
+#ifdef SK_TEST_HOOKS
     /* an exhausted heap is an error, never a shortened command */
     sk_alloc_fail_at(1);
     T_EQ_INT(dcci_next_render("OUTDIR/option-values.json", "d", &b, &d), SK_E_NOMEM);
     sk_alloc_fail_at(0);
     sk_buf_free(&b);
+#endif
 }
 
 static const t_case cases[] = {
