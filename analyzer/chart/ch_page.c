@@ -73,3 +73,21 @@ sk_err ch_page_element(sk_buf *out, const char *tag, const char *cls, const char
         e = sk_buf_puts(out, ">\n");
     return e;
 }
+
+void ch_pen_put(ch_pen *p, const char *s)
+{
+    if (!p->e)
+        p->e = sk_buf_puts(p->out, s);
+}
+
+void ch_pen_esc(ch_pen *p, const char *s)
+{
+    if (!p->e)
+        p->e = ch_text_escape(p->out, s);
+}
+
+void ch_pen_element(ch_pen *p, const char *tag, const char *cls, const char *text)
+{
+    if (!p->e)
+        p->e = ch_page_element(p->out, tag, cls, text);
+}

@@ -25,4 +25,18 @@ sk_err ch_page_end(sk_buf *out);
  * NULL); tag is a constant of the caller. */
 sk_err ch_page_element(sk_buf *out, const char *tag, const char *cls, const char *text);
 
+/* A page being written with a sticky error: after the first failure every
+ * call does nothing, so a writer checks e once at the end. */
+typedef struct ch_pen {
+    sk_buf *out;
+    sk_err e;
+} ch_pen;
+
+/* Appends s as it is (markup of the caller). */
+void ch_pen_put(ch_pen *p, const char *s);
+/* Appends s escaped (ch_text_escape). */
+void ch_pen_esc(ch_pen *p, const char *s);
+/* ch_page_element on the pen. */
+void ch_pen_element(ch_pen *p, const char *tag, const char *cls, const char *text);
+
 #endif

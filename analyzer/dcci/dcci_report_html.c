@@ -30,36 +30,17 @@
 #define WIDTH 960.0
 
 typedef struct page {
-    sk_buf *out;
-    sk_err e;
+    ch_pen pen; /* out and the sticky error */
     sk_diag *d;
     sk_buf tmp; /* titles */
 } page;
-
-static void put(page *p, const char *s)
-{
-    if (!p->e)
-        p->e = sk_buf_puts(p->out, s);
-}
-
-static void esc(page *p, const char *s)
-{
-    if (!p->e)
-        p->e = ch_text_escape(p->out, s);
-}
-
-static void element(page *p, const char *tag, const char *cls, const char *text)
-{
-    if (!p->e)
-        p->e = ch_page_element(p->out, tag, cls, text);
-}
 
 /* ns (num/den) as exact µs text. */
 static void us(page *p, num_i128 num, uint32_t den, char *out, size_t cap)
 {
     out[0] = '\0';
-    if (!p->e)
-        p->e = dcci_us_text(num, den, out, cap, p->d);
+    if (!p->pen.e)
+        p->pen.e = dcci_us_text(num, den, out, cap, p->d);
 }
 
 static void tmp_reset(page *p)
@@ -71,18 +52,18 @@ static void tmp_add(page *p, const char *fmt, ...) __attribute__((format(printf,
 
 static void tmp_add(page *p, const char *fmt, ...)
 {
-    if (p->e)
+    if (p->pen.e)
         return;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     if (n < 0) {
-        p->e = sk_diag_set(p->d, SK_E_INTERNAL, "", 0, "HTML report formatting failed");
+        p->pen.e = sk_diag_set(p->d, SK_E_INTERNAL, "", 0, "HTML report formatting failed");
         return;
     }
     if (sk_buf_reserve(&p->tmp, (size_t)n + 1)) {
-        p->e = sk_diag_set(p->d, SK_E_NOMEM, "", 0, "out of memory writing the HTML report");
+        p->pen.e = sk_diag_set(p->d, SK_E_NOMEM, "", 0, "out of memory writing the HTML report");
         return;
     }
     va_start(ap, fmt);
@@ -95,25 +76,25 @@ static void tmp_add(page *p, const char *fmt, ...)
 static void rich(page *p, const char *s)
 {
     int code = 0;
-    for (const char *q = s; !p->e;) {
+    for (const char *q = s; !p->pen.e;) {
         const char *tick = strchr(q, '`');
         size_t n = tick ? (size_t)(tick - q) : strlen(q);
-        if (!p->e)
-            p->e = ch_text_escape_n(p->out, q, n);
+        if (!p->pen.e)
+            p->pen.e = ch_text_escape_n(p->pen.out, q, n);
         if (!tick)
             break;
-        put(p, code ? "</code>" : "<code>");
+        ch_pen_put(&p->pen, code ? "</code>" : "<code>");
         code = !code;
         q = tick + 1;
     }
     if (code)
-        put(p, "</code>");
+        ch_pen_put(&p->pen, "</code>");
 }
 
 static void nomem_check(page *p, sk_err e)
 {
-    if (!p->e && e)
-        p->e = sk_diag_set(p->d, e, "", 0, "out of memory writing the HTML report");
+    if (!p->pen.e && e)
+        p->pen.e = sk_diag_set(p->d, e, "", 0, "out of memory writing the HTML report");
 }
 
 static const char *class_css(dcci_class c)
@@ -151,30 +132,30 @@ static void stats_title(page *p, const char *side, const num_stats *s)
 static void conclusion(page *p, const dcci_analysis *a)
 {
     char line[512];
-    element(p, "h1", NULL, "DCCI 回归分析报告（O0 对比 disable-all）");
-    put(p, "<ul>\n<li>状态：<code>");
-    esc(p, dcci_status_name(a->status));
-    put(p, "</code>（");
-    esc(p, dcci_report_status_zh(a->status));
-    put(p, "）</li>\n");
+    ch_pen_element(&p->pen, "h1", NULL, "DCCI 回归分析报告（O0 对比 disable-all）");
+    ch_pen_put(&p->pen, "<ul>\n<li>状态：<code>");
+    ch_pen_esc(&p->pen, dcci_status_name(a->status));
+    ch_pen_put(&p->pen, "</code>（");
+    ch_pen_esc(&p->pen, dcci_report_status_zh(a->status));
+    ch_pen_put(&p->pen, "）</li>\n");
     snprintf(line, sizeof line,
              "匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条",
              a->align.npairs, a->nslow, a->ntokens, a->nregexes);
-    element(p, "li", NULL, line);
-    put(p, "<li>决策：");
+    ch_pen_element(&p->pen, "li", NULL, line);
+    ch_pen_put(&p->pen, "<li>决策：");
     rich(p, dcci_report_decision_zh(a->status));
-    put(p, "</li>\n");
+    ch_pen_put(&p->pen, "</li>\n");
     const char *next[DCCI_TO_COLLECT_MAX];
     size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++) {
-        put(p, "<li>需要采集：");
+        ch_pen_put(&p->pen, "<li>需要采集：");
         rich(p, next[i]);
-        put(p, "</li>\n");
+        ch_pen_put(&p->pen, "</li>\n");
     }
-    element(p, "li", NULL,
-            "声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为统计相关性，"
-            "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。");
-    put(p, "</ul>\n");
+    ch_pen_element(&p->pen, "li", NULL,
+                   "声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为统计相关性，"
+                   "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。");
+    ch_pen_put(&p->pen, "</ul>\n");
 }
 
 static dcci_gate blocking_gate(dcci_status s)
@@ -191,12 +172,12 @@ static dcci_gate blocking_gate(dcci_status s)
 static void blocked(page *p, const dcci_analysis *a)
 {
     dcci_gate g = blocking_gate(a->status);
-    put(p, "<div class=\"blocked\">\n");
-    element(p, "h2", NULL, "分析受阻：没有图表");
-    element(p, "p", NULL,
-            "证据不足以支持任何结论，因此本页不画任何可能被误读为结论的图表。"
-            "请先按上面的“需要采集”补齐证据，再重新分析。");
-    put(p, "<table>\n<tr><th>关卡</th><th>代码</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
+    ch_pen_put(&p->pen, "<div class=\"blocked\">\n");
+    ch_pen_element(&p->pen, "h2", NULL, "分析受阻：没有图表");
+    ch_pen_element(&p->pen, "p", NULL,
+                   "证据不足以支持任何结论，因此本页不画任何可能被误读为结论的图表。"
+                   "请先按上面的“需要采集”补齐证据，再重新分析。");
+    ch_pen_put(&p->pen, "<table>\n<tr><th>关卡</th><th>代码</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
     const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
     for (int l = 0; l < 3; l++)
         for (size_t i = 0; i < lists[l]->n; i++) {
@@ -211,20 +192,20 @@ static void blocked(page *p, const dcci_analysis *a)
             if (it->more)
                 snprintf(more, sizeof more, "（另有 %llu 处同类问题）",
                          (unsigned long long)it->more);
-            put(p, "<tr><td>");
-            esc(p, dcci_report_gate_zh(it->gate));
-            put(p, "</td><td><code>");
-            esc(p, it->code);
-            put(p, "</code></td><td>");
-            esc(p, it->side ? it->side : "—");
-            put(p, "</td><td><code>");
-            esc(p, where);
-            put(p, "</code></td><td>");
-            esc(p, it->message);
-            esc(p, more);
-            put(p, "</td></tr>\n");
+            ch_pen_put(&p->pen, "<tr><td>");
+            ch_pen_esc(&p->pen, dcci_report_gate_zh(it->gate));
+            ch_pen_put(&p->pen, "</td><td><code>");
+            ch_pen_esc(&p->pen, it->code);
+            ch_pen_put(&p->pen, "</code></td><td>");
+            ch_pen_esc(&p->pen, it->side ? it->side : "—");
+            ch_pen_put(&p->pen, "</td><td><code>");
+            ch_pen_esc(&p->pen, where);
+            ch_pen_put(&p->pen, "</code></td><td>");
+            ch_pen_esc(&p->pen, it->message);
+            ch_pen_esc(&p->pen, more);
+            ch_pen_put(&p->pen, "</td></tr>\n");
         }
-    put(p, "</table>\n</div>\n");
+    ch_pen_put(&p->pen, "</table>\n</div>\n");
 }
 
 /* ------------------------------------------------------------ chart 1 */
@@ -281,12 +262,12 @@ static const ch_legend_item CLASS_LEGEND[] = {
 
 static void chart_sks(page *p, const dcci_analysis *a)
 {
-    element(p, "h2", NULL, "图 1　全部已匹配 SK 一览");
-    element(p, "p", "caption",
-            "每根柱是一个 SK（按图中位置排序）disable-all 相对 O0 的 wall P50 变化（%），"
-            "浅蓝带是该 SK 的噪声阈值；柱超出浅蓝带且为红色才是显著变慢。悬停可见结构键与两侧统计。");
+    ch_pen_element(&p->pen, "h2", NULL, "图 1　全部已匹配 SK 一览");
+    ch_pen_element(&p->pen, "p", "caption",
+                   "每根柱是一个 SK（按图中位置排序）disable-all 相对 O0 的 wall P50 变化（%），"
+                   "浅蓝带是该 SK 的噪声阈值；柱超出浅蓝带且为红色才是显著变慢。悬停可见结构键与两侧统计。");
     if (!a->nresults) {
-        element(p, "p", "note", "没有已匹配的 SK。");
+        ch_pen_element(&p->pen, "p", "note", "没有已匹配的 SK。");
         return;
     }
     size_t n = a->nresults < SK_CHART_MAX ? a->nresults : SK_CHART_MAX;
@@ -314,11 +295,11 @@ static void chart_sks(page *p, const dcci_analysis *a)
     ch_linear y = ch_linear_make(t.lo, t.hi, bottom, top);
     ch_band x = ch_band_make(n, left, right, 0.2);
     ch_svg s;
-    nomem_check(p, ch_svg_begin(&s, p->out, WIDTH, 330, "图 1 全部已匹配 SK 一览"));
+    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, 330, "图 1 全部已匹配 SK 一览"));
     ch_legend(&s, left, 18, CLASS_LEGEND, sizeof CLASS_LEGEND / sizeof *CLASS_LEGEND);
     ch_axis_left(&s, &y, &t, left, right, "ΔP50（%）");
     double y0 = ch_linear_map(&y, 0);
-    for (size_t i = 0; i < n && !p->e; i++) {
+    for (size_t i = 0; i < n && !p->pen.e; i++) {
         const dcci_sk_result *r = &a->results[refs[i].result];
         sk_title(p, a, r);
         const char *title = sk_buf_cstr(&p->tmp);
@@ -345,7 +326,7 @@ static void chart_sks(page *p, const dcci_analysis *a)
         char note[256];
         snprintf(note, sizeof note, "只画出前 %zu 个 SK（共 %zu 个）；完整列表见下方报告第 5 节。", n,
                  a->nresults);
-        element(p, "p", "note", note);
+        ch_pen_element(&p->pen, "p", "note", note);
     }
     sk_free(refs);
 }
@@ -409,9 +390,9 @@ static void chart_one_slow(page *p, const dcci_analysis *a, const dcci_slow_sk *
     dcci_report_pct_text(-r->cls.improvement_pct, pct, sizeof pct);
     snprintf(head, sizeof head, "2.%zu　%.24s…（出现序号 %zu，SK wall ΔP50 %s%%，子节点归因%s）",
              idx + 1, k0->key_id, k0->occurrence, pct, sl->attribution_ok ? "有效" : "受阻");
-    element(p, "h3", NULL, head);
+    ch_pen_element(&p->pen, "h3", NULL, head);
     if (!sl->nrows) {
-        element(p, "p", "note", "没有可用的 sk_prof 子节点数据。");
+        ch_pen_element(&p->pen, "p", "note", "没有可用的 sk_prof 子节点数据。");
         return;
     }
     size_t n = sl->nrows < POS_CHART_MAX ? sl->nrows : POS_CHART_MAX;
@@ -427,7 +408,7 @@ static void chart_one_slow(page *p, const dcci_analysis *a, const dcci_slow_sk *
     ch_linear x = ch_linear_make(t.lo, t.hi, left, right);
     ch_band y = ch_band_make(n, top, bottom, 0.15);
     ch_svg s;
-    nomem_check(p, ch_svg_begin(&s, p->out, WIDTH, bottom + 44, head));
+    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, bottom + 44, head));
     ch_legend(&s, 12, 18, CHILD_LEGEND, sizeof CHILD_LEGEND / sizeof *CHILD_LEGEND);
     ch_axis_bottom(&s, &x, &t, bottom, top, "子节点时间 P50（µs），须线到 P90");
     static const struct {
@@ -438,7 +419,7 @@ static void chart_one_slow(page *p, const dcci_analysis *a, const dcci_slow_sk *
                  {DCCI_M_WALL, 1, "dis", "wall", "disable-all"},
                  {DCCI_M_MAX_LANE, 0, "o0 ml", "max-lane", "O0"},
                  {DCCI_M_MAX_LANE, 1, "dis ml", "max-lane", "disable-all"}};
-    for (size_t i = 0; i < n && !p->e; i++) {
+    for (size_t i = 0; i < n && !p->pen.e; i++) {
         const dcci_child_row *row = &sl->rows[i];
         double by = ch_band_start(&y, i), bh = ch_band_width(&y) / 4.0;
         char label[LABEL_MAX + 64];
@@ -467,28 +448,28 @@ static void chart_one_slow(page *p, const dcci_analysis *a, const dcci_slow_sk *
     if (n < sl->nrows) {
         char note[160];
         snprintf(note, sizeof note, "只画出前 %zu 个子节点位置（共 %zu 个）。", n, sl->nrows);
-        element(p, "p", "note", note);
+        ch_pen_element(&p->pen, "p", "note", note);
     }
 }
 
 static void chart_children(page *p, const dcci_analysis *a)
 {
-    element(p, "h2", NULL, "图 2　显著变慢 SK 的子节点（按回退幅度降序）");
-    element(p, "p", "caption",
-            "每行是一个有序子节点位置（#位置 与规范算子 token），四根柱依次是 O0 与 disable-all 的 "
-            "wall、max-lane P50，须线到 P90；★ 与黑框标出入选修复集的子节点。");
+    ch_pen_element(&p->pen, "h2", NULL, "图 2　显著变慢 SK 的子节点（按回退幅度降序）");
+    ch_pen_element(&p->pen, "p", "caption",
+                   "每行是一个有序子节点位置（#位置 与规范算子 token），四根柱依次是 O0 与 disable-all 的 "
+                   "wall、max-lane P50，须线到 P90；★ 与黑框标出入选修复集的子节点。");
     if (!a->nslow) {
-        element(p, "p", "note", "没有显著变慢的 SK。");
+        ch_pen_element(&p->pen, "p", "note", "没有显著变慢的 SK。");
         return;
     }
     size_t n = a->nslow < SLOW_CHART_MAX ? a->nslow : SLOW_CHART_MAX;
-    for (size_t i = 0; i < n && !p->e; i++)
+    for (size_t i = 0; i < n && !p->pen.e; i++)
         chart_one_slow(p, a, &a->slow[i], i);
     if (n < a->nslow) {
         char note[160];
         snprintf(note, sizeof note, "只画出回退最大的 %zu 个 SK（共 %zu 个）；其余见下方报告第 6 节。", n,
                  a->nslow);
-        element(p, "p", "note", note);
+        ch_pen_element(&p->pen, "p", "note", note);
     }
 }
 
@@ -502,12 +483,12 @@ static const ch_legend_item LANE_LEGEND[] = {
 
 static void chart_lanes(page *p, const dcci_analysis *a)
 {
-    element(p, "h2", NULL, "图 3　回退最大的 SK：一次 launch 的 AIC/AIV 通道");
-    element(p, "p", "caption",
-            "两侧各取一次代表性 launch（第一个所有子节点位置都完整的已分析 launch），按 SK 起点对齐；"
-            "每行是一类核（AIC 或 AIV），每段是一个子节点在该类核上从最早开始到最晚结束的区间，按融合顺序排列。");
+    ch_pen_element(&p->pen, "h2", NULL, "图 3　回退最大的 SK：一次 launch 的 AIC/AIV 通道");
+    ch_pen_element(&p->pen, "p", "caption",
+                   "两侧各取一次代表性 launch（第一个所有子节点位置都完整的已分析 launch），按 SK 起点对齐；"
+                   "每行是一类核（AIC 或 AIV），每段是一个子节点在该类核上从最早开始到最晚结束的区间，按融合顺序排列。");
     if (!a->nslow) {
-        element(p, "p", "note", "没有显著变慢的 SK。");
+        ch_pen_element(&p->pen, "p", "note", "没有显著变慢的 SK。");
         return;
     }
     const dcci_slow_sk *sl = &a->slow[0];
@@ -515,7 +496,7 @@ static void chart_lanes(page *p, const dcci_analysis *a)
     const dcci_sk *k[2] = {&a->side[0].sks[r->o0], &a->side[1].sks[r->dis]};
     const dcci_prof_result *pr[2] = {dcci_prof_sk_result(k[0]), dcci_prof_sk_result(k[1])};
     if (!pr[0] || !pr[1] || !pr[0]->example || !pr[1]->example) {
-        element(p, "p", "note", "至少一侧没有所有子节点位置都完整的已分析 launch，无法画出通道图。");
+        ch_pen_element(&p->pen, "p", "note", "至少一侧没有所有子节点位置都完整的已分析 launch，无法画出通道图。");
         return;
     }
     size_t npos = k[0]->nchildren < POS_CHART_MAX ? k[0]->nchildren : POS_CHART_MAX;
@@ -534,12 +515,12 @@ static void chart_lanes(page *p, const dcci_analysis *a)
     ch_svg s;
     char head[160];
     snprintf(head, sizeof head, "%.24s…（出现序号 %zu）", k[0]->key_id, k[0]->occurrence);
-    element(p, "h3", NULL, head);
-    nomem_check(p, ch_svg_begin(&s, p->out, WIDTH, bottom + 44, "图 3 一次 launch 的通道"));
+    ch_pen_element(&p->pen, "h3", NULL, head);
+    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, bottom + 44, "图 3 一次 launch 的通道"));
     ch_legend(&s, 12, 18, LANE_LEGEND, sizeof LANE_LEGEND / sizeof *LANE_LEGEND);
     ch_axis_bottom(&s, &x, &t, bottom, top, "自 SK 起点的时间（µs）");
     static const char *const lane_name[2] = {"AIC", "AIV"};
-    for (int side = 0; side < 2 && !p->e; side++) {
+    for (int side = 0; side < 2 && !p->pen.e; side++) {
         for (int lane = 0; lane < 2; lane++) {
             double ly = top + (double)(side * 2 + lane) * lane_h + (side ? gap : 0);
             char label[64], idx[32];
@@ -576,7 +557,7 @@ static void chart_lanes(page *p, const dcci_analysis *a)
     if (npos < k[0]->nchildren) {
         char note[160];
         snprintf(note, sizeof note, "只画出前 %zu 个子节点位置（共 %zu 个）。", npos, k[0]->nchildren);
-        element(p, "p", "note", note);
+        ch_pen_element(&p->pen, "p", "note", note);
     }
 }
 
@@ -585,7 +566,7 @@ static void chart_lanes(page *p, const dcci_analysis *a)
 sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdlen, sk_buf *out,
                         sk_diag *d)
 {
-    page p = {out, SK_OK, d, SK_BUF_INIT};
+    page p = {{out, SK_OK}, d, SK_BUF_INIT};
     nomem_check(&p, ch_page_begin(out, "DCCI 回归分析报告"));
     conclusion(&p, a);
     if (dcci_status_blocked(a->status)) {
@@ -594,17 +575,17 @@ sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdl
         chart_sks(&p, a);
         chart_children(&p, a);
         chart_lanes(&p, a);
-        element(&p, "h2", NULL, "完整报告（与 " DCCI_REPORT_MD_NAME " 相同）");
-        put(&p, "<pre>");
-        if (!p.e)
+        ch_pen_element(&p.pen, "h2", NULL, "完整报告（与 " DCCI_REPORT_MD_NAME " 相同）");
+        ch_pen_put(&p.pen, "<pre>");
+        if (!p.pen.e)
             nomem_check(&p, ch_text_escape_n(out, markdown, mdlen));
-        put(&p, "</pre>\n");
+        ch_pen_put(&p.pen, "</pre>\n");
     }
-    element(&p, "h2", NULL, "决策");
-    put(&p, "<p>");
+    ch_pen_element(&p.pen, "h2", NULL, "决策");
+    ch_pen_put(&p.pen, "<p>");
     rich(&p, dcci_report_decision_zh(a->status));
-    put(&p, "</p>\n");
+    ch_pen_put(&p.pen, "</p>\n");
     nomem_check(&p, ch_page_end(out));
     sk_buf_free(&p.tmp);
-    return p.e;
+    return p.pen.e;
 }

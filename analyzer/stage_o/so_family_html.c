@@ -15,27 +15,8 @@
 #define WIDTH 960.0
 
 typedef struct page {
-    sk_buf *out;
-    sk_err e;
+    ch_pen pen; /* out and the sticky error */
 } page;
-
-static void put(page *p, const char *s)
-{
-    if (!p->e)
-        p->e = sk_buf_puts(p->out, s);
-}
-
-static void esc(page *p, const char *s)
-{
-    if (!p->e)
-        p->e = ch_text_escape(p->out, s);
-}
-
-static void element(page *p, const char *tag, const char *cls, const char *text)
-{
-    if (!p->e)
-        p->e = ch_page_element(p->out, tag, cls, text);
-}
 
 static const char *str(const cJSON *v)
 {
@@ -44,10 +25,10 @@ static const char *str(const cJSON *v)
 
 static void item(page *p, const char *label, const cJSON *v)
 {
-    put(p, "<li>");
-    esc(p, label);
-    esc(p, str(v));
-    put(p, "</li>\n");
+    ch_pen_put(&p->pen, "<li>");
+    ch_pen_esc(&p->pen, label);
+    ch_pen_esc(&p->pen, str(v));
+    ch_pen_put(&p->pen, "</li>\n");
 }
 
 typedef struct config {
@@ -101,12 +82,12 @@ static void chart(page *p, const cJSON *doc)
     }
     range(sk_json_get(o0, "worst_rank_mean_ms"), &lo, &hi);
     range(sk_json_get(o0, "median_run_worst_rank_mean_ms"), &lo, &hi);
-    element(p, "h2", NULL, "图 4　家族决策：每次运行的最差 rank 平均步时");
-    element(p, "p", "caption",
-            "每个点是一次运行的最差 rank 平均步时（ms，越低越好），框为最低到最高运行、横线为中位运行；"
-            "虚线是 O0 的闸门阈值，联合修复只有在闸门下胜过 O0 本身才被接受。");
+    ch_pen_element(&p->pen, "h2", NULL, "图 4　家族决策：每次运行的最差 rank 平均步时");
+    ch_pen_element(&p->pen, "p", "caption",
+                   "每个点是一次运行的最差 rank 平均步时（ms，越低越好），框为最低到最高运行、横线为中位运行；"
+                   "虚线是 O0 的闸门阈值，联合修复只有在闸门下胜过 O0 本身才被接受。");
     if (!isfinite(lo)) {
-        element(p, "p", "note", "没有可画的运行数据。");
+        ch_pen_element(&p->pen, "p", "note", "没有可画的运行数据。");
         return;
     }
     double left = 80, right = WIDTH - 24, top = 64, bottom = 330;
@@ -114,8 +95,8 @@ static void chart(page *p, const cJSON *doc)
     ch_linear y = ch_linear_make(t.lo, t.hi, bottom, top);
     ch_band x = ch_band_make(3, left, right, 0.5);
     ch_svg s;
-    if (!p->e)
-        p->e = ch_svg_begin(&s, p->out, WIDTH, bottom + 50, "图 4 家族决策");
+    if (!p->pen.e)
+        p->pen.e = ch_svg_begin(&s, p->pen.out, WIDTH, bottom + 50, "图 4 家族决策");
     else
         return;
     ch_legend(&s, 12, 18, LEGEND, sizeof LEGEND / sizeof *LEGEND);
@@ -161,50 +142,50 @@ static void chart(page *p, const cJSON *doc)
     }
     gate_line(&s, &y, left, right, sk_json_get(o0, "worst_rank_mean_ms"), "O0 均值", 0);
     gate_line(&s, &y, left, right, sk_json_get(o0, "median_run_worst_rank_mean_ms"), "O0 中位运行", 1);
-    if (!p->e)
-        p->e = ch_svg_end(&s);
+    if (!p->pen.e)
+        p->pen.e = ch_svg_end(&s);
 }
 
 sk_err so_family_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_buf *out,
                       sk_diag *d)
 {
-    page p = {out, SK_OK};
+    page p = {{out, SK_OK}};
     const cJSON *dec = sk_json_get(doc, "decision");
     const char *status = str(sk_json_get(dec, "status"));
-    if (!p.e)
-        p.e = ch_page_begin(out, "DCCI 家族报告");
-    element(&p, "h1", NULL, "DCCI 家族报告");
-    put(&p, "<ul>\n");
+    if (!p.pen.e)
+        p.pen.e = ch_page_begin(out, "DCCI 家族报告");
+    ch_pen_element(&p.pen, "h1", NULL, "DCCI 家族报告");
+    ch_pen_put(&p.pen, "<ul>\n");
     item(&p, "家族决策：", sk_json_get(dec, "status"));
     item(&p, "原因代码：", sk_json_get(dec, "reason_code"));
     item(&p, "说明：", sk_json_get(dec, "reason_zh"));
     item(&p, "disable-all 结果：", sk_json_get(dec, "disable_all_outcome"));
-    put(&p, "</ul>\n");
+    ch_pen_put(&p.pen, "</ul>\n");
     if (strcmp(status, "blocked") == 0) {
-        put(&p, "<div class=\"blocked\">\n");
-        element(&p, "h2", NULL, "决策受阻：没有图表");
-        element(&p, "p", NULL, "证据缺失或互相矛盾，不能做出家族决策；本页不画可能被误读为结论的图表。阻塞项：");
-        put(&p, "<ul>\n");
+        ch_pen_put(&p.pen, "<div class=\"blocked\">\n");
+        ch_pen_element(&p.pen, "h2", NULL, "决策受阻：没有图表");
+        ch_pen_element(&p.pen, "p", NULL, "证据缺失或互相矛盾，不能做出家族决策；本页不画可能被误读为结论的图表。阻塞项：");
+        ch_pen_put(&p.pen, "<ul>\n");
         const cJSON *bl = sk_json_get(dec, "blockers");
         for (const cJSON *b = bl ? bl->child : NULL; b; b = b->next) {
-            put(&p, "<li><code>");
-            esc(&p, str(sk_json_get(b, "code")));
-            put(&p, "</code>：");
-            esc(&p, str(sk_json_get(b, "message")));
-            put(&p, "</li>\n");
+            ch_pen_put(&p.pen, "<li><code>");
+            ch_pen_esc(&p.pen, str(sk_json_get(b, "code")));
+            ch_pen_put(&p.pen, "</code>：");
+            ch_pen_esc(&p.pen, str(sk_json_get(b, "message")));
+            ch_pen_put(&p.pen, "</li>\n");
         }
-        put(&p, "</ul>\n</div>\n");
+        ch_pen_put(&p.pen, "</ul>\n</div>\n");
     } else {
         chart(&p, doc);
     }
-    element(&p, "h2", NULL, "完整报告（与 " SO_FAMILY_MD_NAME " 相同）");
-    put(&p, "<pre>");
-    if (!p.e)
-        p.e = ch_text_escape_n(out, markdown, mdlen);
-    put(&p, "</pre>\n");
-    if (!p.e)
-        p.e = ch_page_end(out);
-    if (p.e)
-        return sk_diag_set(d, p.e, "", 0, "out of memory writing the HTML family report");
+    ch_pen_element(&p.pen, "h2", NULL, "完整报告（与 " SO_FAMILY_MD_NAME " 相同）");
+    ch_pen_put(&p.pen, "<pre>");
+    if (!p.pen.e)
+        p.pen.e = ch_text_escape_n(out, markdown, mdlen);
+    ch_pen_put(&p.pen, "</pre>\n");
+    if (!p.pen.e)
+        p.pen.e = ch_page_end(out);
+    if (p.pen.e)
+        return sk_diag_set(d, p.pen.e, "", 0, "out of memory writing the HTML family report");
     return SK_OK;
 }
