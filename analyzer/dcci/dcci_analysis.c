@@ -66,6 +66,8 @@ static void free_attribution(dcci_analysis *a)
 
 void dcci_analysis_drop_attribution(dcci_analysis *a)
 {
+    for (size_t i = 0; i < a->ndevices; i++)
+        dcci_analysis_drop_attribution(&a->devices[i]);
     free_attribution(a);
     /* the derived results are the members from align up to issues */
     memset(&a->align, 0, offsetof(dcci_analysis, issues) - offsetof(dcci_analysis, align));
@@ -75,6 +77,11 @@ void dcci_analysis_free(dcci_analysis *a)
 {
     if (!a)
         return;
+    for (size_t i = 0; i < a->ndevices; i++)
+        dcci_analysis_free(&a->devices[i]);
+    sk_free(a->devices);
+    if (a->contract_borrowed)
+        a->contract = NULL;
     free_attribution(a);
     dcci_issues_free(&a->issues);
     cJSON_Delete(a->contract_summary);
@@ -91,5 +98,25 @@ size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g)
     for (int l = 0; l < 3; l++)
         for (size_t i = 0; i < lists[l]->n; i++)
             n += lists[l]->v[i].gate == g;
+    for (size_t i = 0; i < a->ndevices; i++)
+        n += dcci_analysis_count_issues(&a->devices[i], g);
+    return n;
+}
+
+size_t dcci_analysis_nparts(const dcci_analysis *a)
+{
+    return a->multi_rank ? a->ndevices : 1;
+}
+
+const dcci_analysis *dcci_analysis_part(const dcci_analysis *a, size_t i)
+{
+    return a->multi_rank ? &a->devices[i] : a;
+}
+
+size_t dcci_analysis_count_slow(const dcci_analysis *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < dcci_analysis_nparts(a); i++)
+        n += dcci_analysis_part(a, i)->nslow;
     return n;
 }

@@ -61,6 +61,11 @@ typedef struct dcci_opts {
     int serial;                      /* run the sides one after the other on the calling
                                         thread (deterministic allocation order for
                                         fault-injection tests) */
+    unsigned jobs;                   /* multi-rank: device pairs analysed at once, 0 = online
+                                        CPUs */
+    int part_only;                   /* set on the analysis of one device of a multi-rank
+                                        pair: no token union, L or pair-level issue of its
+                                        own (the combined analysis builds them) */
 } dcci_opts;
 
 void dcci_opts_default(dcci_opts *o);
@@ -96,7 +101,8 @@ typedef struct dcci_slow_sk {
 } dcci_slow_sk;
 
 typedef struct dcci_contributor {
-    size_t slow;                     /* index in slow */
+    size_t part;                     /* dcci_analysis_part index (0 for one device) */
+    size_t slow;                     /* index in that part's slow */
     size_t position;
 } dcci_contributor;
 
@@ -111,6 +117,7 @@ typedef struct dcci_token_entry {
 } dcci_token_entry;
 
 typedef struct dcci_collateral {
+    size_t part;                     /* dcci_analysis_part index (0 for one device) */
     int side;                        /* 0 = O0, 1 = disable-all */
     size_t sk;                       /* SK index on that side */
     size_t position;
@@ -137,6 +144,7 @@ typedef struct dcci_analysis {
     size_t nresults;
     dcci_slow_sk *slow;              /* ordered: descending regression, key, occurrence */
     size_t nslow;
+    size_t nselected;                /* selected children over slow */
     const char **inventory;          /* every kernel funcName of both sides, sorted, distinct */
     size_t ninventory;
     dcci_token_entry *tokens;        /* the token union, in order */
@@ -147,7 +155,18 @@ typedef struct dcci_analysis {
     dcci_collateral *collateral;
     size_t ncollateral;
     dcci_issues issues;              /* cross-side and attribution issues */
-    struct ac_set *contract;         /* sealed mode: the validated pair (owned), or NULL */
+    /* multi-rank pairs (docs/analyze.md §12): one analysis per device present
+     * on both sides, ascending device; results above (slow, results, align)
+     * stay empty on the combined analysis, which holds the union, L,
+     * collateral and the pair-level issues */
+    struct dcci_analysis *devices;
+    size_t ndevices;
+    int multi_rank;                  /* the pair was split into ranks */
+    int has_device;                  /* the device this analysis covers is known */
+    uint64_t device;
+    struct ac_set *contract;         /* sealed mode: the validated pair (owned unless
+                                        contract_borrowed), or NULL */
+    int contract_borrowed;           /* a device analysis reads through its pair's set */
     cJSON *contract_summary;         /* sealed mode: the validator's summary, or NULL */
     dcci_status status;
 } dcci_analysis;
@@ -159,7 +178,15 @@ void dcci_analysis_free(dcci_analysis *a);
  * block leaves only the inventory and the issues (docs/analyze.md §5.1). */
 void dcci_analysis_drop_attribution(dcci_analysis *a);
 
-/* Every issue of gate g, sides first (O0, disable-all), then the analysis's. */
+/* Every issue of gate g, sides first (O0, disable-all), then the analysis's,
+ * then those of every device analysis. */
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g);
+
+/* The analyses whose results the union walks: the device analyses of a
+ * multi-rank pair, else the analysis itself. */
+size_t dcci_analysis_nparts(const dcci_analysis *a);
+const dcci_analysis *dcci_analysis_part(const dcci_analysis *a, size_t i);
+/* Significantly slower SKs over every part. */
+size_t dcci_analysis_count_slow(const dcci_analysis *a);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "artifact_contract/ac_hash.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_testhook.h"
 #include "artifact_contract/base/sk_thread.h"
@@ -14,6 +15,7 @@
 #include "analyzer/dcci/dcci_gates.h"
 #include "analyzer/dcci/dcci_identity.h"
 #include "analyzer/dcci/dcci_meta.h"
+#include "analyzer/dcci/dcci_ranks.h"
 #include "analyzer/dcci/dcci_samples.h"
 #include "analyzer/dcci/dcci_tokens.h"
 
@@ -62,13 +64,21 @@ static uint64_t total_bytes(const dcci_analysis *a)
     return n;
 }
 
+/* Raw bytes read so far by the sides of a and of its device analyses. */
+static uint64_t bytes_done(dcci_analysis *a)
+{
+    uint64_t done = atomic_load_explicit(&a->side[0].progress, memory_order_relaxed) +
+                    atomic_load_explicit(&a->side[1].progress, memory_order_relaxed);
+    for (size_t i = 0; i < a->ndevices; i++)
+        done += bytes_done(&a->devices[i]);
+    return done;
+}
+
 static void report_progress(dcci_analysis *a, const char *phase)
 {
     if (!a->opts.progress)
         return;
-    uint64_t done = atomic_load_explicit(&a->side[0].progress, memory_order_relaxed) +
-                    atomic_load_explicit(&a->side[1].progress, memory_order_relaxed);
-    a->opts.progress(a->opts.progress_ctx, phase, done, total_bytes(a));
+    a->opts.progress(a->opts.progress_ctx, phase, bytes_done(a), total_bytes(a));
 }
 
 static void wait_for(dcci_analysis *a, pthread_t th, const char *phase)
@@ -168,11 +178,13 @@ static sk_err attribute(dcci_analysis *a, size_t *selected, sk_diag *d)
         e = dcci_gates_attribution(a, d);
     if (!e && !collection_blocked(a)) {
         *selected = dcci_children_select(a);
-        e = dcci_tokens_inventory(a, d);
+        /* a device of a multi-rank pair: the pair builds the union */
+        if (!a->opts.part_only)
+            e = dcci_tokens_inventory(a, d);
     }
     /* a blocked attribution yields no union (its children are not evidence),
      * nor do an unmapped or unclassified SK (the union could be incomplete) */
-    if (!e && !collection_blocked(a) && *selected &&
+    if (!e && !collection_blocked(a) && *selected && !a->opts.part_only &&
         !dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION) &&
         !dcci_analysis_count_issues(a, DCCI_GATE_MAPPING) &&
         !dcci_analysis_count_issues(a, DCCI_GATE_EVIDENCE))
@@ -182,7 +194,8 @@ static sk_err attribute(dcci_analysis *a, size_t *selected, sk_diag *d)
     return e;
 }
 
-sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
+/* One device (or the pair of one-device sides). */
+static sk_err analyze_one(dcci_analysis *a, sk_diag *d)
 {
     size_t selected = 0;
     a->side[0].tmpdir = a->side[1].tmpdir = a->opts.tmpdir;
@@ -195,14 +208,187 @@ sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
         e = attribute(a, &selected, d);
     else if (!e) /* the traces are still read: their format and integrity are findings */
         e = both_sides(a, pass2, NULL, "sk_prof", d);
+    for (int i = 0; i < 2 && !e && !a->opts.part_only; i++)
+        e = dcci_ranks_check_copies(&a->side[i], d);
     if (!e && collection_blocked(a)) {
         dcci_analysis_drop_attribution(a);
         selected = 0;
     }
     if (!e) {
         a->loaded = 1;
+        a->nselected = selected;
         dcci_decide_status(a, selected);
     }
+    return e;
+}
+
+/* ------------------------------------------------------------ multi-rank */
+
+typedef struct device_pool {
+    dcci_analysis *a;
+    _Atomic size_t next;  /* the next device to analyse */
+    sk_err *err;          /* per device */
+    sk_diag *diag;
+} device_pool;
+
+static void *device_worker(void *arg)
+{
+    device_pool *p = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
+        if (i >= p->a->ndevices)
+            return NULL;
+        sk_diag_clear(&p->diag[i]);
+        p->err[i] = analyze_one(&p->a->devices[i], &p->diag[i]);
+    }
+}
+
+/* The device analyses, up to opts.jobs (online CPUs) at once; each runs its
+ * two sides one after the other, so at most that many device pairs hold
+ * their data (docs/analyze.md §12).  The lowest device's error wins. */
+static sk_err run_devices(dcci_analysis *a, sk_diag *d)
+{
+    size_t n = a->ndevices, nthreads = a->opts.jobs ? a->opts.jobs : ac_hash_default_threads();
+    device_pool pool = {a, 0, sk_calloc(n ? n : 1, sizeof *pool.err),
+                        sk_calloc(n ? n : 1, sizeof *pool.diag)};
+    pthread_t *th = sk_calloc(n ? n : 1, sizeof *th);
+    size_t started = 0;
+    sk_err e = SK_OK;
+    if (!pool.err || !pool.diag || !th) {
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        goto out;
+    }
+    if (nthreads > n)
+        nthreads = n;
+    while (!a->opts.serial && started < nthreads &&
+           sk_thread_create(&th[started], device_worker, &pool) == 0)
+        started++;
+    if (!started)
+        device_worker(&pool); /* serial, or no thread available: here */
+    for (size_t i = 0; i < started; i++)
+        wait_for(a, th[i], "devices");
+    report_progress(a, "devices");
+    for (size_t i = 0; i < n && !e; i++)
+        if (pool.err[i]) {
+            *d = pool.diag[i];
+            e = pool.err[i];
+        }
+out:
+    sk_free(pool.err);
+    sk_free(pool.diag);
+    sk_free(th);
+    return e;
+}
+
+/* Device analysis i of the pair: the ranks of device dev on both sides. */
+static sk_err device_setup(dcci_analysis *a, const dcci_ranks r[2], size_t i, uint64_t dev,
+                           sk_diag *d)
+{
+    dcci_analysis *x = &a->devices[i];
+    dcci_analysis_init(x);
+    x->opts = a->opts;
+    x->opts.part_only = 1;
+    x->opts.serial = 1;
+    x->opts.progress = NULL;
+    x->has_device = 1;
+    x->device = dev;
+    x->contract = a->contract;
+    x->contract_borrowed = 1;
+    sk_err e = SK_OK;
+    for (int s = 0; s < 2 && !e; s++)
+        e = dcci_ranks_side_input(&a->side[s], &r[s].v[dcci_ranks_find(&r[s], dev)],
+                                  &x->side[s].in, d);
+    return e;
+}
+
+/* After the device analyses: their files' reading results back to the
+ * pair's sides, their issues tagged with the device. */
+static void device_merge(dcci_analysis *a, size_t i)
+{
+    dcci_analysis *x = &a->devices[i];
+    for (int s = 0; s < 2; s++) {
+        dcci_ranks_copy_back(&a->side[s], &x->side[s].in);
+        dcci_issues_set_device(&x->side[s].issues, x->device);
+    }
+    dcci_issues_set_device(&x->issues, x->device);
+}
+
+/* The kernel_details occurrence mode every device agrees on, else unknown. */
+static dcci_occ_mode common_occ_mode(const dcci_analysis *a)
+{
+    dcci_occ_mode m = DCCI_OCC_UNKNOWN;
+    for (size_t i = 0; i < a->ndevices; i++) {
+        if (i && a->devices[i].occ_mode != m)
+            return DCCI_OCC_UNKNOWN;
+        m = a->devices[i].occ_mode;
+    }
+    return m;
+}
+
+static int device_blocked(const dcci_analysis *a)
+{
+    return dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION) ||
+           dcci_analysis_count_issues(a, DCCI_GATE_MAPPING) ||
+           dcci_analysis_count_issues(a, DCCI_GATE_EVIDENCE);
+}
+
+/* A multi-rank pair (docs/analyze.md §12): one analysis per device present
+ * on both sides, then the union over all of them. */
+static sk_err analyze_ranks(dcci_analysis *a, const dcci_ranks r[2], sk_diag *d)
+{
+    uint64_t *devs = NULL;
+    size_t n = 0, selected = 0;
+    a->multi_rank = 1;
+    sk_err e = dcci_gates_unsealed(a, d);
+    if (!e)
+        e = dcci_ranks_common(r, &a->issues, &devs, &n, d);
+    if (!e && n && !(a->devices = sk_calloc(n, sizeof *a->devices)))
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    for (size_t i = 0; i < n && !e; i++) {
+        a->ndevices = i + 1; /* set up ones are freed with the analysis */
+        e = device_setup(a, r, i, devs[i], d);
+    }
+    sk_free(devs);
+    if (!e)
+        e = run_devices(a, d);
+    for (size_t i = 0; i < a->ndevices && !e; i++) {
+        device_merge(a, i);
+        selected += a->devices[i].nselected;
+    }
+    for (int i = 0; i < 2 && !e; i++)
+        e = dcci_ranks_check_copies(&a->side[i], d);
+    if (!e && !a->ndevices && !collection_blocked(a))
+        e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "missing_input", NULL, NULL, 0, d,
+                           "no device has a complete rank on both sides");
+    if (!e && collection_blocked(a)) {
+        dcci_analysis_drop_attribution(a);
+        selected = 0;
+    }
+    /* the union is over every device, so a device that blocks leaves none */
+    if (!e && !collection_blocked(a))
+        e = dcci_tokens_inventory(a, d);
+    if (!e && !collection_blocked(a) && selected && !device_blocked(a))
+        e = dcci_tokens_build(a, d);
+    if (!e) {
+        a->loaded = 1;
+        a->occ_mode = common_occ_mode(a);
+        a->nselected = selected;
+        dcci_decide_status(a, selected);
+    }
+    return e;
+}
+
+sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
+{
+    dcci_ranks r[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    int multi = !dcci_ranks_one_device(&a->side[0]) || !dcci_ranks_one_device(&a->side[1]);
+    sk_err e = SK_OK;
+    for (int i = 0; i < 2 && !e; i++)
+        e = dcci_ranks_split(&a->side[i], multi, &r[i], d);
+    if (!e)
+        e = multi ? analyze_ranks(a, r, d) : analyze_one(a, d);
+    dcci_ranks_free(&r[0]);
+    dcci_ranks_free(&r[1]);
     return e;
 }
 

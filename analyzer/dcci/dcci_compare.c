@@ -6,31 +6,39 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "analyzer/numeric/num_exact.h"
 
-int dcci_compare_regression(const dcci_analysis *a, const dcci_sk_result *x,
-                            const dcci_sk_result *y)
+int dcci_compare_regression(const dcci_analysis *ax, const dcci_sk_result *x,
+                            const dcci_analysis *ay, const dcci_sk_result *y)
 {
-    const num_stats *bx = &a->side[0].sks[x->o0].stats, *cx = &a->side[1].sks[x->dis].stats;
-    const num_stats *by = &a->side[0].sks[y->o0].stats, *cy = &a->side[1].sks[y->dis].stats;
+    const num_stats *bx = &ax->side[0].sks[x->o0].stats, *cx = &ax->side[1].sks[x->dis].stats;
+    const num_stats *by = &ay->side[0].sks[y->o0].stats, *cy = &ay->side[1].sks[y->dis].stats;
     /* (c - b) / b with P50 carried doubled; slower SKs have b > 0 */
     return num_i128_cmp_fractions(cx->p50_x2 - bx->p50_x2, bx->p50_x2, cy->p50_x2 - by->p50_x2,
                                  by->p50_x2);
 }
 
-static int slow_cmp(const void *pa, const void *pb, void *ctx)
+int dcci_compare_slow(const dcci_analysis *ax, const dcci_slow_sk *sx, const dcci_analysis *ay,
+                      const dcci_slow_sk *sy)
 {
-    const dcci_analysis *a = ctx;
-    const dcci_sk_result *x = &a->results[((const dcci_slow_sk *)pa)->result];
-    const dcci_sk_result *y = &a->results[((const dcci_slow_sk *)pb)->result];
-    int c = dcci_compare_regression(a, y, x); /* descending */
+    const dcci_sk_result *x = &ax->results[sx->result];
+    const dcci_sk_result *y = &ay->results[sy->result];
+    int c = dcci_compare_regression(ay, y, ax, x); /* descending */
     if (c)
         return c;
-    const dcci_sk *kx = &a->side[0].sks[x->o0], *ky = &a->side[0].sks[y->o0];
+    const dcci_sk *kx = &ax->side[0].sks[x->o0], *ky = &ay->side[0].sks[y->o0];
     c = strcmp(kx->key_text, ky->key_text);
     if (c)
         return c;
     if (kx->occurrence != ky->occurrence)
         return kx->occurrence < ky->occurrence ? -1 : 1;
+    if (ax != ay && ax->device != ay->device)
+        return ax->device < ay->device ? -1 : 1;
     return x->o0 < y->o0 ? -1 : x->o0 > y->o0;
+}
+
+static int slow_cmp(const void *pa, const void *pb, void *ctx)
+{
+    const dcci_analysis *a = ctx;
+    return dcci_compare_slow(a, pa, a, pb);
 }
 
 sk_err dcci_compare_sks(dcci_analysis *a, sk_diag *d)

@@ -230,23 +230,6 @@ static sk_err producer_bound(dcci_analysis *a, int i, sk_diag *d)
 
 /* ------------------------------------------------------------ devices */
 
-/* The device an sk_prof file name gives: the runtime names its trace
- * sk_prof_device_<device>.json (docs/readers.md §12); ".zst" may
- * follow.  0 when the name has another form. */
-static int prof_name_device(const char *relpath, uint64_t *dev)
-{
-    static const char pre[] = "sk_prof_device_";
-    const char *base = strrchr(relpath, '/');
-    base = base ? base + 1 : relpath;
-    if (strncmp(base, pre, sizeof pre - 1) != 0)
-        return 0;
-    const char *digits = base + sizeof pre - 1;
-    size_t n = strspn(digits, "0123456789");
-    if (!n || (strcmp(digits + n, ".json") != 0 && strcmp(digits + n, ".json.zst") != 0))
-        return 0;
-    return sk_parse_u64_strict(digits, n, UINT32_MAX, dev, NULL) == SK_OK;
-}
-
 /* The first device named on a side and what named it. */
 typedef struct device_seen {
     int has, reported;
@@ -289,7 +272,7 @@ static sk_err check_devices(dcci_analysis *a, dcci_side *s, sk_diag *d)
     for (size_t i = 0; i < s->in.nfiles && !e; i++) {
         uint64_t dev;
         const dcci_file *f = &s->in.files[i];
-        if (f->kind != DCCI_KIND_SK_PROF || !prof_name_device(f->relpath, &dev))
+        if (f->kind != DCCI_KIND_SK_PROF || !dcci_sk_prof_device(f->relpath, &dev))
             continue;
         char *label = dcci_file_label(&s->in, f);
         if (!label)
@@ -341,14 +324,20 @@ static sk_err pair_occurrence_mode(dcci_analysis *a, sk_diag *d)
     return SK_OK;
 }
 
+sk_err dcci_gates_unsealed(dcci_analysis *a, sk_diag *d)
+{
+    if (!a->opts.unsealed)
+        return SK_OK;
+    return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "unsealed_input", NULL, NULL, 0, d,
+                          "inputs were discovered with --unsealed: only the inventory and "
+                          "the format of every input are checked, nothing is compared; seal "
+                          "each capture as it is produced to analyse it");
+}
+
 sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
 {
-    sk_err e = SK_OK;
-    if (a->opts.unsealed)
-        e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "unsealed_input", NULL, NULL, 0, d,
-                           "inputs were discovered with --unsealed: only the inventory and "
-                           "the format of every input are checked, nothing is compared; seal "
-                           "each capture as it is produced to analyse it");
+    /* a device of a multi-rank pair: the pair's analysis states it once */
+    sk_err e = a->opts.part_only ? SK_OK : dcci_gates_unsealed(a, d);
     for (int i = 0; i < 2 && !e; i++) {
         dcci_side *s = &a->side[i];
         settle_side_values(a, i);
@@ -613,11 +602,13 @@ static dcci_status decide(const dcci_analysis *a, size_t selected_children)
         return DCCI_STATUS_MAPPING_BLOCKED;
     if (dcci_analysis_count_issues(a, DCCI_GATE_EVIDENCE))
         return DCCI_STATUS_EVIDENCE_BLOCKED;
-    if (!a->nslow)
+    if (!dcci_analysis_count_slow(a))
         return DCCI_STATUS_NO_SIGNIFICANT_REGRESSION;
     if (dcci_analysis_count_issues(a, DCCI_GATE_ATTRIBUTION))
         return DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED;
-    if (!selected_children || !a->nregexes)
+    /* a device of a multi-rank pair has no L of its own: its selected
+     * children are its part of the pair's union */
+    if (!selected_children || (!a->opts.part_only && !a->nregexes))
         return DCCI_STATUS_NO_REGRESSED_CHILD;
     return DCCI_STATUS_REPAIR_CANDIDATE;
 }
@@ -640,6 +631,9 @@ static int has_code(const dcci_analysis *a, dcci_gate g, const char *code)
     const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
     for (int l = 0; l < 3; l++)
         if (dcci_issues_has(lists[l], g, code))
+            return 1;
+    for (size_t i = 0; i < a->ndevices; i++)
+        if (has_code(&a->devices[i], g, code))
             return 1;
     return 0;
 }
@@ -667,6 +661,14 @@ size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
             ADD("collect O0 without any DCCI option and disable-all with exactly "
                 "dcci_disable_on_kernel=[\".*\"] and no other DCCI option; every other option "
                 "equal on both sides");
+        if (has_code(a, DCCI_GATE_COLLECTION, "rank_unbound") ||
+            has_code(a, DCCI_GATE_COLLECTION, "rank_duplicate") ||
+            has_code(a, DCCI_GATE_COLLECTION, "trace_copy_mismatch") ||
+            has_code(a, DCCI_GATE_COLLECTION, "device_set_mismatch"))
+            ADD("profile the same devices on both sides and keep, for every rank, the process's "
+                "metadata directory sk_meta/<pid>/ with its raw trace "
+                "sk_prof_device_<d>.json and the process's profiler output with "
+                "kernel_details.csv and the copy of that trace");
         if (has_code(a, DCCI_GATE_COLLECTION, "producer_unbound"))
             ADD("run the profiling command itself under artifact_contract run --session and "
                 "finalize each side from its record (--producer-record): a capture copied in "

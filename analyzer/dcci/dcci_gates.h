@@ -23,6 +23,10 @@
 
 #include "analyzer/dcci/dcci_analysis.h"
 
+/* The collection issue unsealed_input of an --unsealed analysis (nothing
+ * otherwise). */
+sk_err dcci_gates_unsealed(dcci_analysis *a, sk_diag *d);
+
 /* Cross-side collection checks; also settles each side's warmup-launch count
  * (option, manifest workload warmup, else 0) and sk_prof capacity. */
 sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d);
@@ -46,7 +50,7 @@ sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d);
 
 /* What to collect next for a blocked status: fixed sentences, in order,
  * into out (at most cap); returns how many apply (0 when nothing blocks). */
-#define DCCI_TO_COLLECT_MAX 4
+#define DCCI_TO_COLLECT_MAX 6
 size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap);
 
 /* The final status from the issues and results. */

@@ -147,6 +147,45 @@ static sk_err split_meta_dirs(const char *relpath, char **pid_dir, char **model_
     return SK_OK;
 }
 
+int dcci_sk_prof_device(const char *relpath, uint64_t *dev)
+{
+    static const char pre[] = "sk_prof_device_";
+    const char *base = strrchr(relpath, '/');
+    base = base ? base + 1 : relpath;
+    if (strncmp(base, pre, sizeof pre - 1) != 0)
+        return 0;
+    const char *digits = base + sizeof pre - 1;
+    size_t n = strspn(digits, "0123456789");
+    if (!n || (strcmp(digits + n, ".json") != 0 && strcmp(digits + n, ".json.zst") != 0))
+        return 0;
+    return sk_parse_u64_strict(digits, n, UINT32_MAX, dev, NULL) == SK_OK;
+}
+
+/* sk_meta/<pid>/<file> (the directory sk_meta at any depth): *pid_dir is
+ * "<pid>", else NULL. */
+static sk_err split_raw_trace(const char *relpath, char **pid_dir, sk_diag *d)
+{
+    static const char meta[] = "sk_meta";
+    *pid_dir = NULL;
+    const char *last = strrchr(relpath, '/');
+    if (!last)
+        return SK_OK;
+    const char *pid_end = last, *pid_start = last;
+    while (pid_start > relpath && pid_start[-1] != '/')
+        pid_start--;
+    if (!all_digits(pid_start, (size_t)(pid_end - pid_start)) || pid_start == relpath)
+        return SK_OK;
+    const char *meta_end = pid_start - 1, *meta_start = meta_end;
+    while (meta_start > relpath && meta_start[-1] != '/')
+        meta_start--;
+    if ((size_t)(meta_end - meta_start) != sizeof meta - 1 ||
+        memcmp(meta_start, meta, sizeof meta - 1) != 0)
+        return SK_OK;
+    if (!(*pid_dir = sk_strndup(pid_start, (size_t)(pid_end - pid_start))))
+        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    return SK_OK;
+}
+
 sk_err dcci_input_add_file(dcci_side_input *in, const char *role, const char *relpath,
                            const char *expected_sha256, uint64_t size, sk_diag *d)
 {
@@ -172,6 +211,11 @@ sk_err dcci_input_add_file(dcci_side_input *in, const char *role, const char *re
         e = split_meta_dirs(relpath, &f.pid_dir, &f.model_dir, d);
         if (e)
             goto out;
+    } else if (f.kind == DCCI_KIND_SK_PROF) {
+        e = split_raw_trace(relpath, &f.pid_dir, d);
+        if (e)
+            goto out;
+        f.raw_trace = f.pid_dir != NULL;
     }
     dcci_file *grown = sk_realloc(in->files, (in->nfiles + 1) * sizeof *grown);
     if (!grown) {
@@ -376,11 +420,17 @@ static sk_err check_pair_unique(const dcci_side_input *in, sk_diag *d)
     return SK_OK;
 }
 
-static sk_err discover_profiler(dcci_side_input *in, sk_diag *d)
+/* Directory levels below profiler/ searched for a rank's profiler output
+ * (<host>_<pid>_<time>_ascend_pt/ASCEND_PROFILER_OUTPUT/ is two). */
+#define PROFILER_DEPTH 3
+
+/* kernel_details and sk_prof files of directory dir, then of its
+ * subdirectories down to PROFILER_DEPTH levels below profiler/. */
+static sk_err discover_profiler_dir(dcci_side_input *in, const char *dir, int depth, sk_diag *d)
 {
-    name_list files = {NULL, 0};
+    name_list files = {NULL, 0}, dirs = {NULL, 0};
     sk_buf rel = SK_BUF_INIT;
-    sk_err e = list_dir(in->root_fd, "profiler", 0, &files, d);
+    sk_err e = list_dir(in->root_fd, dir, 0, &files, d);
     for (size_t i = 0; !e && i < files.n; i++) {
         const char *name = files.names[i];
         dcci_kind kind;
@@ -391,10 +441,45 @@ static sk_err discover_profiler(dcci_side_input *in, sk_diag *d)
         else
             continue;
         sk_buf_reset(&rel);
-        if (sk_buf_printf(&rel, "profiler/%s", name))
+        if (sk_buf_printf(&rel, "%s/%s", dir, name))
             e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         else
             e = add_found(in, kind, rel.data, d);
+    }
+    if (!e && depth < PROFILER_DEPTH)
+        e = list_dir(in->root_fd, dir, 1, &dirs, d);
+    for (size_t i = 0; !e && i < dirs.n; i++) {
+        sk_buf_reset(&rel);
+        if (sk_buf_printf(&rel, "%s/%s", dir, dirs.names[i]))
+            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        else
+            e = discover_profiler_dir(in, rel.data, depth + 1, d);
+    }
+    sk_buf_free(&rel);
+    name_list_free(&files);
+    name_list_free(&dirs);
+    return e;
+}
+
+static sk_err discover_profiler(dcci_side_input *in, sk_diag *d)
+{
+    return discover_profiler_dir(in, "profiler", 0, d);
+}
+
+/* The raw traces directly in sk_meta/<pid>/. */
+static sk_err discover_raw_traces(dcci_side_input *in, const char *pid_rel, sk_diag *d)
+{
+    name_list files = {NULL, 0};
+    sk_buf rel = SK_BUF_INIT;
+    sk_err e = list_dir(in->root_fd, pid_rel, 0, &files, d);
+    for (size_t i = 0; !e && i < files.n; i++) {
+        if (!is_sk_prof_name(files.names[i]))
+            continue;
+        sk_buf_reset(&rel);
+        if (sk_buf_printf(&rel, "%s/%s", pid_rel, files.names[i]))
+            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+        else
+            e = add_found(in, DCCI_KIND_SK_PROF, rel.data, d);
     }
     sk_buf_free(&rel);
     name_list_free(&files);
@@ -443,7 +528,9 @@ static sk_err discover_sk_meta(dcci_side_input *in, sk_diag *d)
             e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
             break;
         }
-        e = list_dir(in->root_fd, rel.data, 1, &models, d);
+        e = discover_raw_traces(in, rel.data, d);
+        if (!e)
+            e = list_dir(in->root_fd, rel.data, 1, &models, d);
         for (size_t m = 0; !e && m < models.n; m++) {
             if (!dcci_model_dir_parse(models.names[m], NULL, NULL))
                 continue;

@@ -8,8 +8,9 @@
  * (dcci_input_add_file per record); --unsealed discovers it from the
  * documented layout (dcci_input_discover) and never globs anything else:
  *
- *   profiler/kernel_details.csv[.zst]
- *   profiler/sk_prof_*.json[.zst]
+ *   profiler/[<dir>/[<dir>/[<dir>/]]]kernel_details.csv[.zst]
+ *   profiler/[<dir>/[<dir>/[<dir>/]]]sk_prof_*.json[.zst]
+ *   sk_meta/<pid>/sk_prof_*.json[.zst]               (the raw trace)
  *   sk_meta/<pid>/model_<id>[_<k>]/{sk_fused_nodes.log, super_kernel.log,
  *                                  sk_graph_origin.json, sk_graph_updated.json}[.zst]
  *
@@ -59,8 +60,13 @@ typedef struct dcci_file {
     char expected_sha256[SK_SHA256_HEX_LEN + 1]; /* recorded in the manifest */
     uint64_t size;              /* at discovery (progress only) */
     /* sk_meta files: the process and model directory the file belongs to */
-    char *pid_dir;              /* "<pid>", NULL when not below <pid>/model_<id> */
+    char *pid_dir;              /* "<pid>", NULL when not below <pid>/model_<id> (nor a raw
+                                   trace directly in sk_meta/<pid>/) */
     char *model_dir;            /* "model_48_1" */
+    int raw_trace;              /* sk_prof directly in sk_meta/<pid>/: the runtime's own trace,
+                                   of which the profiler output holds a copy (§3.3) */
+    int has_copy;               /* raw trace read through its profiler copy (dcci_ranks.h) */
+    size_t copy;                /* index of that copy in the side's files */
     /* filled by the reader */
     int read;                   /* the analyzer parsed the whole file */
     char sha256[SK_SHA256_HEX_LEN + 1]; /* of the raw bytes as read */
@@ -144,6 +150,10 @@ sk_err dcci_input_read_unvalidated_manifest(dcci_side_input *in, sk_diag *d);
  * in.  Absent or unusable values leave has_* at 0. */
 void dcci_input_take_manifest_values(dcci_side_input *in, const cJSON *workload,
                                      const cJSON *control);
+
+/* The device an sk_prof file name gives (sk_prof_device_<device>.json,
+ * ".zst" may follow): 1 and *dev, else 0. */
+int dcci_sk_prof_device(const char *relpath, uint64_t *dev);
 
 /* Parses "model_<digits>[_<digits>]": 1 and the profiler model id (the first
  * number) and the runtime model id text ("48_1", pointer into dir) on

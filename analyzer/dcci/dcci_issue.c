@@ -132,3 +132,11 @@ int dcci_issues_has(const dcci_issues *l, dcci_gate g, const char *code)
             return 1;
     return 0;
 }
+
+void dcci_issues_set_device(dcci_issues *l, uint64_t dev)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        l->v[i].has_device = 1;
+        l->v[i].device = dev;
+    }
+}

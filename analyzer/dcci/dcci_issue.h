@@ -39,6 +39,8 @@ typedef struct dcci_issue {
     uint64_t line;     /* 0 when none */
     char *message;
     uint64_t more;     /* further findings of the same (gate, code, side) not listed */
+    int has_device;    /* multi-rank: the issue belongs to one device (docs/analyze.md §12) */
+    uint64_t device;
 } dcci_issue;
 
 typedef struct dcci_issues {
@@ -56,6 +58,9 @@ sk_err dcci_issue_add(dcci_issues *l, dcci_gate gate, const char *code, const ch
 
 /* Moves every entry of src to the end of dst (src is left empty). */
 sk_err dcci_issues_append(dcci_issues *dst, dcci_issues *src, sk_diag *d);
+
+/* Tags every entry of l with device dev (the analysis of one rank pair). */
+void dcci_issues_set_device(dcci_issues *l, uint64_t dev);
 
 /* 1 when some issue has gate g. */
 int dcci_issues_has_gate(const dcci_issues *l, dcci_gate g);

@@ -524,9 +524,10 @@ static cJSON *tokens_arr(sk_jb *b, const dcci_analysis *a)
         sk_jb_put(b, o, "symbols", syms);
         cJSON *contrib = sk_jb_arr(b);
         for (size_t c = 0; c < te->ncontrib; c++) {
-            const dcci_slow_sk *s = &a->slow[te->contrib[c].slow];
-            const dcci_sk_result *r = &a->results[s->result];
-            const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+            const dcci_analysis *pa = dcci_analysis_part(a, te->contrib[c].part);
+            const dcci_slow_sk *s = &pa->slow[te->contrib[c].slow];
+            const dcci_sk_result *r = &pa->results[s->result];
+            const dcci_sk *k0 = &pa->side[0].sks[r->o0], *k1 = &pa->side[1].sks[r->dis];
             size_t p = te->contrib[c].position;
             const dcci_child_row *row = &s->rows[p];
             cJSON *x = sk_jb_obj(b);
@@ -587,7 +588,7 @@ static cJSON *collateral_arr(sk_jb *b, const dcci_analysis *a)
     cJSON *out = sk_jb_arr(b);
     for (size_t i = 0; i < a->ncollateral && !b->err; i++) {
         const dcci_collateral *c = &a->collateral[i];
-        const dcci_side *s = &a->side[c->side];
+        const dcci_side *s = &dcci_analysis_part(a, c->part)->side[c->side];
         const dcci_sk *k = &s->sks[c->sk];
         cJSON *o = sk_jb_obj(b);
         sk_jb_put_str(b, o, "side", s->name);

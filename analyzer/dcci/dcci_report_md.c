@@ -399,9 +399,10 @@ static void section_tokens(md *m, const dcci_analysis *a)
     for (size_t t = 0; t < a->ntokens; t++) {
         const dcci_token_entry *te = &a->tokens[t];
         for (size_t c = 0; c < te->ncontrib; c++) {
-            const dcci_slow_sk *s = &a->slow[te->contrib[c].slow];
-            const dcci_sk_result *r = &a->results[s->result];
-            const dcci_sk *k0 = &a->side[0].sks[r->o0];
+            const dcci_analysis *pa = dcci_analysis_part(a, te->contrib[c].part);
+            const dcci_slow_sk *s = &pa->slow[te->contrib[c].slow];
+            const dcci_sk_result *r = &pa->results[s->result];
+            const dcci_sk *k0 = &pa->side[0].sks[r->o0];
             size_t p = te->contrib[c].position;
             const dcci_child_row *row = &s->rows[p];
             const dcci_child_metric *w = &row->m[DCCI_M_WALL];
@@ -522,7 +523,7 @@ static void section_collateral(md *m, const dcci_analysis *a)
          a->ncollateral);
     for (size_t i = 0; i < a->ncollateral; i++) {
         const dcci_collateral *c = &a->collateral[i];
-        const dcci_side *s = &a->side[c->side];
+        const dcci_side *s = &dcci_analysis_part(a, c->part)->side[c->side];
         const dcci_sk *k = &s->sks[c->sk];
         emit(m, "|");
         cell(m, s->name);

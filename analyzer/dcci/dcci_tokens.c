@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "analyzer/dcci/dcci_compare.h"
 
 static sk_err nomem(sk_diag *d)
 {
@@ -30,18 +31,24 @@ static size_t sort_unique(const char **v, size_t n)
 
 sk_err dcci_tokens_inventory(dcci_analysis *a, sk_diag *d)
 {
-    size_t n = 0;
-    for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < a->side[s].nsks; i++)
-            n += a->side[s].sks[i].nchildren;
+    size_t n = 0, np = dcci_analysis_nparts(a);
+    for (size_t p = 0; p < np; p++) {
+        const dcci_side *sides = dcci_analysis_part(a, p)->side;
+        for (int s = 0; s < 2; s++)
+            for (size_t i = 0; i < sides[s].nsks; i++)
+                n += sides[s].sks[i].nchildren;
+    }
     a->inventory = sk_malloc((n ? n : 1) * sizeof *a->inventory);
     if (!a->inventory)
         return nomem(d);
     size_t m = 0;
-    for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < a->side[s].nsks; i++)
-            for (size_t c = 0; c < a->side[s].sks[i].nchildren; c++)
-                a->inventory[m++] = a->side[s].sks[i].children[c].node->func_name;
+    for (size_t p = 0; p < np; p++) {
+        const dcci_side *sides = dcci_analysis_part(a, p)->side;
+        for (int s = 0; s < 2; s++)
+            for (size_t i = 0; i < sides[s].nsks; i++)
+                for (size_t c = 0; c < sides[s].sks[i].nchildren; c++)
+                    a->inventory[m++] = sides[s].sks[i].children[c].node->func_name;
+    }
     a->ninventory = sort_unique(a->inventory, m);
     return SK_OK;
 }
@@ -77,13 +84,14 @@ static sk_err new_token(dcci_analysis *a, const char *token, const char *symbol,
     return SK_OK;
 }
 
-static sk_err add_contrib(dcci_token_entry *t, size_t slow, size_t pos, const char *s0,
-                          const char *s1, sk_diag *d)
+static sk_err add_contrib(dcci_token_entry *t, size_t part, size_t slow, size_t pos,
+                          const char *s0, const char *s1, sk_diag *d)
 {
     dcci_contributor *c = sk_realloc(t->contrib, (t->ncontrib + 1) * sizeof *c);
     if (!c)
         return nomem(d);
     t->contrib = c;
+    t->contrib[t->ncontrib].part = part;
     t->contrib[t->ncontrib].slow = slow;
     t->contrib[t->ncontrib].position = pos;
     t->ncontrib++;
@@ -96,37 +104,69 @@ static sk_err add_contrib(dcci_token_entry *t, size_t slow, size_t pos, const ch
     return SK_OK;
 }
 
+/* A slower SK of one part, for the union's walk across parts. */
+typedef struct slow_ref {
+    const dcci_analysis *part;
+    size_t ipart, slow;
+} slow_ref;
+
+static int slow_ref_cmp(const void *x, const void *y)
+{
+    const slow_ref *a = x, *b = y;
+    int c = dcci_compare_slow(a->part, &a->part->slow[a->slow], b->part, &b->part->slow[b->slow]);
+    return c ? c : a->ipart < b->ipart ? -1 : a->ipart > b->ipart;
+}
+
+/* Every part's slower SKs in the union order (dcci_compare_slow): within one
+ * part that is the order of its slow array. */
+static sk_err slow_order(const dcci_analysis *a, slow_ref **out, size_t *n, sk_diag *d)
+{
+    size_t total = dcci_analysis_count_slow(a), m = 0;
+    slow_ref *v = sk_malloc((total ? total : 1) * sizeof *v);
+    if (!v)
+        return nomem(d);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *part = dcci_analysis_part(a, p);
+        for (size_t i = 0; i < part->nslow; i++)
+            v[m++] = (slow_ref){part, p, i};
+    }
+    if (dcci_analysis_nparts(a) > 1 && m > 1)
+        qsort(v, m, sizeof *v, slow_ref_cmp);
+    *out = v;
+    *n = m;
+    return SK_OK;
+}
+
 static sk_err build_union(dcci_analysis *a, sk_diag *d)
 {
-    size_t cap = 0;
-    for (size_t i = 0; i < a->nslow; i++)
-        for (size_t p = 0; p < a->slow[i].nrows; p++)
-            cap += (size_t)a->slow[i].rows[p].selected;
-    if (!cap)
-        return SK_OK;
-    a->tokens = sk_calloc(cap, sizeof *a->tokens);
-    if (!a->tokens)
-        return nomem(d);
-    for (size_t i = 0; i < a->nslow; i++) {
-        const dcci_slow_sk *s = &a->slow[i];
-        const dcci_sk_result *r = &a->results[s->result];
-        const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
-        for (size_t p = 0; p < s->nrows; p++) {
+    size_t cap = 0, n = 0;
+    slow_ref *order = NULL;
+    sk_err e = slow_order(a, &order, &n, d);
+    for (size_t i = 0; i < n && !e; i++)
+        for (size_t p = 0; p < order[i].part->slow[order[i].slow].nrows; p++)
+            cap += (size_t)order[i].part->slow[order[i].slow].rows[p].selected;
+    if (!e && cap && !(a->tokens = sk_calloc(cap, sizeof *a->tokens)))
+        e = nomem(d);
+    for (size_t i = 0; i < n && cap && !e; i++) {
+        const dcci_analysis *part = order[i].part;
+        const dcci_slow_sk *s = &part->slow[order[i].slow];
+        const dcci_sk_result *r = &part->results[s->result];
+        const dcci_sk *k0 = &part->side[0].sks[r->o0], *k1 = &part->side[1].sks[r->dis];
+        for (size_t p = 0; p < s->nrows && !e; p++) {
             if (!s->rows[p].selected)
                 continue;
             const char *sym0 = k0->children[p].node->func_name;
             const char *sym1 = k1->children[p].node->func_name;
             long t = find_token(a, k0->children[p].token);
-            sk_err e = t >= 0 ? SK_OK : new_token(a, k0->children[p].token, sym0, &t, d);
+            e = t >= 0 ? SK_OK : new_token(a, k0->children[p].token, sym0, &t, d);
             if (!e)
-                e = add_contrib(&a->tokens[t], i, p, sym0, sym1, d);
-            if (e)
-                return e;
+                e = add_contrib(&a->tokens[t], order[i].ipart, order[i].slow, p, sym0, sym1, d);
         }
     }
-    for (size_t t = 0; t < a->ntokens; t++)
+    sk_free(order);
+    for (size_t t = 0; t < a->ntokens && !e; t++)
         a->tokens[t].nsymbols = sort_unique(a->tokens[t].symbols, a->tokens[t].nsymbols);
-    return SK_OK;
+    return e;
 }
 
 static sk_err build_regexes(dcci_analysis *a, sk_diag *d)
@@ -190,48 +230,54 @@ static sk_err selected_map_build(const dcci_analysis *a, int side, selected_map 
     return SK_OK;
 }
 
+static sk_err add_collateral(dcci_analysis *a, size_t *cap, const dcci_collateral *c, sk_diag *d)
+{
+    if (a->ncollateral == *cap) {
+        size_t n = *cap ? *cap * 2 : 64;
+        dcci_collateral *grown = sk_realloc(a->collateral, n * sizeof *grown);
+        if (!grown)
+            return nomem(d);
+        a->collateral = grown;
+        *cap = n;
+    }
+    a->collateral[a->ncollateral++] = *c;
+    return SK_OK;
+}
+
+/* Collateral of L on one side of one part. */
+static sk_err part_collateral(dcci_analysis *a, size_t ipart, int s, size_t *cap, sk_diag *d)
+{
+    const dcci_analysis *part = dcci_analysis_part(a, ipart);
+    const dcci_side *side = &part->side[s];
+    selected_map map = {NULL, NULL};
+    sk_err e = selected_map_build(part, s, &map, d);
+    for (size_t k = 0; k < side->nsks && !e; k++) {
+        for (size_t p = 0; p < side->sks[k].nchildren && !e; p++) {
+            long sym = inventory_index(a, side->sks[k].children[p].node->func_name);
+            if (sym < 0) {
+                e = sk_diag_set(d, SK_E_INTERNAL, "", 0, "symbol missing from the inventory");
+                break;
+            }
+            size_t from = a->hits->start[sym], to = a->hits->start[sym + 1];
+            if (from == to || map.flag[map.offset[k] + p])
+                continue;
+            dcci_collateral c = {ipart, s, k, p, (size_t)sym, a->hits->pattern_index + from,
+                                 to - from};
+            e = add_collateral(a, cap, &c, d);
+        }
+    }
+    selected_map_free(&map);
+    return e;
+}
+
 static sk_err build_collateral(dcci_analysis *a, sk_diag *d)
 {
-    selected_map maps[2] = {{NULL, NULL}, {NULL, NULL}};
     size_t cap = 0;
     sk_err e = dcci_regex_collateral(a->regexes, a->nregexes, a->inventory, a->ninventory, &a->hits,
                                    d);
-    for (int s = 0; s < 2 && !e; s++)
-        e = selected_map_build(a, s, &maps[s], d);
-    for (int s = 0; s < 2 && !e; s++) {
-        const dcci_side *side = &a->side[s];
-        for (size_t k = 0; k < side->nsks && !e; k++) {
-            for (size_t p = 0; p < side->sks[k].nchildren; p++) {
-                long sym = inventory_index(a, side->sks[k].children[p].node->func_name);
-                if (sym < 0) {
-                    e = sk_diag_set(d, SK_E_INTERNAL, "", 0, "symbol missing from the inventory");
-                    break;
-                }
-                size_t from = a->hits->start[sym], to = a->hits->start[sym + 1];
-                if (from == to || maps[s].flag[maps[s].offset[k] + p])
-                    continue;
-                if (a->ncollateral == cap) {
-                    size_t c = cap ? cap * 2 : 64;
-                    dcci_collateral *grown = sk_realloc(a->collateral, c * sizeof *grown);
-                    if (!grown) {
-                        e = nomem(d);
-                        break;
-                    }
-                    a->collateral = grown;
-                    cap = c;
-                }
-                dcci_collateral *out = &a->collateral[a->ncollateral++];
-                out->side = s;
-                out->sk = k;
-                out->position = p;
-                out->symbol = (size_t)sym;
-                out->patterns = a->hits->pattern_index + from;
-                out->npatterns = to - from;
-            }
-        }
-    }
-    selected_map_free(&maps[0]);
-    selected_map_free(&maps[1]);
+    for (size_t p = 0; p < dcci_analysis_nparts(a) && !e; p++)
+        for (int s = 0; s < 2 && !e; s++)
+            e = part_collateral(a, p, s, &cap, d);
     return e;
 }
 
