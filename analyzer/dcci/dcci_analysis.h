@@ -155,7 +155,7 @@ typedef struct dcci_analysis {
     dcci_collateral *collateral;
     size_t ncollateral;
     dcci_issues issues;              /* cross-side and attribution issues */
-    /* multi-rank pairs (docs/analyze.md §12): one analysis per device present
+    /* multi-rank pairs (docs/analyze.md §3.3, §9.1): one analysis per device present
      * on both sides, ascending device; results above (slow, results, align)
      * stay empty on the combined analysis, which holds the union, L,
      * collateral and the pair-level issues */

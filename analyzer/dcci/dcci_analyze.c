@@ -245,7 +245,7 @@ static void *device_worker(void *arg)
 
 /* The device analyses, up to opts.jobs (online CPUs) at once; each runs its
  * two sides one after the other, so at most that many device pairs hold
- * their data (docs/analyze.md §12).  The lowest device's error wins. */
+ * their data (docs/analyze.md §9.1).  The lowest device's error wins. */
 static sk_err run_devices(dcci_analysis *a, sk_diag *d)
 {
     size_t n = a->ndevices, nthreads = a->opts.jobs ? a->opts.jobs : ac_hash_default_threads();
@@ -332,7 +332,7 @@ static int device_blocked(const dcci_analysis *a)
            dcci_analysis_count_issues(a, DCCI_GATE_EVIDENCE);
 }
 
-/* A multi-rank pair (docs/analyze.md §12): one analysis per device present
+/* A multi-rank pair (docs/analyze.md §9.1): one analysis per device present
  * on both sides, then the union over all of them. */
 static sk_err analyze_ranks(dcci_analysis *a, const dcci_ranks r[2], sk_diag *d)
 {

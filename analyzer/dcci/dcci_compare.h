@@ -25,7 +25,7 @@ int dcci_compare_regression(const dcci_analysis *ax, const dcci_sk_result *x,
 
 /* The order of slower SKs, also across the device analyses of a multi-rank
  * pair: descending regression, structural key text, O0 occurrence, device,
- * O0 index (docs/analyze.md §12). */
+ * O0 index (docs/analyze.md §9.1). */
 int dcci_compare_slow(const dcci_analysis *ax, const dcci_slow_sk *sx, const dcci_analysis *ay,
                       const dcci_slow_sk *sy);
 

@@ -39,7 +39,7 @@ typedef struct dcci_issue {
     uint64_t line;     /* 0 when none */
     char *message;
     uint64_t more;     /* further findings of the same (gate, code, side) not listed */
-    int has_device;    /* multi-rank: the issue belongs to one device (docs/analyze.md §12) */
+    int has_device;    /* multi-rank: the issue belongs to one device (docs/analyze.md §9.1) */
     uint64_t device;
 } dcci_issue;
 

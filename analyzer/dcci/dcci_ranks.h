@@ -1,4 +1,4 @@
-/* The ranks of one side of a DCCI pair (docs/analyze.md §3.3, §12).
+/* The ranks of one side of a DCCI pair (docs/analyze.md §3.3, §9.1).
  *
  * Every inference process of a multi-rank run sets one device; its SK
  * runtime writes the raw trace sk_meta/<pid>/sk_prof_device_<d>.json beside

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# skdcci analyze on multi-rank captures (docs/analyze.md §3.3, §12): the
+# skdcci analyze on multi-rank captures (docs/analyze.md §3.3, §9.1): the
 # ranks of a side, the checks of each link (rank_unbound, rank_duplicate,
 # trace_copy_mismatch), the device sets of the sides (device_set_mismatch),
 # one analysis per device and one union over all devices, and the raw trace
