@@ -15,7 +15,8 @@
 # tokens, both reports) with ALLOC_STRIDED runs, plus the very last one.
 # `make check-alloc` (SK_SWEEP_STRIDE=1) fails every allocation;
 # ALLOC_SHARD=i/k keeps the runs with n % k == i (to split a full sweep over
-# several processes, each in its own directory).
+# several processes, each in its own directory).  A multi-rank pair (two
+# devices analysed on worker threads) gets a shorter sweep of the same kind.
 source "$SK_REPO/tests/lib.sh"
 GEN=$TOOLS/skdcci_gen
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
@@ -27,30 +28,39 @@ case $SK_BUILD in */asan) ALLOC_EVERY=${ALLOC_EVERY_ASAN:-100}; ALLOC_STRIDED=${
 "$GEN" --out pair --scenario regression --steps 3 >/dev/null 2>gen.err || { t_fail generate "$(cat gen.err)"; exit 0; }
 "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" pair >/dev/null 2>seal.err ||
     { t_fail seal "$(cat seal.err)"; exit 0; }
-tree_state() { (cd pair && find . -printf '%p %s %m %T@ %y\n' | LC_ALL=C sort); }
-tree_state >roots.before
+# a multi-rank pair (docs/analyze.md §9.1): device analyses on worker threads
+"$SK_REPO/tests/tools/rank_pair.sh" --gen "$GEN" ranks regression no_regression >/dev/null 2>gen.err ||
+    { t_fail generate_ranks "$(cat gen.err)"; exit 0; }
+"$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" ranks >/dev/null 2>seal.err ||
+    { t_fail seal_ranks "$(cat seal.err)"; exit 0; }
 
-SK_ALLOC_STATS=$PWD/count.txt "$SK_BUILD/bin/skdcci" analyze -q pair/o0 pair/disable_all -o base \
+# sweep NAME PAIR EVERY STRIDED
+sweep() {
+local name=$1 pair=$2 every=$3 strided=$4
+tree_state() { (cd "$pair" && find . -printf '%p %s %m %T@ %y\n' | LC_ALL=C sort); }
+tree_state >roots.before
+rm -rf base
+SK_ALLOC_STATS=$PWD/count.txt "$SK_BUILD/bin/skdcci" analyze -q "$pair/o0" "$pair/disable_all" -o base \
     >base.stdout 2>base.stderr
 rc=$?
 total=$(cat count.txt 2>/dev/null || echo 0)
 if [ "$rc" -ne 0 ] || [ "$total" -lt 100 ]; then
-    t_fail baseline "exit $rc, $total allocations: not a test build?" "$(cat base.stderr)"
-    exit 0
+    t_fail "$name:baseline" "exit $rc, $total allocations: not a test build?" "$(cat base.stderr)"
+    return
 fi
-t_pass "baseline ($total allocations)"
+t_pass "$name:baseline ($total allocations)"
 
-[ "${SK_SWEEP_STRIDE:-}" = 1 ] && ALLOC_EVERY=$total
-step=$(( (total - ALLOC_EVERY) / ALLOC_STRIDED + 1 ))
+[ "${SK_SWEEP_STRIDE:-}" = 1 ] && every=$total
+step=$(( (total - every) / strided + 1 ))
 [ "$step" -lt 1 ] && step=1
 bad="" runs=0 failed_runs=0 tolerated=0
 shard_i=${ALLOC_SHARD%/*} shard_k=${ALLOC_SHARD#*/}
 [ -n "${ALLOC_SHARD:-}" ] || { shard_i=0 shard_k=1; }
-for n in $(seq 1 "$ALLOC_EVERY") $(seq $((ALLOC_EVERY + 1)) "$step" "$total") "$total"; do
+for n in $(seq 1 "$every") $(seq $((every + 1)) "$step" "$total") "$total"; do
     [ "$n" -gt "$total" ] && continue
     [ $((n % shard_k)) -eq "$shard_i" ] || continue
     rm -rf out
-    SK_FAIL_ALLOC_AT=$n $SK_WRAP "$SK_BUILD/bin/skdcci" analyze -q pair/o0 pair/disable_all -o out \
+    SK_FAIL_ALLOC_AT=$n $SK_WRAP "$SK_BUILD/bin/skdcci" analyze -q "$pair/o0" "$pair/disable_all" -o out \
         >run.stdout 2>run.stderr
     rc=$?
     runs=$((runs + 1))
@@ -68,9 +78,13 @@ for n in $(seq 1 "$ALLOC_EVERY") $(seq $((ALLOC_EVERY + 1)) "$step" "$total") "$
     fi
 done
 if [ -z "$bad" ]; then
-    t_pass "sweep ($runs runs of $total allocations: every n <= $ALLOC_EVERY, then every ${step}th; $failed_runs clean failures, $tolerated tolerated)"
+    t_pass "$name:sweep ($runs runs of $total allocations: every n <= $every, then every ${step}th; $failed_runs clean failures, $tolerated tolerated)"
 else
-    t_fail sweep "of $runs runs ($total allocations):$bad"
+    t_fail "$name:sweep" "of $runs runs ($total allocations):$bad"
 fi
 tree_state >roots.after
-t_ok roots_unchanged diff roots.before roots.after
+t_ok "$name:roots_unchanged" diff roots.before roots.after
+}
+
+sweep one_device pair "$ALLOC_EVERY" "$ALLOC_STRIDED"
+sweep multi_rank ranks 40 "$(( (ALLOC_STRIDED + 2) / 3 ))"
