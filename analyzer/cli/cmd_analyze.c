@@ -183,12 +183,7 @@ static const dcci_issue *first_reason(const dcci_analysis *a)
                   : a->status == DCCI_STATUS_MAPPING_BLOCKED  ? DCCI_GATE_MAPPING
                   : a->status == DCCI_STATUS_EVIDENCE_BLOCKED ? DCCI_GATE_EVIDENCE
                                                               : DCCI_GATE_ATTRIBUTION;
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++)
-            if (lists[l]->v[i].gate == g)
-                return &lists[l]->v[i];
-    return NULL;
+    return dcci_analysis_first_issue(a, g);
 }
 
 int cmd_analyze(int argc, char **argv)

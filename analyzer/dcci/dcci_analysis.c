@@ -91,16 +91,60 @@ void dcci_analysis_free(dcci_analysis *a)
     dcci_analysis_init(a);
 }
 
+long dcci_analysis_each_issues(const dcci_analysis *a, dcci_issues_fn fn, void *ctx)
+{
+    const dcci_issues *own[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    long r = 0;
+    for (int l = 0; l < 3 && !r; l++)
+        r = fn(own[l], ctx);
+    for (size_t i = 0; i < a->ndevices && !r; i++)
+        r = dcci_analysis_each_issues(&a->devices[i], fn, ctx);
+    return r;
+}
+
+typedef struct gate_count {
+    dcci_gate g;
+    size_t *n;
+} gate_count;
+
+static long count_in(const dcci_issues *l, void *ctx)
+{
+    const gate_count *c = ctx;
+    for (size_t i = 0; i < l->n; i++)
+        *c->n += l->v[i].gate == c->g;
+    return 0;
+}
+
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g)
 {
     size_t n = 0;
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++)
-            n += lists[l]->v[i].gate == g;
-    for (size_t i = 0; i < a->ndevices; i++)
-        n += dcci_analysis_count_issues(&a->devices[i], g);
+    gate_count c = {g, &n};
+    dcci_analysis_each_issues(a, count_in, &c);
     return n;
+}
+
+typedef struct gate_first {
+    dcci_gate g;
+    const dcci_issue **found;
+} gate_first;
+
+static long first_in(const dcci_issues *l, void *ctx)
+{
+    const gate_first *f = ctx;
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].gate == f->g) {
+            *f->found = &l->v[i];
+            return 1;
+        }
+    return 0;
+}
+
+const dcci_issue *dcci_analysis_first_issue(const dcci_analysis *a, dcci_gate g)
+{
+    const dcci_issue *found = NULL;
+    gate_first f = {g, &found};
+    dcci_analysis_each_issues(a, first_in, &f);
+    return found;
 }
 
 size_t dcci_analysis_nparts(const dcci_analysis *a)

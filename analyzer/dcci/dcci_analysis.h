@@ -182,6 +182,15 @@ void dcci_analysis_drop_attribution(dcci_analysis *a);
  * then those of every device analysis. */
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g);
 
+/* Calls fn on every issue list of the analysis in report order — O0 side,
+ * disable-all side, the analysis's own, then the same three of each device
+ * analysis — until fn returns non-zero; returns that value (else 0). */
+typedef long (*dcci_issues_fn)(const dcci_issues *l, void *ctx);
+long dcci_analysis_each_issues(const dcci_analysis *a, dcci_issues_fn fn, void *ctx);
+
+/* The first issue of gate g in report order, or NULL. */
+const dcci_issue *dcci_analysis_first_issue(const dcci_analysis *a, dcci_gate g);
+
 /* The analyses whose results the union walks: the device analyses of a
  * multi-rank pair, else the analysis itself. */
 size_t dcci_analysis_nparts(const dcci_analysis *a);

@@ -626,16 +626,21 @@ void dcci_decide_status(dcci_analysis *a, size_t selected_children)
 
 /* ------------------------------------------------------------ what to collect */
 
+typedef struct code_query {
+    dcci_gate g;
+    const char *code;
+} code_query;
+
+static long has_code_in(const dcci_issues *l, void *ctx)
+{
+    const code_query *q = ctx;
+    return dcci_issues_has(l, q->g, q->code);
+}
+
 static int has_code(const dcci_analysis *a, dcci_gate g, const char *code)
 {
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        if (dcci_issues_has(lists[l], g, code))
-            return 1;
-    for (size_t i = 0; i < a->ndevices; i++)
-        if (has_code(&a->devices[i], g, code))
-            return 1;
-    return 0;
+    code_query q = {g, code};
+    return dcci_analysis_each_issues(a, has_code_in, &q) != 0;
 }
 
 size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
