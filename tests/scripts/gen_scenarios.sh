@@ -209,6 +209,9 @@ b = gt["mrbf4"]
 ok("buffer_full_status", b["expected"]["status"] == "child_attribution_blocked" and
    [(i["code"], i["side"], i["device"]) for i in b["expected"]["issues"]] ==
    [("buffer_full", "disable_all", 1), ("core_capacity_reached", "disable_all", 1)], b["expected"]["issues"])
+ok("buffer_full_device_statuses", [(x["device"], x["status"]) for x in b["expected"]["devices"]] ==
+   [(0, "repair_candidate"), (1, "child_attribution_blocked"), (2, "repair_candidate"), (3, "no_significant_regression")],
+   b["expected"]["devices"])
 full = [(s, r["device"], r["cores_at_capacity"], r["buffer_full_warnings"] > 0)
         for s in ("o0", "disable_all") for r in b["sides"][s]["ranks"] if r["cores_at_capacity"] or r["buffer_full_warnings"]]
 ok("buffer_full_one_rank_one_side", full == [("disable_all", 1, [25], True)] and

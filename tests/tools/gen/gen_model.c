@@ -366,9 +366,13 @@ static void plant(gen_model *m)
     gen_scenario sc = m->scenario;
     if (gen_scenario_multi_rank(sc)) {
         /* rank 0 has the standard regression, one other rank the second
-         * one, every other rank noise only */
+         * one, every other rank noise only; multi_rank_buffer_full plants
+         * the second one on its full rank too: lost records block the
+         * attribution only of a device with a slower SK (docs/analyze.md
+         * §5.2) */
         if (m->rank != 0) {
-            if (m->rank == gen_other_child_rank(m->nranks))
+            if (m->rank == gen_other_child_rank(m->nranks) ||
+                (sc == GEN_SC_MULTI_RANK_BUFFER_FULL && m->rank == GEN_FULL_RANK))
                 plant_other_child(m);
             return;
         }
