@@ -6,6 +6,9 @@
 #   bench/run.sh                 full sizes (needs ~10 GB of free disk, ~30 min)
 #   BENCH_QUICK=1 bench/run.sh   small sizes, for checking the harness itself
 #   BENCH_OUT=FILE bench/run.sh  write the report elsewhere (default docs/benchmarks.md)
+#   BENCH_ANALYZE_SCALES, BENCH_RANKS_SCALE, BENCH_CONTRACT_SIZES, BENCH_TRIAL_LINES
+#                                override the sizes; BENCH_RANKS=0 leaves out the 8-rank
+#                                section (it needs an analyzer that accepts multi-rank pairs)
 #
 # The scripts it runs can also be run alone: bench/analyze.sh, bench/contract.sh,
 # bench/trial.sh (each prints a markdown table).  Every figure in the report
@@ -20,12 +23,14 @@ case $BUILD in /*) ;; *) BUILD="$REPO/$BUILD" ;; esac
 export BUILD
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-    ANALYZE_SCALES="8 16 32"; CONTRACT_SIZES="16 64"; TRIAL_LINES="2000 4000 8000"
+    ANALYZE_SCALES="8 16 32"; RANKS_SCALE=32; CONTRACT_SIZES="16 64"; TRIAL_LINES="2000 4000 8000"
 else
-    # analyze: ~10 MB, ~100 MB, ~1 GB of sk_prof + CSV per side (docs/test-data.md)
-    ANALYZE_SCALES="32 320 3300"; CONTRACT_SIZES="64 1024"; TRIAL_LINES="25000 50000 100000"
+    # analyze: ~10 MB, ~100 MB, ~1 GB of sk_prof + CSV per side (docs/test-data.md);
+    # the 8-rank pair: as large as the one-device pair at scale 320 (~200 MB of input)
+    ANALYZE_SCALES="32 320 3300"; RANKS_SCALE=320; CONTRACT_SIZES="64 1024"; TRIAL_LINES="25000 50000 100000"
 fi
 ANALYZE_SCALES=${BENCH_ANALYZE_SCALES:-$ANALYZE_SCALES}
+RANKS_SCALE=${BENCH_RANKS_SCALE:-$RANKS_SCALE}
 CONTRACT_SIZES=${BENCH_CONTRACT_SIZES:-$CONTRACT_SIZES}
 TRIAL_LINES=${BENCH_TRIAL_LINES:-$TRIAL_LINES}
 
@@ -71,11 +76,15 @@ section() { # TITLE SCRIPT ARGS...: runs one benchmark, its table into the repor
     echo "so both are shown. Peak RSS is the maximum resident set size reported by wait4."
     echo "The analyze section runs its three tools in ${BENCH_REPEAT:-3} interleaved rounds per size"
     echo "and shows each tool's median round, so a burst of load on the shared machine does"
-    echo "not decide a ratio by itself."
+    echo "not decide a ratio by itself. The 8-rank section does the same with two analyses: a"
+    echo "multi_rank pair of 8 ranks per side (each rank also holds the raw copy of its trace)"
+    echo "and the one-device pair of about the same input size."
     echo
 } >"$TMP"
 
 section "skdcci analyze vs cat and Python json.load" bench/analyze.sh $ANALYZE_SCALES
+[ "${BENCH_RANKS:-8}" = 0 ] ||
+    section "skdcci analyze, 8 ranks vs one device" bench/analyze.sh --ranks 8 "$RANKS_SCALE"
 section "artifact_contract validate-set vs openssl dgst -sha256" bench/contract.sh $CONTRACT_SIZES
 section "skdcci trial (5 + 5 runs x 8 rank logs) vs cat" bench/trial.sh $TRIAL_LINES
 

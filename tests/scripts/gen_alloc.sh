@@ -30,3 +30,4 @@ run_sweep() { # NAME ARGS...
 }
 run_sweep plain --scenario regression --steps 3
 run_sweep zstd --scenario buffer_full --zstd --zstd-graphs
+run_sweep ranks --scenario multi_rank_device_set --ranks 3 --steps 3

@@ -24,3 +24,15 @@ else t_fail non_empty_untouched "$(ls -A full)"; fi
 mkdir empty
 t_ok accepts_empty_dir "$GEN" --out empty --scenario no_regression
 t_ok creates_missing_parents "$GEN" --out deep/er/dir --scenario no_regression --layers 4 --steps 3
+
+# --ranks: its range, the scenarios that need it and those that refuse it
+t_expect ranks_range 2 "--ranks must be between 1 and 16: 17" "$GEN" --out x --scenario regression --ranks 17
+t_expect ranks_zero 2 "--ranks must be between 1 and 16: 0" "$GEN" --out x --scenario regression --ranks 0
+t_expect multi_rank_needs_ranks 2 "multi_rank needs --ranks 2 or more" "$GEN" --out x --scenario multi_rank
+t_expect multi_rank_one_rank 2 "multi_rank_device_set needs --ranks 2 or more" "$GEN" --out x --scenario multi_rank_device_set --ranks 1
+for s in buffer_full incomplete_lanes ambiguous options_mismatch fixture_shape header_only_kd dropped_row impure_o0; do
+    t_expect "one_device_only_$s" 2 "$s is a one-device scenario" "$GEN" --out x --scenario "$s" --ranks 2
+done
+t_expect ranks_device_range 2 "must not exceed 63" "$GEN" --out x --scenario regression --ranks 4 --device 61
+t_expect multi_rank_buffer_full_fixed 2 "multi_rank_buffer_full sizes its own run" "$GEN" --out x --scenario multi_rank_buffer_full --ranks 2 --steps 4
+if [ -e x ]; then t_fail ranks_usage_errors_write_nothing "x exists"; else t_pass ranks_usage_errors_write_nothing; fi

@@ -46,3 +46,17 @@ while IFS= read -r f; do
 done < <(find z -type f ! -name '*.zst' ! -name ground-truth.json | LC_ALL=C sort)
 if [ -z "$bad" ]; then t_pass zstd_other_files_unchanged
 else t_fail zstd_other_files_unchanged "differs:$bad"; fi
+
+# Multi-rank pairs are deterministic too, every rank has its own noise, and
+# --ranks 1 is exactly the one-device output.
+"$GEN" --out m1 --scenario multi_rank --ranks 3 --seed 7 --steps 3 --zstd || t_fail generate_m1 "exit $?"
+"$GEN" --out m2 --scenario multi_rank --ranks 3 --seed 7 --steps 3 --zstd || t_fail generate_m2 "exit $?"
+"$GEN" --out r1 --scenario regression --seed 7 --ranks 1 || t_fail generate_r1 "exit $?"
+if diff -r m1 m2 >/dev/null; then t_pass multi_rank_same_seed_identical_tree
+else t_fail multi_rank_same_seed_identical_tree "$(diff -rq m1 m2 | head -5)"; fi
+if diff -r a r1 >/dev/null; then t_pass ranks_1_is_one_device
+else t_fail ranks_1_is_one_device "$(diff -rq a r1 | head -5)"; fi
+k1=m1/o0/profiler/gen_rank1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv.zst
+k3=m1/o0/profiler/gen_rank2_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv.zst
+if ! cmp -s <(zstd -dcq "$k1" | cut -d, -f3-) <(zstd -dcq "$k3" | cut -d, -f3-); then t_pass ranks_have_own_noise
+else t_fail ranks_have_own_noise "ranks 1 and 2 have the same kernel_details rows"; fi

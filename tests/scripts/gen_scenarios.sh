@@ -153,6 +153,89 @@ for s in gt:
         ok("no_unclassified_" + s, gt[s]["expected"]["unclassified"] == [])
 PY
 
+# Multi-rank pairs (--ranks): the three multi_rank scenarios on 4 ranks and
+# multi_rank on 2, small sizes; every one passes the checker, which also
+# re-derives the per-device and combined expectations from the per-rank data.
+MULTI="mr4:multi_rank:4:--steps:3 mrds4:multi_rank_device_set:4:--steps:3 mrbf4:multi_rank_buffer_full:4 mr2:multi_rank:2:--steps:3:--zstd:--zstd-graphs"
+MDIRS=""
+for spec in $MULTI; do
+    IFS=: read -r dir scen ranks extra <<<"$spec"
+    if "$GEN" --out "$dir" --scenario "$scen" --ranks "$ranks" --seed 11 ${extra//:/ } 2>err.txt; then t_pass "generate_$dir"
+    else t_fail "generate_$dir" "$(cat err.txt)"; fi
+    MDIRS="$MDIRS $dir"
+done
+python3 "$SK_REPO/tests/tools/gen_check.py" $MDIRS >check.txt 2>&1
+for dir in $MDIRS; do
+    if grep -qx "ok $dir" check.txt; then t_pass "format_check_$dir"
+    else t_fail "format_check_$dir" "$(grep "$dir" check.txt | head -8)"; fi
+done
+python3 - <<'PY'
+import json, os
+script = os.environ.get("SK_SCRIPT", "gen_scenarios")
+def ok(name, cond, detail=""):
+    print(("ok - %s:%s" if cond else "not ok - %s:%s") % (script, name))
+    if not cond and detail:
+        print("# " + str(detail)[:1500])
+gt = {d: json.load(open(os.path.join(d, "ground-truth.json"))) for d in ("mr4", "mrds4", "mrbf4", "mr2")}
+g = gt["mr4"]
+e = g["expected"]
+dev = {d["device"]: d for d in e["devices"]}
+ok("multi_rank_status", e["status"] == "repair_candidate" and
+   [dev[k]["status"] for k in range(4)] == ["repair_candidate", "no_significant_regression", "repair_candidate",
+                                           "no_significant_regression"], [(k, d["status"]) for k, d in dev.items()])
+ok("multi_rank_union", e["tokens"] == ["RmsNorm", "FusedInferAttentionScore", "MatMulV3", "SwiGlu"] and
+   e["regexes"][2] == "static_kernel_MatMulV3_.*", e["tokens"])
+ok("multi_rank_union_larger_than_every_device",
+   all(set(d["tokens"]) < set(e["tokens"]) for d in e["devices"]), [d["tokens"] for d in e["devices"]])
+ok("multi_rank_device_only_regression", dev[2]["tokens"] == ["MatMulV3"] and
+   not set(dev[2]["tokens"]) & set(dev[0]["tokens"]) and
+   [(s["scope"], s["layer"]) for s in dev[2]["slower_sks"]] == [("mlp", 0)], dev[2]["tokens"])
+ok("multi_rank_union_walks_devices_by_regression",
+   [(c["device"], c["token"]) for c in g["selected_children"]] ==
+   [(0, "RmsNorm"), (0, "FusedInferAttentionScore"), (2, "MatMulV3"), (0, "SwiGlu")], g["selected_children"])
+ok("multi_rank_layout", g["run"]["ranks"] == 4 and g["run"]["devices"] == {"o0": [0, 1, 2, 3], "disable_all": [0, 1, 2, 3]}
+   and len({r["pid"] for s in ("o0", "disable_all") for r in g["sides"][s]["ranks"]}) == 8 and e["issues"] == [])
+ok("multi_rank_two_ranks", gt["mr2"]["expected"]["tokens"] == e["tokens"] and
+   gt["mr2"]["expected"]["devices"][1]["tokens"] == ["MatMulV3"])
+d = gt["mrds4"]
+ok("device_set_status", d["expected"]["status"] == "collection_blocked" and d["expected"]["tokens"] == [] and
+   d["expected"]["issues"] == [{"code": "device_set_mismatch", "device": 3, "gate": "collection", "side": "o0"}],
+   d["expected"])
+ok("device_set_sides", d["run"]["devices"] == {"o0": [0, 1, 2, 3], "disable_all": [0, 1, 2]} and
+   [x["device"] for x in d["expected"]["devices"]] == [0, 1, 2] and
+   d["integrity"]["device_set_mismatch"] == {"o0_only": [3], "disable_all_only": []} and
+   not [p for p in os.listdir("mrds4/disable_all/profiler") if p.startswith("gen_rank3")])
+b = gt["mrbf4"]
+ok("buffer_full_status", b["expected"]["status"] == "child_attribution_blocked" and
+   [(i["code"], i["side"], i["device"]) for i in b["expected"]["issues"]] ==
+   [("buffer_full", "disable_all", 1), ("core_capacity_reached", "disable_all", 1)], b["expected"]["issues"])
+ok("buffer_full_device_statuses", [(x["device"], x["status"]) for x in b["expected"]["devices"]] ==
+   [(0, "repair_candidate"), (1, "child_attribution_blocked"), (2, "repair_candidate"), (3, "no_significant_regression")],
+   b["expected"]["devices"])
+full = [(s, r["device"], r["cores_at_capacity"], r["buffer_full_warnings"] > 0)
+        for s in ("o0", "disable_all") for r in b["sides"][s]["ranks"] if r["cores_at_capacity"] or r["buffer_full_warnings"]]
+ok("buffer_full_one_rank_one_side", full == [("disable_all", 1, [25], True)] and
+   b["sides"]["disable_all"]["ranks"][1]["records_per_core"][25] == b["run"]["core_capacity_records"] == 1638, full)
+r1 = b["sides"]["disable_all"]["ranks"][1]
+log = open(os.path.join("mrbf4", "disable_all", r1["files"]["super_kernel"])).read()
+warn = "[sk time profiling]  device 1 core 25 buffer is full, stop dump the time of nodes on device 1 core 25"
+ok("buffer_full_warning_names_device_1", log.count(warn) == r1["buffer_full_warnings"] > 0)
+PY
+# The checker rejects a multi-rank pair whose raw trace differs from its
+# profiler copy, or whose rank names another device.
+cp -R mr4 broken_mr
+p=$(ls broken_mr/o0/sk_meta/*/sk_prof_device_2.json)
+sed -i '2d' "$p"
+python3 "$SK_REPO/tests/tools/gen_check.py" broken_mr >broken.txt 2>&1
+if grep -q "rank 2 raw trace differs from its profiler copy" broken.txt; then t_pass checker_rejects_raw_copy_mismatch
+else t_fail checker_rejects_raw_copy_mismatch "$(head -5 broken.txt)"; fi
+rm -rf broken_mr && cp -R mr4 broken_mr
+sed -i 's/"deviceId": 1,/"deviceId": 2,/' broken_mr/disable_all/sk_meta/*/model_48_1/sk_graph_updated.json
+python3 "$SK_REPO/tests/tools/gen_check.py" broken_mr >broken.txt 2>&1
+if grep -q "updated deviceId 2, want 1" broken.txt; then t_pass checker_rejects_wrong_device
+else t_fail checker_rejects_wrong_device "$(head -5 broken.txt)"; fi
+rm -rf broken_mr
+
 # The checker is not vacuous: it rejects a pair whose data no longer matches.
 cp -R regression broken
 p=$(find broken/o0 -name sk_prof_device_0.json)

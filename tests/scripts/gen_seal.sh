@@ -70,3 +70,42 @@ if "$AC" validate-set --manifest dcci_o0=p/o0/collection-manifest.json \
 else
     t_pass stray_file_rejected
 fi
+# A multi-rank pair: one sk_meta/<pid>/ directory per rank, each renamed by a
+# child of the producer the run observed, with the rank's raw trace still in
+# it (byte-identical to that rank's profiler copy); validate-set accepts the
+# pair, and with the generator's pids back the checker passes it.
+"$TOOLS/skdcci_gen" --out mr --scenario multi_rank --ranks 4 --steps 3 --seed 3 --zstd || t_fail generate_multi_rank "exit $?"
+t_ok seal_multi_rank "$SEAL" --artifact-contract "$AC" mr
+cp -R mr mrc
+python3 - mr mrc <<'PY'
+import json, os, re, sys
+root, copy = sys.argv[1], sys.argv[2]
+script = os.environ.get("SK_SCRIPT", "gen_seal")
+gt = json.load(open(os.path.join(root, "ground-truth.json")))
+for side in ("o0", "disable_all"):
+    ranks = {r["device"]: r for r in gt["sides"][side]["ranks"]}
+    observed = json.load(open(os.path.join(root, side, "collection-manifest.json")))["producer_evidence"]["observed_pids"]
+    dirs = sorted(os.listdir(os.path.join(root, side, "sk_meta")))
+    bad = []
+    for d in dirs:
+        path = os.path.join(root, side, "sk_meta", d)
+        raws = [f for f in os.listdir(path) if re.match(r"sk_prof_device_\d+\.json", f)]
+        dev = int(raws[0].split("_")[3].split(".")[0]) if len(raws) == 1 else -1
+        r = ranks.get(dev)
+        if r is None or int(d) not in observed or int(d) in [x["pid"] for x in ranks.values()]:
+            bad.append(d)
+            continue
+        if open(os.path.join(path, raws[0]), "rb").read() != open(os.path.join(root, side, r["files"]["sk_prof"]), "rb").read():
+            bad.append(d + ": raw trace differs from its profiler copy")
+        graph = open(os.path.join(path, "model_48_1", "sk_graph_origin.json")).read()
+        if '"deviceId": %d,' % dev not in graph:
+            bad.append(d + ": metadata of another device")
+        os.rename(os.path.join(copy, side, "sk_meta", d), os.path.join(copy, side, "sk_meta", str(r["pid"])))
+    ok = len(dirs) == 4 and not bad
+    print(("ok - %s:%s" if ok else "not ok - %s:%s") % (script, "multi_rank_sk_meta_per_rank_" + side))
+    if not ok:
+        print("# %s %s" % (dirs, bad))
+PY
+for side in o0 disable_all; do rm -f "mrc/$side/collection-manifest.json" "mrc/$side/.collection-session.json"; done
+if python3 "$SK_REPO/tests/tools/gen_check.py" mrc >check.txt 2>&1; then t_pass sealed_multi_rank_checks
+else t_fail sealed_multi_rank_checks "$(head -5 check.txt)"; fi

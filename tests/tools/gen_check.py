@@ -15,6 +15,14 @@ per-core record counts, per-core write order, not sorted by time, child
 names against the (reordered) task lists, kernel_details columns and SK
 rows, graph JSON layout (nlohmann dump(2) == Python indent=2 sort_keys),
 options, fused-log blocks, super_kernel.log lines, execution inputs.
+
+A multi-rank pair (run.ranks >= 2) is checked rank by rank, and also: the
+exact file layout of every rank, the Device_id / deviceId / sk_prof name /
+super_kernel.log device of each rank, the raw trace in sk_meta/<pid>/
+byte-identical to its profiler copy, distinct pids, the same model on every
+rank, and the per-device and combined expectations of the ground truth
+re-derived from its per-rank data (status, slower SKs, children, the token
+union and its order).
 """
 import collections
 import csv
@@ -111,7 +119,7 @@ EVENT = re.compile(rb'^\{"ph":"X","name":"\[(\d+)/(\d+)\]( ?)([^"]+)","pid":"(AI
                    rb'"ts":(\d+\.\d{6}),"dur":(\d+\.\d{6}),"args":\{"modelId":"48_1","skId":(\d+)(,"nodeId":(\d+))?\}\},$')
 
 
-def check_runtime_skprof(data, side, gt, fused, tasks, fmt_limit):
+def check_runtime_skprof(data, side, gt, sp, fused, tasks, fmt_limit):
     if not data.startswith(b"[{") or not data.endswith(b"\n{}]"):
         if data != b"[{}]":
             problem(side + ": sk_prof is not [ ... ,\\n{}] closed")
@@ -170,21 +178,21 @@ def check_runtime_skprof(data, side, gt, fused, tasks, fmt_limit):
         if funcs[sk_name].get(order[node]) != name:
             problem("%s: record %d nodeId %d is %s in the task list, record says %s" % (side, i, node,
                                                                                       funcs[sk_name].get(order[node]), name))
-    want = gt["sides"][side]["records_per_core"]
+    want = sp["records_per_core"]
     got = [per_core.get(c, 0) for c in range(75)]
     if got != want:
         problem("%s: records per core %s != ground truth %s" % (side, got, want))
-    if len(recs) != gt["sides"][side]["sk_prof_events"]:
-        problem("%s: %d records, ground truth %d" % (side, len(recs), gt["sides"][side]["sk_prof_events"]))
+    if len(recs) != sp["sk_prof_events"]:
+        problem("%s: %d records, ground truth %d" % (side, len(recs), sp["sk_prof_events"]))
     if len(ts_list) > 2 and ts_list == sorted(ts_list):
         problem(side + ": sk_prof is sorted by time; the runtime writes poll batch by core")
     cap = gt["run"]["core_capacity_records"]
     full = [c for c in range(75) if got[c] >= cap]
-    if full != gt["sides"][side]["cores_at_capacity"]:
-        problem("%s: cores at capacity %s != ground truth %s" % (side, full, gt["sides"][side]["cores_at_capacity"]))
+    if full != sp["cores_at_capacity"]:
+        problem("%s: cores at capacity %s != ground truth %s" % (side, full, sp["cores_at_capacity"]))
 
 
-def check_fixture_skprof(data, side, gt, origin):
+def check_fixture_skprof(data, side, sp, origin):
     doc = json.loads(data)
     ev = doc["traceEvents"]
     by_id = {}
@@ -201,12 +209,12 @@ def check_fixture_skprof(data, side, gt, origin):
             problem(side + ": fixture nodeId does not name the origin-graph kernel")
             break
         tids[e["tid"]] += 1
-    want = gt["sides"][side]["fixture_events_per_tid"]
+    want = sp["fixture_events_per_tid"]
     if {str(k): v for k, v in tids.items()} != want:
         problem("%s: fixture events per tid %s != %s" % (side, dict(tids), want))
 
 
-def check_csv(data, side, gt):
+def check_csv(data, side, gt, sp, sks, device):
     text = data.decode()
     rows = list(csv.reader(io.StringIO(text)))
     header = rows[0]
@@ -222,10 +230,13 @@ def check_csv(data, side, gt):
     blank = gt["integrity"]["blank_duration_row"]
     blank_name = blank["name"] if blank and blank["side"] == side else None
     blanks = 0
-    if len(body) != gt["sides"][side]["kernel_details_rows"]:
-        problem("%s: %d kernel_details rows, ground truth %d" % (side, len(body), gt["sides"][side]["kernel_details_rows"]))
+    if len(body) != sp["kernel_details_rows"]:
+        problem("%s: %d kernel_details rows, ground truth %d" % (side, len(body), sp["kernel_details_rows"]))
     sk_rows = collections.defaultdict(list)
     steps = set()
+    devices = collections.Counter(r[header.index("Device_id")] for r in body if len(r) == len(header))
+    if set(devices) - {str(device)}:
+        problem("%s: kernel_details Device_id %s, want %d on every row" % (side, dict(devices), device))
     for r in body:
         if len(r) != len(header):
             problem(side + ": kernel_details row with %d fields" % len(r))
@@ -247,7 +258,7 @@ def check_csv(data, side, gt):
     run = gt["run"]
     if steps != set(range(run["first_step_id"], run["last_step_id"] + 1)):
         problem(side + ": SK step ids " + str(sorted(steps)))
-    for sk in gt["sks"]:
+    for sk in sks:
         name = sk["names"][side]
         if name is None:
             continue
@@ -264,10 +275,12 @@ def check_csv(data, side, gt):
             problem("%s: %s durations do not match the realized statistics" % (side, name[:40]))
 
 
-def check_graph(text, side, name, want_dcci, want_before):
+def check_graph(text, side, name, want_dcci, want_before, device):
     doc = json.loads(text)
     if json.dumps(doc, indent=2, sort_keys=True) != text:
         problem("%s: %s is not in nlohmann dump(2) layout" % (side, name))
+    if doc["deviceId"] != device:
+        problem("%s: %s deviceId %s, want %d" % (side, name, doc["deviceId"], device))
     if doc["options"]["dcci_before_kernel_start"]["value"] != want_before:
         problem("%s: %s dcci_before_kernel_start %s" % (side, name, doc["options"]["dcci_before_kernel_start"]))
     opt = doc["options"]["dcci_disable_on_kernel"]
@@ -295,57 +308,253 @@ def pointers(a, b, path=""):
     return [] if a == b else [path]
 
 
+DEV_LINE = re.compile(r"device (\d+) core (\d+) buffer is full, stop dump the time of nodes on device (\d+) core (\d+)")
+
+
+def check_side(root, gt, side, sp, sks, fmt_limit):
+    """The files of one rank of one side (the side itself with one device).
+    Returns (origin graph, fused-log text without prefixes, graph texts)."""
+    base = os.path.join(root, side)
+    files = sp["files"]
+    device = sp.get("device", gt["run"]["device_id"])
+    fused_text = read_bytes(os.path.join(base, files["sk_fused_nodes"])).decode()
+    fused, styles = parse_fused_log(fused_text)
+    want_style = {"prefixed": {True}, "plain": {False}, "mixed": {True, False}}[sp["fused_log_style"]]
+    if styles != want_style:
+        problem("%s: fused log style %s, ground truth %s" % (side, styles, sp["fused_log_style"]))
+    names = [sk["names"][side] for sk in sks if sk["names"][side]]
+    if sorted(fused) != sorted(names):
+        problem(side + ": fused-log SK names differ from the ground truth")
+    skl = read_bytes(os.path.join(base, files["super_kernel"])).decode()
+    tasks = parse_task_lists(skl)
+    if sorted(tasks) != sorted(fused):
+        problem(side + ": super_kernel.log task lists do not cover every SK")
+    kb = gt["run"]["ascend_prof_sk_on_kb"]
+    if ("[sk time profiling] ASCEND_PROF_SK_ON=%d, coreSize=" % kb) not in skl:
+        problem(side + ": super_kernel.log lacks the ASCEND_PROF_SK_ON line")
+    if skl.count("buffer is full, stop dump the time of nodes") != sp["buffer_full_warnings"]:
+        problem(side + ": buffer-full warning count")
+    for m in DEV_LINE.finditer(skl):
+        if int(m.group(1)) != device or int(m.group(3)) != device or m.group(2) != m.group(4):
+            problem("%s: buffer-full line names device %s/%s, want %d" % (side, m.group(1), m.group(3), device))
+            break
+    prof_dir = os.path.dirname(files["sk_prof"])
+    copied = "Copied output file from ./sk_meta/%d/sk_prof_device_%d.json to ./%s/sk_prof_device_%d.json" % (
+        sp["pid"], device, prof_dir, device)
+    if skl.count(copied) != 1:
+        problem("%s: super_kernel.log lacks the copy line %r" % (side, copied))
+    if os.path.basename(files["sk_prof"]).split(".")[0] != "sk_prof_device_%d" % device:
+        problem("%s: sk_prof file %s does not name device %d" % (side, files["sk_prof"], device))
+    dcci_line = "OptionName:dcci_disable_on_kernel, value[0]: .*" in skl
+    if dcci_line != (side == "disable_all"):
+        problem(side + ": dcci option parsing line presence")
+    # impure_o0: a stray before-list reached both processes
+    before = [".*"] if gt["integrity"]["o0_dcci_option"] == "dcci_before_kernel_start" else []
+    if ("OptionName:dcci_before_kernel_start, value[0]: .*" in skl) != bool(before):
+        problem(side + ": dcci_before_kernel_start parsing line presence")
+    graph_texts = {}
+    for key, label in (("sk_graph_origin", "origin"), ("sk_graph_updated", "updated")):
+        graph_texts[key] = read_bytes(os.path.join(base, files[key])).decode()
+        doc = check_graph(graph_texts[key], side, label, [".*"] if side == "disable_all" else [], before, device)
+        if key == "sk_graph_origin":
+            origin = doc
+    by_id = {n["nodeId"]: n for s in origin["streams"] for n in s["nodes"]}
+    for name, b in fused.items():
+        for nid, fn, _ in b["nodes"]:
+            node = by_id.get(nid)
+            if node is None:
+                problem("%s: fused node %d missing from the origin graph" % (side, nid))
+            elif fn is not None and node["taskInfo"][0]["kernelParams"]["funcName"] != fn:
+                problem("%s: fused node %d funcName differs from the origin graph" % (side, nid))
+    data = read_bytes(os.path.join(base, files["sk_prof"]))
+    if sp["sk_prof_shape"] == "runtime_array":
+        check_runtime_skprof(data, side, gt, sp, fused, tasks, fmt_limit)
+    else:
+        check_fixture_skprof(data, side, sp, origin)
+    check_csv(read_bytes(os.path.join(base, files["kernel_details"])), side, gt, sp, sks, device)
+    plain_fused = "\n".join(strip_prefix(line)[0] for line in fused_text.splitlines())
+    return origin, plain_fused, graph_texts
+
+
+def union_order(entries):
+    """Slower SKs (rank entry, sk) in the union order: descending planted
+    regression, structural key (scope, ops), occurrence, device."""
+    return sorted(entries, key=lambda e: (-e[1]["planted_regression_pct"], e[1]["scope"],
+                                          e[1]["structure"]["ops"], e[1]["occurrence"], e[0]["device"]))
+
+
+def selected_in(order):
+    out = []
+    for rank, sk in order:
+        for c in sk["children"]:
+            if c["expected_selected"]:
+                out.append((rank["device"], sk["index"], c["position"], c["token"]))
+    return out
+
+
+def first_tokens(children):
+    seen = []
+    for c in children:
+        if c[3] not in seen:
+            seen.append(c[3])
+    return seen
+
+
+def check_ranks(root, gt):
+    """Multi-rank layout and truth consistency (run.ranks >= 2)."""
+    run = gt["run"]
+    n = run["ranks"]
+    ranks = gt["ranks"]
+    base_dev = ranks[0]["device"]
+    if [r["rank"] for r in ranks] != list(range(n)) or [r["device"] for r in ranks] != list(range(base_dev, base_dev + n)):
+        problem("ranks/devices are not 0..%d / consecutive: %s" % (n - 1, [(r["rank"], r["device"]) for r in ranks]))
+    pids = []
+    for side in ("o0", "disable_all"):
+        entries = gt["sides"][side]["ranks"]
+        devs = [e["device"] for e in entries]
+        if devs != run["devices"][side] or devs != [r["device"] for r in ranks if r["on_sides"][side]]:
+            problem("%s: rank devices %s, run.devices %s" % (side, devs, run["devices"][side]))
+        # exactly the files of the ranks, nothing else
+        want = set()
+        for e in entries:
+            want |= set(e["files"].values())
+            pids.append(e["pid"])
+            prof = "profiler/gen_rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/" % e["rank"]
+            z = ".zst" if gt["generator"]["zstd"] else ""
+            if e["files"]["kernel_details"] != prof + "kernel_details.csv" + z or \
+               e["files"]["sk_prof"] != prof + "sk_prof_device_%d.json%s" % (e["device"], z) or \
+               e["files"]["sk_prof_raw"] != "sk_meta/%d/sk_prof_device_%d.json%s" % (e["pid"], e["device"], z):
+                problem("%s: rank %d file paths %s" % (side, e["rank"], e["files"]))
+            for key in ("sk_fused_nodes", "super_kernel", "sk_graph_origin"):
+                if not e["files"][key].startswith("sk_meta/%d/model_48_1/" % e["pid"]):
+                    problem("%s: rank %d %s outside sk_meta/%d/" % (side, e["rank"], key, e["pid"]))
+            raw = read_bytes_file(os.path.join(root, side, e["files"]["sk_prof_raw"]))
+            prof_copy = read_bytes_file(os.path.join(root, side, e["files"]["sk_prof"]))
+            if raw != prof_copy:
+                problem("%s: rank %d raw trace differs from its profiler copy" % (side, e["rank"]))
+        got = set()
+        for dirpath, _, names in os.walk(os.path.join(root, side)):
+            for nm in names:
+                got.add(os.path.relpath(os.path.join(dirpath, nm), os.path.join(root, side)))
+        if got != want:
+            problem("%s: files %s missing, %s unexpected" % (side, sorted(want - got)[:4], sorted(got - want)[:4]))
+        if gt["sides"][side]["files"] != entries[0]["files"] or gt["sides"][side]["pid"] != entries[0]["pid"]:
+            problem(side + ": the side's files are not rank 0's")
+    if len(set(pids)) != len(pids):
+        problem("process ids are not distinct: %s" % pids)
+    # the expectations, re-derived from the per-rank data
+    paired = [r for r in ranks if r["on_sides"]["o0"] and r["on_sides"]["disable_all"]]
+    full = {(x["device"], x["side"]) for x in gt["integrity"]["buffer_full_devices"]}
+    for side in ("o0", "disable_all"):
+        for e in gt["sides"][side]["ranks"]:
+            if bool(e["cores_at_capacity"] or e["buffer_full_warnings"]) != ((e["device"], side) in full):
+                problem("%s: device %d buffer-full state differs from integrity" % (side, e["device"]))
+    if gt["integrity"]["buffer_full"] != bool(full):
+        problem("integrity.buffer_full %s, devices %s" % (gt["integrity"]["buffer_full"], sorted(full)))
+    exp = gt["expected"]
+    if [d["device"] for d in exp["devices"]] != [r["device"] for r in paired]:
+        problem("expected.devices %s, devices on both sides %s" % ([d["device"] for d in exp["devices"]],
+                                                                  [r["device"] for r in paired]))
+    entries, any_slower, any_full, any_selected = [], False, False, False
+    for r, d in zip(paired, exp["devices"]):
+        slower = [sk for sk in r["sks"] if sk["planted_class"] == "significantly_slower"]
+        for sk in r["sks"]:
+            if sk["realized_sk_wall"]["class"] != sk["planted_class"]:
+                problem("device %d: %s layer %d realized %s, planted %s" % (r["device"], sk["scope"], sk["layer"],
+                        sk["realized_sk_wall"]["class"], sk["planted_class"]))
+        order = union_order([(r, sk) for sk in slower])
+        if [sk["index"] for sk in d["slower_sks"]] != [sk["index"] for _, sk in order] or \
+           d["slower_sks"] != [sk for _, sk in order]:
+            problem("device %d: expected slower_sks differ from its significantly slower SKs" % r["device"])
+        children = selected_in(order)
+        got = [(c["device"], c["sk_index"], c["position"], c["token"]) for c in d["regressed_children"]]
+        if got != children:
+            problem("device %d: regressed_children %s, want %s" % (r["device"], got, children))
+        if d["tokens"] != first_tokens(children):
+            problem("device %d: tokens %s, want %s" % (r["device"], d["tokens"], first_tokens(children)))
+        dev_full = (r["device"], "o0") in full or (r["device"], "disable_all") in full
+        want = ("no_significant_regression" if not slower else "child_attribution_blocked" if dev_full
+                else "repair_candidate" if children else "no_regressed_child")
+        if d["status"] != want:
+            problem("device %d: status %s, want %s" % (r["device"], d["status"], want))
+        entries += [(r, sk) for sk in slower]
+        any_slower |= bool(slower)
+        # lost records are checked only on a device with a slower SK
+        any_full |= dev_full and bool(slower)
+        any_selected |= bool(children)
+    order = union_order(entries)
+    union = selected_in(order)
+    got = [(c["device"], c["sk_index"], c["position"], c["token"]) for c in gt["selected_children"]]
+    if got != union:
+        problem("selected_children %s, want the union %s" % (got, union))
+    if gt["planted_tokens"] != first_tokens(union):
+        problem("planted_tokens %s, want %s" % (gt["planted_tokens"], first_tokens(union)))
+    if [t["token"] for t in gt["tokens"]] != gt["planted_tokens"]:
+        problem("tokens[] order differs from planted_tokens")
+    # the realized regressions keep the planted order where the plants are
+    # more than one point apart (the analyzer orders by the realized ones)
+    for (ra, a), (rb, b) in zip(order, order[1:]):
+        if a["planted_regression_pct"] - b["planted_regression_pct"] > 1:
+            ra_pct = a["realized_sk_wall"]["delta_p50_ns"] / a["realized_sk_wall"]["o0"]["p50_ns"]
+            rb_pct = b["realized_sk_wall"]["delta_p50_ns"] / b["realized_sk_wall"]["o0"]["p50_ns"]
+            if ra_pct <= rb_pct:
+                problem("realized regression order differs: device %d %s %d before device %d %s %d" % (
+                    ra["device"], a["scope"], a["layer"], rb["device"], b["scope"], b["layer"]))
+    missing = [r["device"] for r in ranks if not (r["on_sides"]["o0"] and r["on_sides"]["disable_all"])]
+    want_issues = [{"gate": "collection", "code": "device_set_mismatch", "device": r["device"],
+                    "side": "o0" if r["on_sides"]["o0"] else "disable_all"} for r in ranks if r["device"] in missing]
+    for r in paired:
+        if not any(sk["planted_class"] == "significantly_slower" for sk in r["sks"]):
+            continue
+        for side in ("o0", "disable_all"):
+            if (r["device"], side) in full:
+                want_issues += [{"gate": "attribution", "code": c, "device": r["device"], "side": side}
+                                for c in ("buffer_full", "core_capacity_reached")]
+    if exp["issues"] != want_issues:
+        problem("expected.issues %s, want %s" % (exp["issues"], want_issues))
+    want = ("collection_blocked" if missing else "no_significant_regression" if not any_slower
+            else "child_attribution_blocked" if any_full else "repair_candidate" if any_selected
+            else "no_regressed_child")
+    if exp["status"] != want:
+        problem("expected.status %s, want %s" % (exp["status"], want))
+    if exp["tokens"] != (gt["planted_tokens"] if want == "repair_candidate" else []):
+        problem("expected.tokens %s" % exp["tokens"])
+    if gt["sks"] != ranks[0]["sks"]:
+        problem("sks[] is not rank 0's")
+
+
+def read_bytes_file(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def check_pair(root):
     gt = json.load(open(os.path.join(root, "ground-truth.json")))
     fmt_limit = int(os.environ.get("GEN_CHECK_FORMAT_RECORDS", "200000"))
+    multi = gt["run"].get("ranks", 1) > 1
     graphs = {}
     for side in ("o0", "disable_all"):
         sp = gt["sides"][side]
-        base = os.path.join(root, side)
-        files = sp["files"]
-        fused_text = read_bytes(os.path.join(base, files["sk_fused_nodes"])).decode()
-        fused, styles = parse_fused_log(fused_text)
-        want_style = {"prefixed": {True}, "plain": {False}, "mixed": {True, False}}[sp["fused_log_style"]]
-        if styles != want_style:
-            problem("%s: fused log style %s, ground truth %s" % (side, styles, sp["fused_log_style"]))
-        names = [sk["names"][side] for sk in gt["sks"] if sk["names"][side]]
-        if sorted(fused) != sorted(names):
-            problem(side + ": fused-log SK names differ from the ground truth")
-        skl = read_bytes(os.path.join(base, files["super_kernel"])).decode()
-        tasks = parse_task_lists(skl)
-        if sorted(tasks) != sorted(fused):
-            problem(side + ": super_kernel.log task lists do not cover every SK")
-        kb = gt["run"]["ascend_prof_sk_on_kb"]
-        if ("[sk time profiling] ASCEND_PROF_SK_ON=%d, coreSize=" % kb) not in skl:
-            problem(side + ": super_kernel.log lacks the ASCEND_PROF_SK_ON line")
-        if skl.count("buffer is full, stop dump the time of nodes") != sp["buffer_full_warnings"]:
-            problem(side + ": buffer-full warning count")
-        dcci_line = "OptionName:dcci_disable_on_kernel, value[0]: .*" in skl
-        if dcci_line != (side == "disable_all"):
-            problem(side + ": dcci option parsing line presence")
-        # impure_o0: a stray before-list reached both processes
-        before = [".*"] if gt["integrity"]["o0_dcci_option"] == "dcci_before_kernel_start" else []
-        if ("OptionName:dcci_before_kernel_start, value[0]: .*" in skl) != bool(before):
-            problem(side + ": dcci_before_kernel_start parsing line presence")
-        origin = check_graph(read_bytes(os.path.join(base, files["sk_graph_origin"])).decode(), side, "origin",
-                             [".*"] if side == "disable_all" else [], before)
-        check_graph(read_bytes(os.path.join(base, files["sk_graph_updated"])).decode(), side, "updated",
-                    [".*"] if side == "disable_all" else [], before)
-        graphs[side] = origin
-        by_id = {n["nodeId"]: n for s in origin["streams"] for n in s["nodes"]}
-        for name, b in fused.items():
-            for nid, fn, _ in b["nodes"]:
-                node = by_id.get(nid)
-                if node is None:
-                    problem("%s: fused node %d missing from the origin graph" % (side, nid))
-                elif fn is not None and node["taskInfo"][0]["kernelParams"]["funcName"] != fn:
-                    problem("%s: fused node %d funcName differs from the origin graph" % (side, nid))
-        data = read_bytes(os.path.join(base, files["sk_prof"]))
-        if sp["sk_prof_shape"] == "runtime_array":
-            check_runtime_skprof(data, side, gt, fused, tasks, fmt_limit)
-        else:
-            check_fixture_skprof(data, side, gt, origin)
-        check_csv(read_bytes(os.path.join(base, files["kernel_details"])), side, gt)
+        fused0 = texts0 = None
+        for rp in (sp["ranks"] if multi else [sp]):
+            sks = gt["ranks"][rp["rank"]]["sks"] if multi else gt["sks"]
+            where = "%s rank %d" % (side, rp["rank"]) if multi else side
+            origin, fused_plain, texts = check_side(root, gt, side, rp, sks, fmt_limit)
+            graphs.setdefault(side, origin)
+            if fused0 is None:
+                fused0, texts0 = fused_plain, texts
+                continue
+            # the same model on every rank: the fused log differs only in
+            # the logger prefix, the graphs only in deviceId
+            if fused_plain != fused0:
+                problem(where + ": fused log differs from rank 0's beyond the line prefixes")
+            for key, text in texts.items():
+                a, b = json.loads(text), json.loads(texts0[key])
+                a["deviceId"] = b["deviceId"]
+                if a != b:
+                    problem("%s: %s differs from rank 0's beyond deviceId" % (where, key))
+    if multi:
+        check_ranks(root, gt)
     # Execution inputs: configs differ at exactly one pointer, the rest is identical.
     inp = {s: {k: json.load(open(os.path.join(root, gt["sides"][s]["inputs"][k])))
                for k in ("config", "control", "workload")} for s in ("o0", "disable_all")}
@@ -356,6 +565,8 @@ def check_pair(root):
         problem("control or workload differ between the sides")
     if inp["o0"]["control"]["ASCEND_PROF_SK_ON"] != gt["run"]["ascend_prof_sk_on_kb"]:
         problem("control ASCEND_PROF_SK_ON differs from the ground truth")
+    if inp["o0"]["control"]["rank_size"] != gt["run"].get("ranks", 1):
+        problem("control rank_size differs from the ground truth")
     if inp["o0"]["workload"]["warmup"] != gt["run"]["warmup_launches"]:
         problem("workload warmup differs from the ground truth")
     odiff = pointers(graphs["o0"]["options"], graphs["disable_all"]["options"])

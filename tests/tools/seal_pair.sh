@@ -13,10 +13,11 @@
 #      so the files are created inside the recorded producer window (cp -R
 #      gives them fresh mtimes and ctimes; copying with -a/-p would not).
 #      This copying producer stands in for the profiling run the generator
-#      simulates: one child process per sk_meta/<pid>/ directory renames it to
-#      its own pid, as the runtime's inference process writes
-#      sk_meta/<its pid>/, so that the analyzer finds the writer among the
-#      processes the run observed (docs/artifact_contract.md "Copied
+#      simulates: one child process per sk_meta/<pid>/ directory (one per
+#      rank of a multi-rank pair, all at once) renames it, with the raw
+#      trace it holds, to its own pid, as the runtime's inference process
+#      writes sk_meta/<its pid>/, so that the analyzer finds the writer among
+#      the processes the run observed (docs/artifact_contract.md "Copied
 #      captures"); the pids inside the runtime logs keep the generated value;
 #   4. artifact_contract finalize --producer-record DIR/<side>.session.producer.json
 #        --round-id ID --source-revision REV --workload/--config/--control
@@ -54,7 +55,7 @@ while [ $# -gt 0 ]; do
         --source-revision) [ $# -ge 2 ] || usage; REV=$2; shift 2 ;;
         --round-o0) [ $# -ge 2 ] || usage; ROUND_O0=$2; shift 2 ;;
         --round-disable-all) [ $# -ge 2 ] || usage; ROUND_DA=$2; shift 2 ;;
-        -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
         -*) usage ;;
         *) [ -z "$DIR" ] || usage; DIR=$1; shift ;;
     esac
@@ -106,13 +107,24 @@ seal_side() { # SIDE ROLE ROUND
     # the producer copies the side, then one child process per SK metadata
     # directory renames sk_meta/<generated pid> to its own pid and lives
     # long enough for the runner's group scan to observe it (as the runtime's
-    # inference process writes sk_meta/<its pid>/)
+    # inference process writes sk_meta/<its pid>/).  The directories first
+    # get names no pid has, so that a child whose pid equals a generated one
+    # cannot meet a directory not yet renamed; the children run at once.
     "$AC" run --session "$session" -- sh -c '
         cp -R "$1/." "$2/" || exit 1
         [ -d "$2/sk_meta" ] || exit 0
         for d in "$2"/sk_meta/*/; do
-            sh -c '\''mv -T "$1" "${1%/*}/$$" && sleep 0.5'\'' sh "${d%/}" || exit 1
-        done' sh "$staging" "$root" ||
+            [ -d "$d" ] || continue
+            d=${d%/}
+            mv -T "$d" "${d%/*}/.producer-${d##*/}" || exit 1
+        done
+        pids=
+        for d in "$2"/sk_meta/.producer-*/; do
+            [ -d "$d" ] || continue
+            sh -c '\''mv -T "$1" "${1%/*}/$$" && sleep 0.5'\'' sh "${d%/}" &
+            pids="$pids $!"
+        done
+        for p in $pids; do wait "$p" || exit 1; done' sh "$staging" "$root" ||
         fail "run failed for $side (raw files in $staging)"
     while IFS= read -r rel; do
         args+=(--file "$(file_role "$rel")=$rel")

@@ -4,18 +4,21 @@
  *
  *   skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N]
  *              [--layers N] [--zstd] [--zstd-graphs] [--device N] [--no-step-id]
+ *              [--ranks N]
  *
- * Writes DIR/o0/ and DIR/disable_all/ (raw profile roots), the execution
- * inputs DIR/inputs/<side>/{config,control,workload}.json and
- * DIR/ground-truth.json.  Exit 0 on success, 1 on failure, 2 on usage.
+ * Writes DIR/o0/ and DIR/disable_all/ (raw profile roots, one rank per
+ * device), the execution inputs DIR/inputs/<side>/{config,control,workload}.json
+ * and DIR/ground-truth.json.  Exit 0 on success, 1 on failure, 2 on usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <dirent.h>
+#include <unistd.h>
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
@@ -30,7 +33,7 @@
 
 static const char usage_text[] =
     "usage: skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N] [--layers N]\n"
-    "                  [--zstd] [--zstd-graphs] [--device N] [--no-step-id]\n"
+    "                  [--zstd] [--zstd-graphs] [--device N] [--no-step-id] [--ranks N]\n"
     "\n"
     "Writes a raw O0 / disable-all SuperKernel diagnostic pair into DIR (which must not exist or be\n"
     "empty): DIR/o0/, DIR/disable_all/, DIR/inputs/<side>/{config,control,workload}.json and\n"
@@ -38,15 +41,20 @@ static const char usage_text[] =
     "\n"
     "  --scenario NAME  regression | no_regression | no_regressed_child | buffer_full |\n"
     "                   incomplete_lanes | ambiguous | options_mismatch | reordered | fixture_shape |\n"
-    "                   header_only_kd | dropped_row | impure_o0\n"
+    "                   header_only_kd | dropped_row | impure_o0 |\n"
+    "                   multi_rank | multi_rank_device_set | multi_rank_buffer_full (these need --ranks)\n"
     "  --seed N         jitter, hashes, ids (default 1)\n"
     "  --scale N        multiplies the profiler steps (measured launches), default 1\n"
     "  --steps N        profiler steps at scale 1, at least 3 (default 6)\n"
     "  --layers N       decoder layers, at least 3 (default 3)\n"
     "  --zstd           write sk_prof and kernel_details as .zst\n"
     "  --zstd-graphs    also write the two graph JSONs as .zst\n"
-    "  --device N       the device every file of both sides names (default 0)\n"
+    "  --device N       the device every file of both sides names (default 0); with --ranks, rank k's\n"
+    "                   device is N + k\n"
     "  --no-step-id     kernel_details.csv without the Step Id column\n"
+    "  --ranks N        ranks (devices, processes) per side, 1 to 16 (default 1); with 2 or more\n"
+    "                   only regression, no_regression, no_regressed_child, reordered and the\n"
+    "                   multi_rank scenarios are accepted\n"
     "\n"
     "Exit status: 0 written, 1 failure, 2 usage error.\n";
 
@@ -236,7 +244,7 @@ static cJSON *control_doc(const gen_model *m)
     cJSON *root = jb_obj(&b, NULL, NULL);
     jb_int(&b, root, "ASCEND_PROF_SK_ON", m->prof_sk_on_kb);
     jb_int(&b, root, "device_id", 0);
-    jb_int(&b, root, "rank_size", 1);
+    jb_int(&b, root, "rank_size", m->nranks);
     jb_str(&b, root, "sk_meta_archive", "sk_meta");
     cJSON *prof = jb_obj(&b, root, "profiler");
     jb_str(&b, prof, "activities", "NPU");
@@ -297,12 +305,45 @@ static sk_err write_inputs(const gen_model *m, const char *out, sk_diag *d)
 
 /* ------------------------------------------------ one side */
 
+/* dst: a byte-identical copy of src (created exclusively). */
+static sk_err copy_file(const char *src, const char *dst, sk_diag *d)
+{
+    gen_out o;
+    int fd = open(src, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return sk_diag_set(d, SK_E_IO, src, 0, "cannot open: %s", strerror(errno));
+    sk_err e = gen_out_open(&o, dst, 0, d);
+    char buf[65536];
+    while (!e) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            e = sk_diag_set(d, SK_E_IO, src, 0, "read failed: %s", strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            e = gen_out_close(&o, d);
+            break;
+        }
+        gen_out_write(&o, buf, (size_t)n);
+    }
+    gen_out_abandon(&o);
+    close(fd);
+    return e;
+}
+
+/* One rank of a side.  With ranks, the rank's profiler output is
+ * profiler/gen_rank<k>_ascend_pt/ASCEND_PROFILER_OUTPUT/ and the process
+ * directory sk_meta/<pid>/ also holds the raw trace the runtime copied
+ * there from (byte-identical). */
 static sk_err write_side(const gen_model *m, gen_side side, const char *out, gen_layout *layout,
                          gen_side_result *res, sk_diag *d)
 {
-    char root[1100], model_dir[1200], prof_dir[1200];
+    char root[1000], model_dir[1100], prof_dir[1200], rel[128], from[1300], to[1300];
     snprintf(root, sizeof root, "%s/%s", out, gen_side_dir[side]);
-    snprintf(prof_dir, sizeof prof_dir, "%s/profiler", root);
+    gen_prof_dir(m, rel, sizeof rel);
+    snprintf(prof_dir, sizeof prof_dir, "%s/%s", root, rel);
     snprintf(model_dir, sizeof model_dir, "%s/sk_meta/%u/%s", root, m->ids[side].pid, GEN_MODEL_DIR);
     sk_err e = make_dirs(prof_dir, d);
     if (!e)
@@ -312,17 +353,29 @@ static sk_err write_side(const gen_model *m, gen_side side, const char *out, gen
     if (!e)
         e = gen_meta_write(m, side, layout, model_dir, d);
     if (!e)
-        e = gen_sim_run(m, side, layout, root, res, d);
+        e = gen_sim_run(m, side, layout, prof_dir, res, d);
     if (!e)
         e = gen_meta_write_super_kernel_log(m, side, layout, res, model_dir, d);
+    if (!e && m->nranks > 1) {
+        const char *z = m->zstd ? ".zst" : "";
+        snprintf(from, sizeof from, "%s/sk_prof_device_%u.json%s", prof_dir, m->device, z);
+        snprintf(to, sizeof to, "%s/sk_meta/%u/sk_prof_device_%u.json%s", root, m->ids[side].pid, m->device, z);
+        e = copy_file(from, to, d);
+    }
     return e;
+}
+
+/* multi_rank_device_set: the disable-all side lacks the last rank. */
+static int rank_on_side(const gen_model *m, gen_side side)
+{
+    return !(m->scenario == GEN_SC_MULTI_RANK_DEVICE_SET && side == GEN_DA && m->rank + 1 == m->nranks);
 }
 
 int main(int argc, char **argv)
 {
     sk_alloc_install_library_hooks();
     sk_alloc_init_from_env();
-    gen_options opt = {GEN_SC_COUNT, 1, 1, 3, 0, 0, 0, 0, 0};
+    gen_options opt = {GEN_SC_COUNT, 1, 1, 3, 0, 0, 0, 0, 0, 1, 0};
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -342,6 +395,12 @@ int main(int argc, char **argv)
             if (parse_u64(argv[++i], &v) || v > 63)
                 return usage_error("--device must be between 0 and 63", argv[i]);
             opt.device = (unsigned)v;
+        } else if (strcmp(a, "--ranks") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            if (parse_u64(argv[++i], &v) || v == 0 || v > GEN_MAX_RANKS)
+                return usage_error("--ranks must be between 1 and 16", argv[i]);
+            opt.ranks = (unsigned)v;
         } else if (strcmp(a, "--out") == 0 || strcmp(a, "--scenario") == 0 || strcmp(a, "--seed") == 0 ||
                    strcmp(a, "--scale") == 0 || strcmp(a, "--steps") == 0 || strcmp(a, "--layers") == 0) {
             if (i + 1 >= argc)
@@ -379,12 +438,12 @@ int main(int argc, char **argv)
     sk_buf cmd = SK_BUF_INIT;
     sk_diag d;
     sk_diag_clear(&d);
-    gen_model m;
-    memset(&m, 0, sizeof m);
-    gen_layout layouts[2];
-    gen_side_result res[2];
-    memset(layouts, 0, sizeof layouts);
-    memset(res, 0, sizeof res);
+    /* one model per rank (one with one device) */
+    static gen_model m[GEN_MAX_RANKS];
+    static gen_layout layouts[GEN_MAX_RANKS][2];
+    static gen_side_result res[GEN_MAX_RANKS][2];
+    gen_rank_out ranks[GEN_MAX_RANKS];
+    unsigned nbuilt = 0;
     char truth_path[1000];
     int prepared = 0;
     sk_err e = sk_buf_printf(&cmd, "skdcci_gen --out DIR --scenario %s --seed %llu --scale %u --layers %u",
@@ -399,11 +458,20 @@ int main(int argc, char **argv)
         e = sk_buf_printf(&cmd, " --device %u", opt.device);
     if (!e && opt.no_step_id)
         e = sk_buf_puts(&cmd, " --no-step-id");
+    if (!e && opt.ranks > 1)
+        e = sk_buf_printf(&cmd, " --ranks %u", opt.ranks);
     if (e) {
         sk_diag_set(&d, e, "", 0, "out of memory");
         goto out;
     }
-    e = gen_model_build(&opt, &m, &d);
+    for (unsigned k = 0; !e && k < opt.ranks; k++) {
+        opt.rank = k;
+        e = gen_model_build(&opt, &m[k], &d);
+        if (!e)
+            nbuilt++;
+        if (!e && m[k].prof_sk_on_kb != m[0].prof_sk_on_kb)
+            e = sk_diag_set(&d, SK_E_INTERNAL, "model", 0, "ranks 0 and %u chose different ASCEND_PROF_SK_ON", k);
+    }
     if (e)
         goto out;
     e = prepare_out_dir(out, &d);
@@ -411,20 +479,30 @@ int main(int argc, char **argv)
         goto out;
     prepared = 1;
     for (int side = 0; !e && side < 2; side++)
-        e = write_side(&m, (gen_side)side, out, &layouts[side], &res[side], &d);
+        for (unsigned k = 0; !e && k < opt.ranks; k++)
+            if (rank_on_side(&m[k], (gen_side)side))
+                e = write_side(&m[k], (gen_side)side, out, &layouts[k][side], &res[k][side], &d);
     if (!e)
-        e = write_inputs(&m, out, &d);
+        e = write_inputs(&m[0], out, &d);
     if (!e) {
         gen_run_info info = {sk_buf_cstr(&cmd), INPUTS_DIR};
+        for (unsigned k = 0; k < opt.ranks; k++) {
+            ranks[k].m = &m[k];
+            ranks[k].res = res[k];
+            for (int side = 0; side < 2; side++)
+                ranks[k].on_side[side] = rank_on_side(&m[k], (gen_side)side);
+        }
         snprintf(truth_path, sizeof truth_path, "%s/ground-truth.json", out);
-        e = gen_truth_write(&m, res, &info, truth_path, &d);
+        e = gen_truth_write(ranks, opt.ranks, &info, truth_path, &d);
     }
 out:
-    for (int side = 0; side < 2; side++) {
-        gen_layout_free(&layouts[side]);
-        gen_side_result_free(&res[side]);
-    }
-    gen_model_free(&m);
+    for (unsigned k = 0; k < GEN_MAX_RANKS; k++)
+        for (int side = 0; side < 2; side++) {
+            gen_layout_free(&layouts[k][side]);
+            gen_side_result_free(&res[k][side]);
+        }
+    for (unsigned k = 0; k < nbuilt; k++)
+        gen_model_free(&m[k]);
     sk_buf_free(&cmd);
     if (e) {
         if (prepared)

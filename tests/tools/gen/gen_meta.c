@@ -772,11 +772,13 @@ sk_err gen_meta_write_super_kernel_log(const gen_model *m, gen_side side, const 
                        "core %u\n\n",
                        m->device, r->warnings[i].core, m->device, r->warnings[i].core);
     }
+    char prof_dir[128];
+    gen_prof_dir(m, prof_dir, sizeof prof_dir);
     log_prefix(&o, &clk, "INFO", "sk_event_recorder.cpp", 393, "CopyOutputToProfPath");
     gen_out_printf(&o,
                    "[sk time profiling] Copied output file from ./sk_meta/%u/sk_prof_device_%u.json to "
-                   "./profiler/sk_prof_device_%u.json\n\n",
-                   m->ids[side].pid, m->device, m->device);
+                   "./%s/sk_prof_device_%u.json\n\n",
+                   m->ids[side].pid, m->device, prof_dir, m->device);
     log_prefix(&o, &clk, "INFO", "sk_event_recorder.cpp", 447, "DumpThreadFunc");
     gen_out_puts(&o, "[sk time profiling] Global dump thread stopped\n\n");
     return gen_out_close(&o, d);

@@ -11,11 +11,22 @@ const char *const gen_side_dir[2] = {"o0", "disable_all"};
 static const char *const scenario_names[GEN_SC_COUNT] = {
     "regression",      "no_regression", "no_regressed_child", "buffer_full",  "incomplete_lanes",
     "ambiguous",       "options_mismatch", "reordered",        "fixture_shape", "header_only_kd",
-    "dropped_row",     "impure_o0"};
+    "dropped_row",     "impure_o0",     "multi_rank",         "multi_rank_device_set",
+    "multi_rank_buffer_full"};
 
 const char *gen_scenario_name(gen_scenario s)
 {
     return (unsigned)s < GEN_SC_COUNT ? scenario_names[s] : "?";
+}
+
+int gen_scenario_multi_rank(gen_scenario s)
+{
+    return s == GEN_SC_MULTI_RANK || s == GEN_SC_MULTI_RANK_DEVICE_SET || s == GEN_SC_MULTI_RANK_BUFFER_FULL;
+}
+
+unsigned gen_other_child_rank(unsigned nranks)
+{
+    return nranks >= 3 ? 2u : 1u;
 }
 
 int gen_scenario_parse(const char *name, gen_scenario *s)
@@ -26,6 +37,14 @@ int gen_scenario_parse(const char *name, gen_scenario *s)
             return 0;
         }
     return -1;
+}
+
+void gen_prof_dir(const gen_model *m, char *out, size_t n)
+{
+    if (m->nranks > 1)
+        snprintf(out, n, "profiler/gen_rank%u_ascend_pt/ASCEND_PROFILER_OUTPUT", m->rank);
+    else
+        snprintf(out, n, "profiler");
 }
 
 const char *gen_ktype_name(gen_ktype t)
@@ -83,15 +102,20 @@ uint64_t gen_capacity_records(unsigned kb)
     return (aligned * 1024 - 8) / 40;
 }
 
-unsigned gen_core_of(const gen_model *m, int aiv, unsigned block, uint64_t g)
+/* Block dispatch is dynamic on the device; rotating the mapping per launch
+ * spreads records evenly over the cores (and shows that block index and
+ * core id are different things). */
+static unsigned core_of(int rotate, int aiv, unsigned block, uint64_t g)
 {
-    /* Block dispatch is dynamic on the device; rotating the mapping per
-     * launch spreads records evenly over the cores (and shows that block
-     * index and core id are different things). */
-    uint64_t r = m->rotate_cores ? g : 0;
+    uint64_t r = rotate ? g : 0;
     if (aiv)
         return GEN_AIC_CORES + (unsigned)((block + r * 14) % GEN_AIV_CORES);
     return (unsigned)((block + r * 7) % GEN_AIC_CORES);
+}
+
+unsigned gen_core_of(const gen_model *m, gen_side side, int aiv, unsigned block, uint64_t g)
+{
+    return core_of(m->rotate_cores[side], aiv, block, g);
 }
 
 /* ------------------------------------------------ ops and templates */
@@ -300,11 +324,12 @@ static void build_templates(gen_model *m)
 #define GEN_REGRESS_RMSNORM_PM 1350u
 #define GEN_REGRESS_FIA_PM 1300u
 #define GEN_REGRESS_SWIGLU_PM 1400u
+#define GEN_REGRESS_MATMUL_PM 1400u
 #define GEN_FASTER_PM 800u
 #define GEN_GAP_EXTRA_TICKS (1u * GEN_TICKS_PER_US)
 
 /* Kernel positions inside the templates (see build_templates). */
-enum { ATT_P_RMSNORM = 0, ATT_P_QBMM = 1, ATT_P_ROPE = 3, ATT_P_FIA = 4, MLP_P_SWIGLU = 3 };
+enum { ATT_P_RMSNORM = 0, ATT_P_QBMM = 1, ATT_P_ROPE = 3, ATT_P_FIA = 4, MLP_P_SWIGLU = 3, MLP_P_MATMUL = 4 };
 
 static void sk_defaults(gen_sk *s, unsigned tmpl, int layer)
 {
@@ -325,9 +350,34 @@ static gen_sk *find_sk(gen_model *m, unsigned tmpl, int layer)
     return NULL;
 }
 
+/* The multi_rank scenarios' second regression: on its rank, the mlp SK of
+ * layer 0 gets slower through MatMulV3 (a token rank 0's regression does
+ * not have), SK +~10 %: between rank 0's two slower SKs. */
+static void plant_other_child(gen_model *m)
+{
+    gen_sk *mlp0 = find_sk(m, GEN_T_MLP, 0);
+    mlp0->planted = GEN_CLASS_SLOWER;
+    mlp0->role[MLP_P_MATMUL] = GEN_ROLE_REGRESSED;
+    mlp0->da_factor_pm[MLP_P_MATMUL] = GEN_REGRESS_MATMUL_PM;
+}
+
 static void plant(gen_model *m)
 {
     gen_scenario sc = m->scenario;
+    if (gen_scenario_multi_rank(sc)) {
+        /* rank 0 has the standard regression, one other rank the second
+         * one, every other rank noise only; multi_rank_buffer_full plants
+         * the second one on its full rank too: lost records block the
+         * attribution only of a device with a slower SK (docs/analyze.md
+         * §5.2) */
+        if (m->rank != 0) {
+            if (m->rank == gen_other_child_rank(m->nranks) ||
+                (sc == GEN_SC_MULTI_RANK_BUFFER_FULL && m->rank == GEN_FULL_RANK))
+                plant_other_child(m);
+            return;
+        }
+        sc = GEN_SC_REGRESSION;
+    }
     if (sc == GEN_SC_NO_REGRESSION)
         return;
     gen_sk *att1 = find_sk(m, GEN_T_ATTENTION, 1);
@@ -416,13 +466,18 @@ static void name_sks(gen_model *m)
     }
 }
 
+/* The ranks of one side are processes started together: consecutive pids,
+ * their own thread, device counter, clocks and dump-thread phase; stream
+ * ids, pointers and task ids are those of the identical model (rank 0 has
+ * exactly the one-device values). */
 static void build_ids(gen_model *m)
 {
     for (int side = 0; side < 2; side++) {
         gen_ids *id = &m->ids[side];
         uint64_t h = gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 0, 0);
-        id->pid = 20000u + (unsigned)(h % 30000u) + (unsigned)side * 50000u;
-        id->thread_id = UINT64_C(281473000000000) + gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 1, 0) % UINT64_C(1000000000);
+        uint64_t own = (uint64_t)side | (uint64_t)m->rank << 8; /* = side on rank 0 */
+        id->pid = 20000u + (unsigned)(h % 30000u) + (unsigned)side * 50000u + m->rank;
+        id->thread_id = UINT64_C(281473000000000) + gen_hash(m->seed, GEN_R_IDS, own, 1, 0) % UINT64_C(1000000000);
         id->stream_phys[0] = 2u + (unsigned)(gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 2, 0) % 40u) * 2u;
         id->stream_phys[1] = id->stream_phys[0] + 1u;
         id->ptr_base = UINT64_C(0x12c000000000) + (gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 3, 0) % 0x1000u) * 0x100000u;
@@ -430,11 +485,14 @@ static void build_ids(gen_model *m)
          * gives timestamps above 2^33 µs, where printing tick/50.0 with %f
          * shows the double rounding the runtime's text really carries. */
         id->dev_t0 = UINT64_C(1200000000000) + (uint64_t)side * UINT64_C(180000000000) +
-                     gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 4, 0) % UINT64_C(1000000000);
+                     gen_hash(m->seed, GEN_R_IDS, own, 4, 0) % UINT64_C(1000000000);
+        /* the ranks start within a second of rank 0 */
         id->host_t0_ns = UINT64_C(1764400000000000000) + (uint64_t)side * UINT64_C(3600000000000) +
-                         gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 5, 0) % UINT64_C(1000000000000);
-        id->poll_phase = gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 6, 0) % GEN_POLL_TICKS;
-        id->log_t0_ms = (uint64_t)(10 + side) * 3600000u + gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 7, 0) % 3000000u;
+                         gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 5, 0) % UINT64_C(1000000000000) +
+                         (m->rank ? gen_hash(m->seed, GEN_R_IDS, own, 5, 0) % UINT64_C(1000000000) : 0);
+        id->poll_phase = gen_hash(m->seed, GEN_R_IDS, own, 6, 0) % GEN_POLL_TICKS;
+        id->log_t0_ms = (uint64_t)(10 + side) * 3600000u + gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 7, 0) % 3000000u +
+                        (m->rank ? gen_hash(m->seed, GEN_R_IDS, own, 7, 0) % 1000u : 0);
         id->task_id_base = 100u + (unsigned)(gen_hash(m->seed, GEN_R_IDS, (uint64_t)side, 8, 0) % 900u);
     }
 }
@@ -442,8 +500,9 @@ static void build_ids(gen_model *m)
 /* ------------------------------------------------ record budget */
 
 /* Records one side writes per core: per launch, one record per block a core
- * runs plus one parent per participating core. */
-static sk_err count_records(const gen_model *m, gen_side side, uint64_t iterations,
+ * runs plus one parent per participating core (rotate: the side's block ->
+ * core mapping rotates per launch). */
+static sk_err count_records(const gen_model *m, gen_side side, int rotate, uint64_t iterations,
                             uint64_t per_core[GEN_CORES], sk_diag *d)
 {
     (void)d;
@@ -458,14 +517,14 @@ static sk_err count_records(const gen_model *m, gen_side side, uint64_t iteratio
             for (unsigned p = 0; p < t->nkernels; p++) {
                 const gen_op *op = &m->ops[t->nodes[t->kernel_node[p]].op];
                 for (unsigned b = 0; b < gen_op_aic_lanes(op); b++)
-                    per_core[gen_core_of(m, 0, b, g)]++;
+                    per_core[core_of(rotate, 0, b, g)]++;
                 for (unsigned b = 0; b < gen_op_aiv_lanes(op); b++)
-                    per_core[gen_core_of(m, 1, b, g)]++;
+                    per_core[core_of(rotate, 1, b, g)]++;
             }
             for (unsigned b = 0; b < t->blocks; b++)
-                per_core[gen_core_of(m, 0, b, g)]++;
+                per_core[core_of(rotate, 0, b, g)]++;
             for (unsigned b = 0; b < 2 * t->blocks; b++)
-                per_core[gen_core_of(m, 1, b, g)]++;
+                per_core[core_of(rotate, 1, b, g)]++;
             g++;
         }
     }
@@ -483,7 +542,8 @@ static sk_err choose_capacity(gen_model *m, sk_diag *d)
     uint64_t per_core[GEN_CORES], worst = 0;
     unsigned worst_core = 0;
     for (int side = 0; side < 2; side++) {
-        sk_err e = count_records(m, (gen_side)side, (uint64_t)m->warmup + m->steps, per_core, d);
+        sk_err e = count_records(m, (gen_side)side, m->rotate_cores[side], (uint64_t)m->warmup + m->steps,
+                                 per_core, d);
         if (e)
             return e;
         for (unsigned c = 0; c < GEN_CORES; c++)
@@ -512,14 +572,16 @@ static sk_err choose_capacity(gen_model *m, sk_diag *d)
 /* buffer_full: the smallest buffer (64 KB, 1638 records) and just enough
  * iterations that the busiest core (the only one with ReshapeAndCache's
  * single block) passes it by three iterations while every other core
- * stays below. */
+ * stays below, under the identity block mapping.  multi_rank_buffer_full
+ * sizes every rank so; only the side with that mapping (disable-all of
+ * GEN_FULL_RANK) reaches the capacity, the rotating ones stay far below. */
 #define GEN_FULL_SK_ON_KB 64u
 #define GEN_FULL_EXTRA_ITERATIONS 3u
 
 static sk_err size_buffer_full(gen_model *m, sk_diag *d)
 {
     uint64_t per_core[GEN_CORES];
-    sk_err e = count_records(m, GEN_O0, 1, per_core, d);
+    sk_err e = count_records(m, GEN_O0, 0, 1, per_core, d);
     if (e)
         return e;
     uint64_t first = 0, second = 0;
@@ -541,6 +603,18 @@ static sk_err size_buffer_full(gen_model *m, sk_diag *d)
     m->steps = (unsigned)(iterations - m->warmup);
     m->prof_sk_on_kb = GEN_FULL_SK_ON_KB;
     m->capacity = cap;
+    for (int side = 0; side < 2; side++) {
+        if (!m->rotate_cores[side])
+            continue;
+        e = count_records(m, (gen_side)side, 1, iterations, per_core, d);
+        for (unsigned c = 0; !e && c < GEN_CORES; c++)
+            if (per_core[c] >= cap)
+                return sk_diag_set(d, SK_E_UNSUPPORTED, "model", 0,
+                                   "core %u of a rotating side would reach the capacity (%llu records)", c,
+                                   (unsigned long long)cap);
+        if (e)
+            return e;
+    }
     return SK_OK;
 }
 
@@ -548,6 +622,15 @@ static sk_err size_buffer_full(gen_model *m, sk_diag *d)
 
 #define GEN_DEFAULT_STEPS 6u
 #define GEN_WARMUP_LAUNCHES 2u
+
+/* One-device scenarios that also run on several ranks (every rank plants
+ * the same, with its own noise).  The others plant a one-device defect
+ * whose multi-rank truth is not modelled: refused as usage errors. */
+static int runs_on_ranks(gen_scenario sc)
+{
+    return sc == GEN_SC_REGRESSION || sc == GEN_SC_NO_REGRESSION || sc == GEN_SC_NO_REGRESSED_CHILD ||
+           sc == GEN_SC_REORDERED || gen_scenario_multi_rank(sc);
+}
 
 sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
 {
@@ -559,22 +642,41 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     m->warmup = GEN_WARMUP_LAUNCHES;
     m->zstd = opt->zstd;
     m->zstd_graphs = opt->zstd_graphs;
-    m->device = opt->device;
+    m->device = opt->device + opt->rank;
+    m->rank = opt->rank;
+    m->nranks = opt->ranks ? opt->ranks : 1;
+    m->noise_seed = m->rank == 0 ? m->seed : gen_hash(m->seed, GEN_R_RANK, m->rank, 0, 0);
     m->no_step_id = opt->no_step_id;
     gen_scenario sc = opt->scenario;
     if (m->layers < 3 || m->layers > GEN_MAX_LAYERS)
         return sk_diag_set(d, SK_E_ARG, "--layers", 0, "must be between 3 and %u (effects are planted in layers 1 and 2)",
                            GEN_MAX_LAYERS);
-    if (sc == GEN_SC_BUFFER_FULL && (opt->scale != 1 || opt->steps != 0))
+    if (m->nranks > GEN_MAX_RANKS || m->rank >= m->nranks)
+        return sk_diag_set(d, SK_E_ARG, "--ranks", 0, "must be between 1 and %u", GEN_MAX_RANKS);
+    if (gen_scenario_multi_rank(sc) && m->nranks < 2)
+        return sk_diag_set(d, SK_E_ARG, "--scenario", 0, "%s needs --ranks 2 or more", gen_scenario_name(sc));
+    if (m->nranks > 1 && !runs_on_ranks(sc))
         return sk_diag_set(d, SK_E_ARG, "--scenario", 0,
-                           "buffer_full sizes its own run; --scale and --steps are not accepted");
+                           "%s is a one-device scenario; with --ranks use regression, no_regression, "
+                           "no_regressed_child, reordered or a multi_rank scenario",
+                           gen_scenario_name(sc));
+    if ((uint64_t)opt->device + m->nranks - 1 > 63)
+        return sk_diag_set(d, SK_E_ARG, "--device", 0, "the devices of the ranks (%u to %u) must not exceed 63",
+                           opt->device, opt->device + m->nranks - 1);
+    int full = sc == GEN_SC_BUFFER_FULL || sc == GEN_SC_MULTI_RANK_BUFFER_FULL;
+    if (full && (opt->scale != 1 || opt->steps != 0))
+        return sk_diag_set(d, SK_E_ARG, "--scenario", 0,
+                           "%s sizes its own run; --scale and --steps are not accepted", gen_scenario_name(sc));
     if (opt->steps != 0 && opt->steps < 3)
         return sk_diag_set(d, SK_E_ARG, "--steps", 0, "must be at least 3 (the analyzer's sample floor)");
     unsigned base_steps = opt->steps ? opt->steps : GEN_DEFAULT_STEPS;
     if ((uint64_t)base_steps * opt->scale > 10000000u)
         return sk_diag_set(d, SK_E_ARG, "--scale", 0, "steps x scale must not exceed 10000000");
     m->steps = base_steps * opt->scale;
-    m->rotate_cores = sc != GEN_SC_BUFFER_FULL;
+    for (int side = 0; side < 2; side++)
+        m->rotate_cores[side] = sc != GEN_SC_BUFFER_FULL;
+    if (sc == GEN_SC_MULTI_RANK_BUFFER_FULL && m->rank == GEN_FULL_RANK)
+        m->rotate_cores[GEN_DA] = 0;
     m->customize_queue = sc == GEN_SC_REORDERED;
     m->fixture_shape = sc == GEN_SC_FIXTURE_SHAPE;
     m->options_mismatch = sc == GEN_SC_OPTIONS_MISMATCH;
@@ -587,7 +689,9 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
         [GEN_SC_INCOMPLETE_LANES] = GEN_LOG_PREFIXED, [GEN_SC_AMBIGUOUS] = GEN_LOG_MIXED,
         [GEN_SC_OPTIONS_MISMATCH] = GEN_LOG_PREFIXED, [GEN_SC_REORDERED] = GEN_LOG_PREFIXED,
         [GEN_SC_FIXTURE_SHAPE] = GEN_LOG_PLAIN,       [GEN_SC_HEADER_ONLY_KD] = GEN_LOG_PREFIXED,
-        [GEN_SC_DROPPED_ROW] = GEN_LOG_PREFIXED,      [GEN_SC_IMPURE_O0] = GEN_LOG_PREFIXED};
+        [GEN_SC_DROPPED_ROW] = GEN_LOG_PREFIXED,      [GEN_SC_IMPURE_O0] = GEN_LOG_PREFIXED,
+        [GEN_SC_MULTI_RANK] = GEN_LOG_MIXED,          [GEN_SC_MULTI_RANK_DEVICE_SET] = GEN_LOG_PREFIXED,
+        [GEN_SC_MULTI_RANK_BUFFER_FULL] = GEN_LOG_PLAIN};
     m->fused_style = styles[sc];
 
     build_ops(m);
@@ -598,7 +702,7 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     plant(m);
     name_sks(m);
     build_ids(m);
-    e = sc == GEN_SC_BUFFER_FULL ? size_buffer_full(m, d) : choose_capacity(m, d);
+    e = full ? size_buffer_full(m, d) : choose_capacity(m, d);
     if (e) {
         gen_model_free(m);
         return e;

@@ -50,12 +50,31 @@ typedef enum gen_scenario {
     GEN_SC_HEADER_ONLY_KD,
     GEN_SC_DROPPED_ROW,
     GEN_SC_IMPURE_O0,
+    GEN_SC_MULTI_RANK,            /* multi-rank: regression on rank 0, another child on one rank */
+    GEN_SC_MULTI_RANK_DEVICE_SET, /* as multi_rank; disable-all lacks the last rank */
+    GEN_SC_MULTI_RANK_BUFFER_FULL,/* as multi_rank; disable-all rank 1's sk_prof buffer fills */
     GEN_SC_COUNT
 } gen_scenario;
 
 const char *gen_scenario_name(gen_scenario s);
 /* Returns 0 and sets *s when name is a scenario, -1 otherwise. */
 int gen_scenario_parse(const char *name, gen_scenario *s);
+/* 1 for the multi_rank* scenarios (they need --ranks >= 2). */
+int gen_scenario_multi_rank(gen_scenario s);
+
+/* --ranks: at most this many ranks (devices) per side. */
+#define GEN_MAX_RANKS 16u
+/* The rank whose regression is another child than rank 0's in the
+ * multi_rank scenarios: rank 2, or rank 1 of a two-rank run. */
+unsigned gen_other_child_rank(unsigned nranks);
+/* multi_rank_buffer_full: the rank whose disable-all sk_prof buffer fills. */
+#define GEN_FULL_RANK 1u
+
+typedef struct gen_model gen_model;
+/* The side-root-relative directory of the model's profiler output:
+ * "profiler" with one device, else
+ * "profiler/gen_rank<k>_ascend_pt/ASCEND_PROFILER_OUTPUT" (out: >= 96 bytes). */
+void gen_prof_dir(const gen_model *m, char *out, size_t n);
 
 typedef enum gen_ktype { GEN_KT_AIC_ONLY, GEN_KT_AIV_ONLY, GEN_KT_MIX_1_1, GEN_KT_MIX_1_2 } gen_ktype;
 const char *gen_ktype_name(gen_ktype t);  /* runtime to_string(SkKernelType) */
@@ -160,7 +179,7 @@ typedef struct gen_drop {      /* incomplete_lanes: the record that is missing *
     unsigned bidx;
 } gen_drop;
 
-typedef struct gen_model {
+struct gen_model {
     gen_scenario scenario;
     uint64_t seed;
     unsigned scale;
@@ -169,9 +188,13 @@ typedef struct gen_model {
     unsigned warmup;           /* warmup launches per SK, recorded first */
     int zstd;                  /* sk_prof and kernel_details as .zst */
     int zstd_graphs;           /* also the two graph JSONs as .zst */
-    unsigned device;           /* the device named by every file of both sides */
+    unsigned device;           /* the device named by every file of both sides (of this rank) */
+    unsigned rank;             /* this model's rank, 0-based (0 with one device) */
+    unsigned nranks;           /* ranks per side (--ranks, 1 = one device) */
+    uint64_t noise_seed;       /* jitter, host and counter draws: seed on rank 0, derived from
+                                * seed and rank on the others */
     int no_step_id;            /* kernel_details has no Step Id column */
-    int rotate_cores;          /* block -> physical core mapping rotates per launch */
+    int rotate_cores[2];       /* per side: block -> physical core mapping rotates per launch */
     int customize_queue;       /* auto_op_parallel = 1: waits are reordered */
     int fixture_shape;         /* sk_prof in the reference fixture shape */
     int options_mismatch;      /* disable-all graph options differ in split_mode too */
@@ -191,7 +214,7 @@ typedef struct gen_model {
     gen_sk *sks;               /* graph order */
     unsigned nsks;
     gen_ids ids[2];
-} gen_model;
+};
 
 enum { GEN_T_ATTENTION = 0, GEN_T_MLP = 1, GEN_T_HEAD = 2 };
 
@@ -203,11 +226,16 @@ typedef struct gen_options {
     unsigned steps;            /* 0 = scenario default */
     int zstd;
     int zstd_graphs;
-    unsigned device;           /* --device: the device both sides profile (default 0) */
+    unsigned device;           /* --device: the device both sides profile (default 0); with
+                                * ranks, the device of rank 0 */
     int no_step_id;            /* --no-step-id: kernel_details without the Step Id column */
+    unsigned ranks;            /* --ranks: ranks per side (default 1) */
+    unsigned rank;             /* the rank the model is built for, < ranks */
 } gen_options;
 
-/* Builds the model of one scenario (allocates m->sks). */
+/* Builds the model of one scenario for rank opt->rank (allocates m->sks).
+ * Every rank of a run has the same SKs, names and ASCEND_PROF_SK_ON; what
+ * is planted, the noise, the device and the process identities differ. */
 sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d);
 void gen_model_free(gen_model *m);
 
@@ -217,8 +245,8 @@ void gen_model_free(gen_model *m);
 uint64_t gen_capacity_records(unsigned kb);
 
 /* Physical core of SK block b (aiv: lane kind) in the g-th launch of the
- * process. */
-unsigned gen_core_of(const gen_model *m, int aiv, unsigned block, uint64_t g);
+ * process of side. */
+unsigned gen_core_of(const gen_model *m, gen_side side, int aiv, unsigned block, uint64_t g);
 
 /* ------------------------------------------------ graph layout */
 

@@ -31,7 +31,8 @@ enum {
     GEN_R_HASH = 8,     /* 32-hex kernel hashes */
     GEN_R_IDS = 9,      /* process ids, pointers, bases */
     GEN_R_HOST = 10,    /* host-side durations (kernel_details) */
-    GEN_R_COUNTERS = 11 /* profiler counters columns */
+    GEN_R_COUNTERS = 11, /* profiler counters columns */
+    GEN_R_RANK = 12      /* the noise seed of ranks 1.. of a multi-rank run */
 };
 
 static inline uint64_t gen_hash(uint64_t seed, uint64_t purpose, uint64_t a, uint64_t b, uint64_t c)

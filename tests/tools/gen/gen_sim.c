@@ -157,7 +157,7 @@ static uint64_t lane_ticks(const sim *s, unsigned ski, unsigned p, const gen_op 
     uint64_t factor = s->side == GEN_DA ? sk->da_factor_pm[p] : 1000;
     int64_t j = 0;
     if (!nominal)
-        j = gen_uniform(gen_hash(m->seed, GEN_R_JITTER, ((uint64_t)s->side << 40) | ((uint64_t)ski << 8) | p,
+        j = gen_uniform(gen_hash(m->noise_seed, GEN_R_JITTER, ((uint64_t)s->side << 40) | ((uint64_t)ski << 8) | p,
                                  launch, (uint64_t)aiv * 256u + b),
                         -JITTER_BP, JITTER_BP);
     uint64_t d = (uint64_t)op->lane_ticks * factor * ratio * (uint64_t)(10000 + j) / UINT64_C(10000000000);
@@ -170,7 +170,7 @@ static int64_t draw(const sim *s, int purpose, unsigned ski, uint64_t launch, ui
 {
     if (nominal)
         return nominal_value;
-    return gen_uniform(gen_hash(s->m->seed, (uint64_t)purpose, ((uint64_t)s->side << 40) | ski, launch, k), lo, hi);
+    return gen_uniform(gen_hash(s->m->noise_seed, (uint64_t)purpose, ((uint64_t)s->side << 40) | ski, launch, k), lo, hi);
 }
 
 /* ------------------------------------------------ trace buffers */
@@ -346,7 +346,7 @@ static void run_launch(sim *s, unsigned ski, uint64_t launch, uint64_t g, uint64
         unsigned nb = aiv ? 2 * t->blocks : t->blocks;
         for (unsigned b = 0; b < nb; b++) {
             parent_slot *ps = &parents[np];
-            ps->core = gen_core_of(m, aiv, b, g);
+            ps->core = gen_core_of(m, s->side, aiv, b, g);
             ps->bidx = (uint8_t)b;
             ps->bnum = (uint8_t)nb;
             ps->start = t0 + (uint64_t)draw(s, GEN_R_ENTRY, ski, launch, np, 0, PARENT_SKEW_MAX, nominal, 0);
@@ -379,7 +379,7 @@ static void run_launch(sim *s, unsigned ski, uint64_t launch, uint64_t g, uint64
                 mt[GEN_M_SUM] += (int64_t)d;
                 if (record && !is_dropped(s, ski, launch, p, aiv, b)) {
                     gen_rec rec = {start, end, ski, (uint8_t)p, (uint8_t)b, (uint8_t)lanes,
-                                   (uint8_t)gen_core_of(m, aiv, b, g)};
+                                   (uint8_t)gen_core_of(m, s->side, aiv, b, g)};
                     device_write(s, &rec);
                 }
             }
@@ -443,7 +443,7 @@ static void csv_counters(sim *s, const csv_row *row, int on)
         return;
     }
     uint64_t busy_ns = row->dur_ns * 97 / 100;
-    uint64_t h = gen_hash(s->m->seed, GEN_R_COUNTERS, row->task_id, row->step, (uint64_t)on);
+    uint64_t h = gen_hash(s->m->noise_seed, GEN_R_COUNTERS, row->task_id, row->step, (uint64_t)on);
     uint64_t ratio_pm = 80 + h % 120;        /* scalar ratio 0.080 .. 0.199 */
     uint64_t miss_pm = 1 + (h >> 20) % 40;   /* icache miss 0.001 .. 0.040 */
     gen_out_putc(o, ',');
@@ -509,7 +509,7 @@ static uint64_t host_ns(const sim *s, uint64_t tick)
 
 static uint64_t host_jitter(const sim *s, uint64_t a, uint64_t b)
 {
-    return (uint64_t)gen_uniform(gen_hash(s->m->seed, GEN_R_HOST, (uint64_t)s->side, a, b), 0, 2 * HOST_JITTER_NS);
+    return (uint64_t)gen_uniform(gen_hash(s->m->noise_seed, GEN_R_HOST, (uint64_t)s->side, a, b), 0, 2 * HOST_JITTER_NS);
 }
 
 static void csv_kernel(sim *s, unsigned step, unsigned opi, uint64_t node_id, uint64_t start, uint64_t ticks,
@@ -535,15 +535,14 @@ static void csv_outside(sim *s, unsigned step, const char *name, const char *typ
 
 /* ------------------------------------------------ the run */
 
-static sk_err open_outputs(sim *s, const char *root, sk_diag *d)
+static sk_err open_outputs(sim *s, const char *prof_dir, sk_diag *d)
 {
     char path[1200];
-    snprintf(path, sizeof path, "%s/profiler/sk_prof_device_%u.json%s", root, s->m->device,
-             s->m->zstd ? ".zst" : "");
+    snprintf(path, sizeof path, "%s/sk_prof_device_%u.json%s", prof_dir, s->m->device, s->m->zstd ? ".zst" : "");
     sk_err e = gen_out_open(&s->prof, path, s->m->zstd, d);
     if (e)
         return e;
-    snprintf(path, sizeof path, "%s/profiler/kernel_details.csv%s", root, s->m->zstd ? ".zst" : "");
+    snprintf(path, sizeof path, "%s/kernel_details.csv%s", prof_dir, s->m->zstd ? ".zst" : "");
     e = gen_out_open(&s->csv, path, s->m->zstd, d);
     if (e)
         return e;
@@ -685,7 +684,7 @@ static void nominal_walls(sim *s)
     }
 }
 
-sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *root,
+sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *prof_dir,
                    gen_side_result *r, sk_diag *d)
 {
     sim s;
@@ -698,7 +697,7 @@ sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, 
     s.prof.fd = s.csv.fd = -1;
     sk_err e = alloc_result(&s, d);
     if (!e)
-        e = open_outputs(&s, root, d);
+        e = open_outputs(&s, prof_dir, d);
     if (!e) {
         nominal_walls(&s);
         e = simulate(&s);

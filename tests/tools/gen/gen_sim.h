@@ -1,6 +1,6 @@
 /* Runs one side's synthetic process: every SK launch (warmup first), the
  * per-core trace buffers with their capacity, the 100 ms dump polls that
- * write sk_prof_device_0.json in the runtime's order, and the profiler's
+ * write sk_prof_device_<device>.json in the runtime's order, and the profiler's
  * kernel_details.csv for the measured steps.  Keeps the per-step numbers
  * the ground truth and the self-check need.
  */
@@ -46,9 +46,9 @@ typedef struct gen_side_result {
 int gen_tracked_slot(const gen_model *m, unsigned sk);
 unsigned gen_tracked_count(const gen_model *m);
 
-/* Simulates side and writes DIR/<side>/profiler/{kernel_details.csv,
- * sk_prof_device_0.json} (".zst" appended when compressing). */
-sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *root,
+/* Simulates side and writes PROF_DIR/{kernel_details.csv,
+ * sk_prof_device_<device>.json} (".zst" appended when compressing). */
+sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *prof_dir,
                    gen_side_result *r, sk_diag *d);
 void gen_side_result_free(gen_side_result *r);
 

@@ -321,6 +321,9 @@ static const char *status_of(gen_scenario sc)
     case GEN_SC_HEADER_ONLY_KD:
     case GEN_SC_DROPPED_ROW:
         return "evidence_blocked";
+    case GEN_SC_MULTI_RANK:
+    case GEN_SC_MULTI_RANK_DEVICE_SET:
+    case GEN_SC_MULTI_RANK_BUFFER_FULL:
     case GEN_SC_COUNT:
         break;
     }
@@ -363,10 +366,40 @@ static const char *status_reason(gen_scenario sc)
     case GEN_SC_IMPURE_O0:
         return "as regression, but both processes ran with dcci_before_kernel_start = [\".*\"] (neither config "
                "shows it): O0 is not the incumbent without any DCCI option";
+    case GEN_SC_MULTI_RANK:
+        return "rank 0 has the regression of scenario regression, one other rank (2, or 1 of two) a slower mlp "
+               "SK through MatMulV3, every other rank noise only: the union over the devices is larger than "
+               "any one device's";
+    case GEN_SC_MULTI_RANK_DEVICE_SET:
+        return "as multi_rank, but the disable-all side lacks the last rank: one device is profiled on O0 "
+               "only (device_set_mismatch)";
+    case GEN_SC_MULTI_RANK_BUFFER_FULL:
+        return "as multi_rank, and rank 1 also has the slower mlp SK through MatMulV3, but on its disable-all "
+               "side one core's sk_prof buffer fills up and its super_kernel.log has the buffer-full warnings "
+               "(buffer_full): that device's children are not evidence, so the union is not built";
     case GEN_SC_COUNT:
         break;
     }
     return "?";
+}
+
+/* With ranks, the one-device scenarios plant the same on every rank. */
+static const char *status_reason_ranks(gen_scenario sc)
+{
+    switch (sc) {
+    case GEN_SC_REGRESSION:
+        return "as regression, on every rank (each with its own noise): every device is a repair candidate "
+               "with the same tokens";
+    case GEN_SC_REORDERED:
+        return "as reordered, on every rank (each with its own noise)";
+    case GEN_SC_NO_REGRESSION:
+        return "every SK of every rank is neutral";
+    case GEN_SC_NO_REGRESSED_CHILD:
+        return "as no_regressed_child, on every rank (each with its own noise)";
+    default:
+        break;
+    }
+    return status_reason(sc);
 }
 
 static const char token_order_rule[] =
@@ -375,17 +408,30 @@ static const char token_order_rule[] =
     "order; then occurrence), each SK's children by ascending position; tokens de-duplicated keeping the first "
     "appearance";
 
+static const char token_order_rule_ranks[] =
+    "children whose wall span or max-lane is significantly slower, taken from the significantly slower SKs of "
+    "every device present on both sides in order of descending planted_regression_pct (ties: structural key "
+    "= scope then op sequence, ascending byte order; then occurrence; then device id), each SK's children by "
+    "ascending position; tokens de-duplicated keeping the first appearance";
+
 /* ------------------------------------------------ self-check state */
 
+#define PROBLEM_LEN 512
+
+/* The truth of one rank (the only one with one device).  The builder and
+ * the first problem are shared by every rank of the run. */
 typedef struct truth {
     const gen_model *m;
     const gen_side_result *res;
-    tb t;
+    tb *t;
+    char *problem;           /* [PROBLEM_LEN] */
+    int written[2];          /* the rank was written on that side */
+    int paired;              /* the rank is on both sides (its device is compared) */
+    int multi;               /* a multi-rank run: child references name the device */
     cmp_result *sk_cmp;      /* [nsks] */
     cmp_result *child_cmp;   /* [tracked][GEN_MAX_KERNELS][GEN_M_COUNT] */
     unsigned *order;         /* slower SKs in token order */
     unsigned norder;
-    char problem[512];
 } truth;
 
 static void problem(truth *tr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -394,9 +440,10 @@ static void problem(truth *tr, const char *fmt, ...)
 {
     if (tr->problem[0])
         return;
+    int n = tr->multi ? snprintf(tr->problem, PROBLEM_LEN, "rank %u (device %u): ", tr->m->rank, tr->m->device) : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(tr->problem, sizeof tr->problem, fmt, ap);
+    vsnprintf(tr->problem + n, PROBLEM_LEN - (size_t)n, fmt, ap);
     va_end(ap);
 }
 
@@ -493,7 +540,7 @@ static const char *symbol_of(const gen_model *m, unsigned sk, unsigned p)
 
 static cJSON *jsk_ref(truth *tr, unsigned sk, unsigned p)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_sk *s = &tr->m->sks[sk];
     cJSON *o = jobj(t);
     add(t, o, "sk_index", jint(t, sk));
@@ -503,20 +550,22 @@ static cJSON *jsk_ref(truth *tr, unsigned sk, unsigned p)
     add(t, o, "position", jint(t, p));
     add(t, o, "symbol", jstr(t, symbol_of(tr->m, sk, p)));
     add(t, o, "token", jstr(t, token_of(tr->m, sk, p)));
+    if (tr->multi)
+        add(t, o, "device", jint(t, tr->m->device));
     return o;
 }
 
 static cJSON *jside_pair_str(truth *tr, const char *o0, const char *da)
 {
-    cJSON *o = jobj(&tr->t);
-    add(&tr->t, o, "o0", o0 ? jstr(&tr->t, o0) : track(&tr->t, cJSON_CreateNull()));
-    add(&tr->t, o, "disable_all", da ? jstr(&tr->t, da) : track(&tr->t, cJSON_CreateNull()));
+    cJSON *o = jobj(tr->t);
+    add(tr->t, o, "o0", o0 ? jstr(tr->t, o0) : track(tr->t, cJSON_CreateNull()));
+    add(tr->t, o, "disable_all", da ? jstr(tr->t, da) : track(tr->t, cJSON_CreateNull()));
     return o;
 }
 
 static cJSON *jchildren(truth *tr, unsigned sk)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_model *m = tr->m;
     const gen_sk *s = &m->sks[sk];
     const gen_template *tp = &m->tmpl[s->tmpl];
@@ -538,7 +587,7 @@ static cJSON *jchildren(truth *tr, unsigned sk)
         add(t, c, "planted_role", jstr(t, role));
         add(t, c, "planted_lane_factor_permille", jint(t, s->da_factor_pm[p]));
         add(t, c, "expected_selected", jbool(t, s->role[p] == GEN_ROLE_REGRESSED));
-        if (slot >= 0 && paired(m, sk)) {
+        if (slot >= 0 && paired(m, sk) && tr->paired) {
             cJSON *r = jobj(t);
             const cmp_result *cc = &tr->child_cmp[((size_t)slot * GEN_MAX_KERNELS + p) * GEN_M_COUNT];
             int mix = op->ktype == GEN_KT_MIX_1_1 || op->ktype == GEN_KT_MIX_1_2;
@@ -557,7 +606,7 @@ static cJSON *jchildren(truth *tr, unsigned sk)
 
 static cJSON *jstructure(truth *tr, unsigned sk)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_model *m = tr->m;
     const gen_template *tp = &m->tmpl[m->sks[sk].tmpl];
     cJSON *o = jobj(t), *ops = jarr(t), *kts = jarr(t), *nbs = jarr(t), *syms = jarr(t);
@@ -577,41 +626,47 @@ static cJSON *jstructure(truth *tr, unsigned sk)
     return o;
 }
 
+/* The ground truth of SK i of one rank. */
+static cJSON *jsk(truth *tr, unsigned i)
+{
+    tb *t = tr->t;
+    const gen_model *m = tr->m;
+    const gen_sk *s = &m->sks[i];
+    cJSON *o = jobj(t);
+    add(t, o, "index", jint(t, i));
+    add(t, o, "scope", jstr(t, m->tmpl[s->tmpl].scope));
+    add(t, o, "layer", jint(t, s->layer));
+    add(t, o, "extra", jbool(t, s->extra));
+    add(t, o, "occurrence", s->on_side[GEN_O0] ? jint(t, s->occurrence) : track(t, cJSON_CreateNull()));
+    add(t, o, "names", jside_pair_str(tr, s->on_side[GEN_O0] ? s->name[GEN_O0] : NULL,
+                                      s->on_side[GEN_DA] ? s->name[GEN_DA] : NULL));
+    cJSON *ids = jobj(t);
+    add(t, ids, "o0", s->on_side[GEN_O0] ? jint(t, s->scope_id[GEN_O0]) : track(t, cJSON_CreateNull()));
+    add(t, ids, "disable_all", s->on_side[GEN_DA] ? jint(t, s->scope_id[GEN_DA]) : track(t, cJSON_CreateNull()));
+    add(t, o, "scope_ids", ids);
+    add(t, o, "structure", jstructure(tr, i));
+    add(t, o, "expected_matching", jstr(t, m->scenario == GEN_SC_AMBIGUOUS ? "ambiguous" : "matched"));
+    add(t, o, "planted_class", jstr(t, gen_class_name(s->planted)));
+    add(t, o, "planted_regression_pct", jfloat(t, tr->paired ? planted_regression_pct(m, tr->res, i) : 0.0));
+    cJSON *nom = jobj(t);
+    add(t, nom, "o0", s->on_side[GEN_O0] && tr->written[GEN_O0] ? jint(t, nominal_kd_ns(&tr->res[GEN_O0], i))
+                                                                : track(t, cJSON_CreateNull()));
+    add(t, nom, "disable_all", s->on_side[GEN_DA] && tr->written[GEN_DA] ? jint(t, nominal_kd_ns(&tr->res[GEN_DA], i))
+                                                                         : track(t, cJSON_CreateNull()));
+    add(t, o, "planted_sk_wall_ns", nom);
+    add(t, o, "planted_extra_gap_ns", jint(t, (int64_t)s->da_extra_gap_ticks * GEN_NS_PER_TICK));
+    if (paired(m, i) && tr->paired)
+        add(t, o, "realized_sk_wall", jcompare(t, &tr->sk_cmp[i]));
+    if (gen_tracked_slot(m, i) >= 0)
+        add(t, o, "children", jchildren(tr, i));
+    return o;
+}
+
 static cJSON *jsks(truth *tr)
 {
-    tb *t = &tr->t;
-    const gen_model *m = tr->m;
-    cJSON *arr = jarr(t);
-    for (unsigned i = 0; i < m->nsks; i++) {
-        const gen_sk *s = &m->sks[i];
-        cJSON *o = jobj(t);
-        add(t, o, "index", jint(t, i));
-        add(t, o, "scope", jstr(t, m->tmpl[s->tmpl].scope));
-        add(t, o, "layer", jint(t, s->layer));
-        add(t, o, "extra", jbool(t, s->extra));
-        add(t, o, "occurrence", s->on_side[GEN_O0] ? jint(t, s->occurrence) : track(t, cJSON_CreateNull()));
-        add(t, o, "names", jside_pair_str(tr, s->on_side[GEN_O0] ? s->name[GEN_O0] : NULL,
-                                          s->on_side[GEN_DA] ? s->name[GEN_DA] : NULL));
-        cJSON *ids = jobj(t);
-        add(t, ids, "o0", s->on_side[GEN_O0] ? jint(t, s->scope_id[GEN_O0]) : track(t, cJSON_CreateNull()));
-        add(t, ids, "disable_all", s->on_side[GEN_DA] ? jint(t, s->scope_id[GEN_DA]) : track(t, cJSON_CreateNull()));
-        add(t, o, "scope_ids", ids);
-        add(t, o, "structure", jstructure(tr, i));
-        add(t, o, "expected_matching", jstr(t, m->scenario == GEN_SC_AMBIGUOUS ? "ambiguous" : "matched"));
-        add(t, o, "planted_class", jstr(t, gen_class_name(s->planted)));
-        add(t, o, "planted_regression_pct", jfloat(t, planted_regression_pct(m, tr->res, i)));
-        cJSON *nom = jobj(t);
-        add(t, nom, "o0", s->on_side[GEN_O0] ? jint(t, nominal_kd_ns(&tr->res[GEN_O0], i)) : track(t, cJSON_CreateNull()));
-        add(t, nom, "disable_all",
-            s->on_side[GEN_DA] ? jint(t, nominal_kd_ns(&tr->res[GEN_DA], i)) : track(t, cJSON_CreateNull()));
-        add(t, o, "planted_sk_wall_ns", nom);
-        add(t, o, "planted_extra_gap_ns", jint(t, (int64_t)s->da_extra_gap_ticks * GEN_NS_PER_TICK));
-        if (paired(m, i))
-            add(t, o, "realized_sk_wall", jcompare(t, &tr->sk_cmp[i]));
-        if (gen_tracked_slot(m, i) >= 0)
-            add(t, o, "children", jchildren(tr, i));
-        push(t, arr, o);
-    }
+    cJSON *arr = jarr(tr->t);
+    for (unsigned i = 0; i < tr->m->nsks; i++)
+        push(tr->t, arr, jsk(tr, i));
     return arr;
 }
 
@@ -633,15 +688,42 @@ static int is_selected(const gen_model *m, unsigned sk, unsigned p)
     return m->sks[sk].role[p] == GEN_ROLE_REGRESSED && m->sks[sk].planted == GEN_CLASS_SLOWER;
 }
 
-static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *selected_list)
+/* A significantly slower SK of one rank, in the walk of the token union. */
+typedef struct slow_ref {
+    truth *tr;
+    unsigned sk;
+} slow_ref;
+
+/* 1 when x comes before y in the union order: descending planted
+ * regression, structural key, occurrence, device. */
+static int slow_before(const slow_ref *x, const slow_ref *y)
 {
-    tb *t = &tr->t;
-    const gen_model *m = tr->m;
+    double px = planted_regression_pct(x->tr->m, x->tr->res, x->sk);
+    double py = planted_regression_pct(y->tr->m, y->tr->res, y->sk);
+    if (px != py)
+        return px > py;
+    const gen_sk *a = &x->tr->m->sks[x->sk], *b = &y->tr->m->sks[y->sk];
+    int c = strcmp(x->tr->m->tmpl[a->tmpl].scope, y->tr->m->tmpl[b->tmpl].scope);
+    if (c)
+        return c < 0;
+    if (a->occurrence != b->occurrence)
+        return a->occurrence < b->occurrence;
+    return x->tr->m->device < y->tr->m->device;
+}
+
+/* The token union over the slower SKs of order (one rank's, or every
+ * compared rank's in the union order); collateral over the ranks trs. */
+static cJSON *jtokens(truth *const *trs, unsigned ntrs, const slow_ref *order, unsigned norder,
+                      cJSON *token_list, cJSON *regex_list, cJSON *selected_list)
+{
+    tb *t = trs[0]->t;
     cJSON *arr = jarr(t);
     const char *seen[64];
     unsigned nseen = 0;
-    for (unsigned oi = 0; oi < tr->norder; oi++) {
-        unsigned sk = tr->order[oi];
+    for (unsigned oi = 0; oi < norder; oi++) {
+        truth *tr = order[oi].tr;
+        const gen_model *m = tr->m;
+        unsigned sk = order[oi].sk;
         const gen_template *tp = &m->tmpl[m->sks[sk].tmpl];
         for (unsigned p = 0; p < tp->nkernels; p++) {
             if (!is_selected(m, sk, p))
@@ -657,39 +739,46 @@ static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *se
             char regex[200];
             token_regex(token, symbol_of(m, sk, p), regex, sizeof regex);
             cJSON *o = jobj(t), *sel = jarr(t), *syms = jarr(t), *coll = jobj(t);
-            /* Every selected child with this token (any SK, any position). */
-            for (unsigned oj = 0; oj < tr->norder; oj++) {
-                unsigned sk2 = tr->order[oj];
-                const gen_template *t2 = &m->tmpl[m->sks[sk2].tmpl];
+            /* Every selected child with this token (any rank, SK, position). */
+            for (unsigned oj = 0; oj < norder; oj++) {
+                truth *tr2 = order[oj].tr;
+                unsigned sk2 = order[oj].sk;
+                const gen_template *t2 = &tr2->m->tmpl[tr2->m->sks[sk2].tmpl];
                 for (unsigned p2 = 0; p2 < t2->nkernels; p2++)
-                    if (is_selected(m, sk2, p2) && strcmp(token_of(m, sk2, p2), token) == 0)
-                        push(t, sel, jsk_ref(tr, sk2, p2));
+                    if (is_selected(tr2->m, sk2, p2) && strcmp(token_of(tr2->m, sk2, p2), token) == 0)
+                        push(t, sel, jsk_ref(tr2, sk2, p2));
             }
             push(t, syms, jstr(t, symbol_of(m, sk, p)));
             for (int side = 0; side < 2; side++) {
                 cJSON *list = jarr(t);
-                for (unsigned i = 0; i < m->nsks; i++) {
-                    const gen_sk *s = &m->sks[i];
-                    if (!s->on_side[side])
-                        continue;
-                    const gen_template *t3 = &m->tmpl[s->tmpl];
-                    for (unsigned p3 = 0; p3 < t3->nkernels; p3++) {
-                        const char *sym = symbol_of(m, i, p3);
-                        int hit = gen_runtime_match(regex, sym);
-                        if (hit < 0)
-                            t->err = SK_E_NOMEM;
-                        if (hit <= 0)
+                for (unsigned r = 0; r < ntrs; r++) {
+                    truth *tr3 = trs[r];
+                    const gen_model *m3 = tr3->m;
+                    for (unsigned i = 0; i < m3->nsks; i++) {
+                        const gen_sk *s = &m3->sks[i];
+                        if (!s->on_side[side])
                             continue;
-                        if (strcmp(token_of(m, i, p3), token) != 0)
-                            problem(tr, "pattern %s also matches %s (token %s)", regex, sym, token_of(m, i, p3));
-                        if (is_selected(m, i, p3))
-                            continue;
-                        cJSON *c = jobj(t);
-                        add(t, c, "sk_index", jint(t, i));
-                        add(t, c, "scope", jstr(t, t3->scope));
-                        add(t, c, "layer", jint(t, s->layer));
-                        add(t, c, "position", jint(t, p3));
-                        push(t, list, c);
+                        const gen_template *t3 = &m3->tmpl[s->tmpl];
+                        for (unsigned p3 = 0; p3 < t3->nkernels; p3++) {
+                            const char *sym = symbol_of(m3, i, p3);
+                            int hit = gen_runtime_match(regex, sym);
+                            if (hit < 0)
+                                t->err = SK_E_NOMEM;
+                            if (hit <= 0)
+                                continue;
+                            if (strcmp(token_of(m3, i, p3), token) != 0)
+                                problem(tr3, "pattern %s also matches %s (token %s)", regex, sym, token_of(m3, i, p3));
+                            if (is_selected(m3, i, p3))
+                                continue;
+                            cJSON *c = jobj(t);
+                            add(t, c, "sk_index", jint(t, i));
+                            add(t, c, "scope", jstr(t, t3->scope));
+                            add(t, c, "layer", jint(t, s->layer));
+                            add(t, c, "position", jint(t, p3));
+                            if (tr3->multi)
+                                add(t, c, "device", jint(t, m3->device));
+                            push(t, list, c);
+                        }
                     }
                 }
                 add(t, coll, gen_side_dir[side], list);
@@ -712,6 +801,32 @@ static cJSON *jtokens(truth *tr, cJSON *token_list, cJSON *regex_list, cJSON *se
     return arr;
 }
 
+/* One rank's tokens in its own order (first appearance). */
+static cJSON *jrank_tokens(truth *tr)
+{
+    tb *t = tr->t;
+    const gen_model *m = tr->m;
+    cJSON *arr = jarr(t);
+    const char *seen[64];
+    unsigned nseen = 0;
+    for (unsigned oi = 0; oi < tr->norder; oi++) {
+        unsigned sk = tr->order[oi];
+        for (unsigned p = 0; p < m->tmpl[m->sks[sk].tmpl].nkernels; p++) {
+            if (!is_selected(m, sk, p))
+                continue;
+            const char *token = token_of(m, sk, p);
+            int dup = 0;
+            for (unsigned k = 0; k < nseen; k++)
+                dup |= strcmp(seen[k], token) == 0;
+            if (dup || nseen == 64)
+                continue;
+            seen[nseen++] = token;
+            push(t, arr, jstr(t, token));
+        }
+    }
+    return arr;
+}
+
 static cJSON *jcores(tb *t, const uint64_t *v)
 {
     cJSON *a = jarr(t);
@@ -722,19 +837,28 @@ static cJSON *jcores(tb *t, const uint64_t *v)
 
 static cJSON *jside(truth *tr, gen_side side, const gen_run_info *info)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_model *m = tr->m;
     const gen_side_result *r = &tr->res[side];
     char buf[512];
     cJSON *o = jobj(t), *files = jobj(t), *full = jarr(t);
     const char *z = m->zstd ? ".zst" : "";
     const char *zg = m->zstd_graphs ? ".zst" : "";
+    char prof[128];
+    gen_prof_dir(m, prof, sizeof prof);
     add(t, o, "root", jstr(t, gen_side_dir[side]));
     add(t, o, "pid", jint(t, m->ids[side].pid));
-    snprintf(buf, sizeof buf, "profiler/kernel_details.csv%s", z);
+    snprintf(buf, sizeof buf, "%s/kernel_details.csv%s", prof, z);
     add(t, files, "kernel_details", jstr(t, buf));
-    snprintf(buf, sizeof buf, "profiler/sk_prof_device_%u.json%s", m->device, z);
+    snprintf(buf, sizeof buf, "%s/sk_prof_device_%u.json%s", prof, m->device, z);
     add(t, files, "sk_prof", jstr(t, buf));
+    if (m->nranks > 1) {
+        snprintf(buf, sizeof buf, "sk_meta/%u/sk_prof_device_%u.json%s", m->ids[side].pid, m->device, z);
+        add(t, files, "sk_prof_raw", jstr(t, buf));
+        add(t, o, "rank", jint(t, m->rank));
+        add(t, o, "device", jint(t, m->device));
+        add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores[side]));
+    }
     static const char *const metas[][2] = {{"sk_fused_nodes", "sk_fused_nodes.log"},
                                            {"sk_scope_split", "sk_scope_split.log"},
                                            {"sk_fusion_fail_reasons", "sk_fusion_fail_reasons.log"},
@@ -787,7 +911,7 @@ static cJSON *jside(truth *tr, gen_side side, const gen_run_info *info)
 
 static cJSON *jrun(truth *tr)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_model *m = tr->m;
     cJSON *o = jobj(t), *arch = jobj(t);
     add(t, o, "warmup_launches", jint(t, m->warmup));
@@ -803,7 +927,7 @@ static cJSON *jrun(truth *tr)
     if (m->no_step_id) /* absent: "step_id" (keeps the default scenarios' bytes) */
         add(t, o, "occurrence_mode", jstr(t, "launch_order"));
     add(t, o, "auto_op_parallel", jint(t, m->customize_queue));
-    add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores));
+    add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores[GEN_O0]));
     add(t, arch, "name", jstr(t, "DAV_2201"));
     add(t, arch, "cores", jint(t, GEN_CORES));
     add(t, arch, "aiv_first_core", jint(t, GEN_AIC_CORES));
@@ -818,7 +942,7 @@ static cJSON *jrun(truth *tr)
  * damaged row's SK for dropped_row. */
 static cJSON *junclassified(truth *tr)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_model *m = tr->m;
     cJSON *arr = jarr(t);
     for (unsigned i = 0; i < m->nsks; i++) {
@@ -830,9 +954,9 @@ static cJSON *junclassified(truth *tr)
     return arr;
 }
 
-static cJSON *jintegrity(truth *tr)
+static cJSON *jintegrity(truth *tr, int any_full)
 {
-    tb *t = &tr->t;
+    tb *t = tr->t;
     const gen_model *m = tr->m;
     cJSON *o = jobj(t);
     cJSON *drop = track(t, cJSON_CreateNull());
@@ -851,7 +975,7 @@ static cJSON *jintegrity(truth *tr)
         add(t, drop, "block_num", jint(t, m->drop.aiv ? gen_op_aiv_lanes(op) : gen_op_aic_lanes(op)));
     }
     add(t, o, "missing_record", drop);
-    add(t, o, "buffer_full", jbool(t, tr->res[0].nwarnings > 0 || tr->res[1].nwarnings > 0));
+    add(t, o, "buffer_full", jbool(t, any_full));
     add(t, o, "options_differ_beyond_dcci", jbool(t, m->options_mismatch));
     if (m->options_mismatch) {
         cJSON *d = jobj(t);
@@ -878,42 +1002,241 @@ static cJSON *jintegrity(truth *tr)
     return o;
 }
 
-sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const gen_run_info *info,
-                       const char *path, sk_diag *d)
+/* ------------------------------------------------ ranks */
+
+static sk_err truth_init(truth *tr, const gen_rank_out *r, tb *t, char *prob, int multi)
 {
-    truth tr;
-    memset(&tr, 0, sizeof tr);
-    tr.m = m;
-    tr.res = res;
+    memset(tr, 0, sizeof *tr);
+    tr->m = r->m;
+    tr->res = r->res;
+    tr->t = t;
+    tr->problem = prob;
+    tr->multi = multi;
+    tr->written[GEN_O0] = r->on_side[GEN_O0];
+    tr->written[GEN_DA] = r->on_side[GEN_DA];
+    tr->paired = r->on_side[GEN_O0] && r->on_side[GEN_DA];
+    unsigned tracked = gen_tracked_count(r->m);
+    tr->sk_cmp = sk_calloc(r->m->nsks, sizeof *tr->sk_cmp);
+    tr->child_cmp = sk_calloc((tracked ? tracked : 1) * GEN_MAX_KERNELS * GEN_M_COUNT, sizeof *tr->child_cmp);
+    tr->order = sk_calloc(r->m->nsks, sizeof *tr->order);
+    return tr->sk_cmp && tr->child_cmp && tr->order ? SK_OK : SK_E_NOMEM;
+}
+
+static void truth_free(truth *tr)
+{
+    sk_free(tr->sk_cmp);
+    sk_free(tr->child_cmp);
+    sk_free(tr->order);
+}
+
+/* A written side of the rank lost records: a buffer-full warning or a
+ * core at the capacity (issues buffer_full, core_capacity_reached). */
+static int side_full(const truth *tr, int side)
+{
+    const gen_side_result *r = &tr->res[side];
+    if (!tr->written[side] || tr->m->fixture_shape)
+        return 0;
+    int full = r->nwarnings > 0;
+    for (unsigned c = 0; c < GEN_CORES; c++)
+        full |= r->written[c] >= tr->m->capacity;
+    return full;
+}
+
+static unsigned count_selected(const truth *tr)
+{
+    unsigned n = 0;
+    for (unsigned oi = 0; oi < tr->norder; oi++)
+        for (unsigned p = 0; p < tr->m->tmpl[tr->m->sks[tr->order[oi]].tmpl].nkernels; p++)
+            n += (unsigned)is_selected(tr->m, tr->order[oi], p);
+    return n;
+}
+
+/* What the analysis of one device finds (docs/analyze.md §5 order: a
+ * device without a slower SK is not blocked by its lost records). */
+static const char *device_status(const truth *tr)
+{
+    if (!tr->norder)
+        return "no_significant_regression";
+    if (side_full(tr, GEN_O0) || side_full(tr, GEN_DA))
+        return "child_attribution_blocked";
+    return count_selected(tr) ? "repair_candidate" : "no_regressed_child";
+}
+
+static cJSON *jissue(tb *t, const char *gate, const char *code, int side, unsigned device)
+{
+    cJSON *o = jobj(t);
+    add(t, o, "gate", jstr(t, gate));
+    add(t, o, "code", jstr(t, code));
+    add(t, o, "side", jstr(t, gen_side_dir[side]));
+    add(t, o, "device", jint(t, device));
+    return o;
+}
+
+/* The run of several ranks: the pair's status, the issues it must report
+ * (expected.issues) and one expected entry per device on both sides. */
+static const char *ranks_status(truth *trs, unsigned n, cJSON *issues, cJSON *devices)
+{
+    tb *t = trs[0].t;
+    int missing = 0, slower = 0, full = 0;
+    unsigned selected = 0;
+    for (unsigned k = 0; k < n; k++) {
+        truth *tr = &trs[k];
+        for (int side = 0; side < 2; side++)
+            if (!tr->written[side]) {
+                missing = 1;
+                push(t, issues, jissue(t, "collection", "device_set_mismatch", 1 - side, tr->m->device));
+            }
+        if (!tr->paired)
+            continue;
+        /* lost records are checked only on a device with a slower SK */
+        for (int side = 0; side < 2 && tr->norder; side++)
+            if (side_full(tr, side)) {
+                full = 1;
+                push(t, issues, jissue(t, "attribution", "buffer_full", side, tr->m->device));
+                push(t, issues, jissue(t, "attribution", "core_capacity_reached", side, tr->m->device));
+            }
+        slower |= tr->norder > 0;
+        selected += count_selected(tr);
+        cJSON *o = jobj(t), *sks = jarr(t), *children = jarr(t);
+        for (unsigned oi = 0; oi < tr->norder; oi++) {
+            unsigned sk = tr->order[oi];
+            push(t, sks, jsk(tr, sk));
+            for (unsigned p = 0; p < tr->m->tmpl[tr->m->sks[sk].tmpl].nkernels; p++)
+                if (is_selected(tr->m, sk, p))
+                    push(t, children, jsk_ref(tr, sk, p));
+        }
+        add(t, o, "device", jint(t, tr->m->device));
+        add(t, o, "rank", jint(t, tr->m->rank));
+        add(t, o, "status", jstr(t, device_status(tr)));
+        add(t, o, "slower_sks", sks);
+        add(t, o, "regressed_children", children);
+        add(t, o, "tokens", jrank_tokens(tr));
+        push(t, devices, o);
+    }
+    if (missing)
+        return "collection_blocked";
+    if (!slower)
+        return "no_significant_regression";
+    if (full)
+        return "child_attribution_blocked";
+    return selected ? "repair_candidate" : "no_regressed_child";
+}
+
+static cJSON *jdevice_list(truth *trs, unsigned n, int side)
+{
+    cJSON *a = jarr(trs[0].t);
+    for (unsigned k = 0; k < n; k++)
+        if (trs[k].written[side])
+            push(trs[0].t, a, jint(trs[0].t, trs[k].m->device));
+    return a;
+}
+
+/* Multi-rank additions to integrity: the devices of one side only and the
+ * sides of devices that lost records. */
+static void jintegrity_ranks(truth *trs, unsigned n, cJSON *o)
+{
+    tb *t = trs[0].t;
+    cJSON *only = track(t, cJSON_CreateNull()), *full = jarr(t);
+    for (unsigned k = 0; k < n; k++) {
+        if (!trs[k].paired && cJSON_IsNull(only)) {
+            cJSON_Delete(only);
+            only = jobj(t);
+            for (int side = 0; side < 2; side++) {
+                cJSON *a = jarr(t);
+                for (unsigned j = 0; j < n; j++)
+                    if (trs[j].written[side] && !trs[j].written[1 - side])
+                        push(t, a, jint(t, trs[j].m->device));
+                add(t, only, side == GEN_O0 ? "o0_only" : "disable_all_only", a);
+            }
+        }
+        for (int side = 0; side < 2; side++) {
+            if (!side_full(&trs[k], side))
+                continue;
+            cJSON *x = jobj(t), *cores = jarr(t);
+            for (unsigned c = 0; c < GEN_CORES; c++)
+                if (trs[k].res[side].written[c] >= trs[k].m->capacity)
+                    push(t, cores, jint(t, c));
+            add(t, x, "side", jstr(t, gen_side_dir[side]));
+            add(t, x, "device", jint(t, trs[k].m->device));
+            add(t, x, "rank", jint(t, trs[k].m->rank));
+            add(t, x, "cores_at_capacity", cores);
+            add(t, x, "buffer_full_warnings", jint(t, (int64_t)trs[k].res[side].nwarnings));
+            push(t, full, x);
+        }
+    }
+    add(t, o, "device_set_mismatch", only);
+    add(t, o, "buffer_full_devices", full);
+}
+
+sk_err gen_truth_write(const gen_rank_out *ranks, unsigned nranks, const gen_run_info *info, const char *path,
+                       sk_diag *d)
+{
+    static truth trs[GEN_MAX_RANKS];
+    truth *cmp[GEN_MAX_RANKS];
+    char prob[PROBLEM_LEN] = "";
+    tb build = {SK_OK};
+    tb *t = &build;
+    unsigned ninit = 0, ncmp = 0, norder = 0;
+    slow_ref *order = NULL;
     cJSON *root = NULL;
     sk_buf text = SK_BUF_INIT;
     gen_out o;
     memset(&o, 0, sizeof o);
     o.fd = -1;
     sk_err e = SK_OK;
-    unsigned tracked = gen_tracked_count(m);
-    tr.sk_cmp = sk_calloc(m->nsks, sizeof *tr.sk_cmp);
-    tr.child_cmp = sk_calloc((tracked ? tracked : 1) * GEN_MAX_KERNELS * GEN_M_COUNT, sizeof *tr.child_cmp);
-    tr.order = sk_calloc(m->nsks, sizeof *tr.order);
-    if (!tr.sk_cmp || !tr.child_cmp || !tr.order) {
-        e = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory for the ground truth");
+    int multi = nranks > 1;
+    if (nranks == 0 || nranks > GEN_MAX_RANKS) {
+        e = sk_diag_set(d, SK_E_INTERNAL, path, 0, "%u ranks", nranks);
         goto out;
     }
-    e = check(&tr);
+    for (unsigned k = 0; k < nranks && !e; k++) {
+        e = truth_init(&trs[k], &ranks[k], t, prob, multi);
+        ninit = k + 1;
+    }
+    unsigned nslow = 0;
+    for (unsigned k = 0; k < nranks && !e; k++) {
+        if (!trs[k].paired)
+            continue;
+        e = check(&trs[k]);
+        order_slower(&trs[k]);
+        nslow += trs[k].norder;
+        cmp[ncmp++] = &trs[k];
+    }
+    if (!e && !(order = sk_calloc(nslow ? nslow : 1, sizeof *order)))
+        e = SK_E_NOMEM;
     if (e) {
         sk_diag_set(d, e, path, 0, "out of memory for the statistics");
         goto out;
     }
-    order_slower(&tr);
-    tb *t = &tr.t;
+    /* the union walk: every compared rank's slower SKs, insertion-sorted
+     * (stable) by slow_before */
+    for (unsigned r = 0; r < ncmp; r++)
+        for (unsigned oi = 0; oi < cmp[r]->norder; oi++) {
+            slow_ref x = {cmp[r], cmp[r]->order[oi]};
+            unsigned at = norder++;
+            while (at > 0 && slow_before(&x, &order[at - 1])) {
+                order[at] = order[at - 1];
+                at--;
+            }
+            order[at] = x;
+        }
+    truth *tr = &trs[0];
+    const gen_model *m = tr->m;
     root = jobj(t);
     cJSON *expected = jobj(t), *tokens = jarr(t), *regexes = jarr(t), *selected = jarr(t), *decoys = jarr(t);
-    cJSON *token_objs = jtokens(&tr, tokens, regexes, selected);
-    for (unsigned i = 0; i < m->nsks; i++)
-        for (unsigned p = 0; p < m->tmpl[m->sks[i].tmpl].nkernels; p++)
-            if (m->sks[i].role[p] == GEN_ROLE_DECOY)
-                push(t, decoys, jsk_ref(&tr, i, p));
-    int repair = strcmp(status_of(m->scenario), "repair_candidate") == 0;
+    cJSON *token_objs = jtokens(cmp, ncmp, order, norder, tokens, regexes, selected);
+    for (unsigned r = 0; r < ncmp; r++)
+        for (unsigned i = 0; i < cmp[r]->m->nsks; i++)
+            for (unsigned p = 0; p < cmp[r]->m->tmpl[cmp[r]->m->sks[i].tmpl].nkernels; p++)
+                if (cmp[r]->m->sks[i].role[p] == GEN_ROLE_DECOY)
+                    push(t, decoys, jsk_ref(cmp[r], i, p));
+    cJSON *issues = multi ? jarr(t) : NULL, *devices = multi ? jarr(t) : NULL;
+    const char *status = multi ? ranks_status(trs, nranks, issues, devices) : status_of(m->scenario);
+    int repair = strcmp(status, "repair_candidate") == 0;
+    int any_full = 0;
+    for (unsigned k = 0; k < nranks; k++)
+        for (int side = 0; side < 2; side++)
+            any_full |= trs[k].written[side] && trs[k].res[side].nwarnings > 0;
     cJSON *gen = jobj(t);
     add(t, gen, "name", jstr(t, "skdcci_gen"));
     add(t, gen, "command", jstr(t, info->command));
@@ -925,28 +1248,66 @@ sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const g
     add(t, gen, "zstd_graphs", jbool(t, m->zstd_graphs));
     add(t, root, "schema_version", jstr(t, "skdcci-gen-truth-1"));
     add(t, root, "generator", gen);
-    add(t, expected, "status", jstr(t, status_of(m->scenario)));
-    add(t, expected, "reason", jstr(t, status_reason(m->scenario)));
-    add(t, expected, "token_order_rule", jstr(t, token_order_rule));
+    add(t, expected, "status", jstr(t, status));
+    add(t, expected, "reason", jstr(t, multi ? status_reason_ranks(m->scenario) : status_reason(m->scenario)));
+    add(t, expected, "token_order_rule", jstr(t, multi ? token_order_rule_ranks : token_order_rule));
     add(t, expected, "tokens", repair ? cJSON_Duplicate(tokens, 1) : jarr(t));
     add(t, expected, "regexes", repair ? cJSON_Duplicate(regexes, 1) : jarr(t));
     add(t, expected, "writes_option_files", jbool(t, repair));
-    add(t, expected, "unclassified", junclassified(&tr));
+    add(t, expected, "unclassified", junclassified(tr));
+    if (multi) {
+        add(t, expected, "devices", devices);
+        add(t, expected, "issues", issues);
+    }
     add(t, root, "expected", expected);
     add(t, root, "planted_tokens", tokens);
     add(t, root, "planted_regexes", regexes);
     add(t, root, "selected_children", selected);
     add(t, root, "decoys", decoys);
     add(t, root, "tokens", token_objs);
-    add(t, root, "run", jrun(&tr));
+    cJSON *run = jrun(tr);
+    if (multi) {
+        cJSON *devs = jobj(t);
+        add(t, devs, "o0", jdevice_list(trs, nranks, GEN_O0));
+        add(t, devs, "disable_all", jdevice_list(trs, nranks, GEN_DA));
+        add(t, run, "ranks", jint(t, nranks));
+        add(t, run, "devices", devs);
+    }
+    add(t, root, "run", run);
     cJSON *sides = jobj(t);
-    add(t, sides, "o0", jside(&tr, GEN_O0, info));
-    add(t, sides, "disable_all", jside(&tr, GEN_DA, info));
+    for (int side = 0; side < 2; side++) {
+        cJSON *so = jside(tr, (gen_side)side, info);
+        if (multi) {
+            cJSON *list = jarr(t);
+            for (unsigned k = 0; k < nranks; k++)
+                if (trs[k].written[side])
+                    push(t, list, jside(&trs[k], (gen_side)side, info));
+            add(t, so, "ranks", list);
+        }
+        add(t, sides, gen_side_dir[side], so);
+    }
     add(t, root, "sides", sides);
-    add(t, root, "sks", jsks(&tr));
-    add(t, root, "integrity", jintegrity(&tr));
-    if (tr.problem[0]) {
-        e = sk_diag_set(d, SK_E_INTERNAL, path, 0, "self-check failed: %s", tr.problem);
+    add(t, root, "sks", jsks(tr));
+    if (multi) {
+        cJSON *list = jarr(t);
+        for (unsigned k = 0; k < nranks; k++) {
+            cJSON *x = jobj(t), *on = jobj(t);
+            add(t, x, "rank", jint(t, trs[k].m->rank));
+            add(t, x, "device", jint(t, trs[k].m->device));
+            add(t, on, "o0", jbool(t, trs[k].written[GEN_O0]));
+            add(t, on, "disable_all", jbool(t, trs[k].written[GEN_DA]));
+            add(t, x, "on_sides", on);
+            add(t, x, "sks", jsks(&trs[k]));
+            push(t, list, x);
+        }
+        add(t, root, "ranks", list);
+    }
+    cJSON *integrity = jintegrity(tr, any_full);
+    if (multi)
+        jintegrity_ranks(trs, nranks, integrity);
+    add(t, root, "integrity", integrity);
+    if (prob[0]) {
+        e = sk_diag_set(d, SK_E_INTERNAL, path, 0, "self-check failed: %s", prob);
         goto out;
     }
     if (t->err) {
@@ -969,8 +1330,8 @@ out:
     gen_out_abandon(&o);
     sk_buf_free(&text);
     cJSON_Delete(root);
-    sk_free(tr.sk_cmp);
-    sk_free(tr.child_cmp);
-    sk_free(tr.order);
+    for (unsigned k = 0; k < ninit; k++)
+        truth_free(&trs[k]);
+    sk_free(order);
     return e;
 }

@@ -49,9 +49,17 @@ typedef struct gen_run_info {
     const char *inputs_dir;    /* "inputs" */
 } gen_run_info;
 
-/* Self-checks the planted classes against the realized statistics and
- * writes DIR/ground-truth.json (canonical JSON + newline). */
-sk_err gen_truth_write(const gen_model *m, const gen_side_result res[2], const gen_run_info *info,
-                       const char *path, sk_diag *d);
+/* One rank of a run: its model and both sides' results. */
+typedef struct gen_rank_out {
+    const gen_model *m;
+    const gen_side_result *res;  /* [2] */
+    int on_side[2];              /* the rank was written on that side */
+} gen_rank_out;
+
+/* Self-checks the planted classes of every rank on both sides against the
+ * realized statistics and writes DIR/ground-truth.json (canonical JSON +
+ * newline); with one rank, the one-device document. */
+sk_err gen_truth_write(const gen_rank_out *ranks, unsigned nranks, const gen_run_info *info, const char *path,
+                       sk_diag *d);
 
 #endif
