@@ -103,6 +103,18 @@ size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g)
     return n;
 }
 
+int dcci_analysis_each_issue(const dcci_analysis *a, dcci_issue_fn fn, void *ctx)
+{
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    int r = 0;
+    for (int l = 0; l < 3 && !r; l++)
+        for (size_t i = 0; i < lists[l]->n && !r; i++)
+            r = fn(ctx, &lists[l]->v[i]);
+    for (size_t i = 0; i < a->ndevices && !r; i++)
+        r = dcci_analysis_each_issue(&a->devices[i], fn, ctx);
+    return r;
+}
+
 size_t dcci_analysis_nparts(const dcci_analysis *a)
 {
     return a->multi_rank ? a->ndevices : 1;
@@ -118,5 +130,13 @@ size_t dcci_analysis_count_slow(const dcci_analysis *a)
     size_t n = 0;
     for (size_t i = 0; i < dcci_analysis_nparts(a); i++)
         n += dcci_analysis_part(a, i)->nslow;
+    return n;
+}
+
+size_t dcci_analysis_count_matched(const dcci_analysis *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < dcci_analysis_nparts(a); i++)
+        n += dcci_analysis_part(a, i)->align.npairs;
     return n;
 }

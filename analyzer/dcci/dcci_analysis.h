@@ -182,11 +182,19 @@ void dcci_analysis_drop_attribution(dcci_analysis *a);
  * then those of every device analysis. */
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g);
 
+/* Calls fn on every issue in the order of dcci_analysis_count_issues (sides,
+ * the analysis's, then every device analysis's); stops at the first
+ * non-zero return of fn and returns it, else 0. */
+typedef int (*dcci_issue_fn)(void *ctx, const dcci_issue *it);
+int dcci_analysis_each_issue(const dcci_analysis *a, dcci_issue_fn fn, void *ctx);
+
 /* The analyses whose results the union walks: the device analyses of a
  * multi-rank pair, else the analysis itself. */
 size_t dcci_analysis_nparts(const dcci_analysis *a);
 const dcci_analysis *dcci_analysis_part(const dcci_analysis *a, size_t i);
 /* Significantly slower SKs over every part. */
 size_t dcci_analysis_count_slow(const dcci_analysis *a);
+/* Matched SK pairs over every part. */
+size_t dcci_analysis_count_matched(const dcci_analysis *a);
 
 #endif
