@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The reports of multi-rank pairs (docs/analyze.md §10.2).  A pair of N ranks
+# is built from N one-device generated pairs: rank k is device k, generated
+# with --device k --seed k+1, its profiler files under
+# profiler/node<k>_ascend_pt/ASCEND_PROFILER_OUTPUT/ and its process
+# directory sk_meta/<pid>/ holding the raw trace; the pair is sealed with
+# seal_pair.sh and analysed in sealed mode.
+#   two ranks (regression, no_regression): repair_candidate with device 0's
+#     L; three ranks (+ no_regressed_child); two ranks (regression,
+#     ambiguous): mapping_blocked by device 1;
+#   each: the summary, the JSON (devices, per_device, entries tagged with
+#     their device, classes as planted per device, the overview against sks;
+#     analyze_multi_rank_check.py), the schema, the Markdown (overview, one
+#     section per device) and the HTML (overview grid, charts per device, or
+#     the blocking issues with their device); the same inputs twice give the
+#     same bytes.
+source "$SK_REPO/tests/lib.sh"
+GEN=$TOOLS/skdcci_gen
+SEAL=$SK_REPO/tests/tools/seal_pair.sh
+CHECK=$SK_REPO/tests/scripts/analyze_multi_rank_check.py
+SCHEMA=$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json
+W=$PWD
+
+# multi_pair DIR SCENARIO...: rank k from scenario k, then sealed
+multi_pair() {
+    local m=$1 k=0 s side p pid; shift
+    for s in "$@"; do
+        "$GEN" --out "$m.g$k" --scenario "$s" --device "$k" --seed $((k + 1)) >/dev/null \
+            2>"$W/gen.err" || { cat "$W/gen.err"; return 1; }
+        for side in o0 disable_all; do
+            p=$m/$side/profiler/node${k}_ascend_pt/ASCEND_PROFILER_OUTPUT
+            mkdir -p "$p" "$m/$side/sk_meta"
+            cp "$m.g$k/$side/profiler/"* "$p/"
+            pid=$(ls "$m.g$k/$side/sk_meta")
+            cp -R "$m.g$k/$side/sk_meta/$pid" "$m/$side/sk_meta/"
+            cp "$m.g$k/$side/profiler/sk_prof_device_$k.json" "$m/$side/sk_meta/$pid/"
+        done
+        k=$((k + 1))
+    done
+    cp -R "$m.g0/inputs" "$m/inputs"
+    cp "$m.g0/ground-truth.json" "$m/"
+    "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" "$m" >/dev/null 2>"$W/seal.err" ||
+        { cat "$W/seal.err"; return 1; }
+}
+
+# case_of CASE PAIR_STATUS RC DEVICES SCENARIO:DEVICE_STATUS... (not "name": t_ok sets it)
+case_of() {
+    local c=$1 status=$2 rc=$3 devices=$4; shift 4
+    local scen=() specs=() k=0 x
+    for x in "$@"; do
+        scen+=("${x%%:*}")
+        specs+=("${x#*:}:$W/$c.g$k/ground-truth.json")
+        k=$((k + 1))
+    done
+    if ! multi_pair "$W/$c" "${scen[@]}"; then
+        t_fail "$c:pair"
+        return
+    fi
+    skdcci analyze -q "$W/$c/o0" "$W/$c/disable_all" -o "$W/$c.out" \
+        >"$W/$c.stdout" 2>"$W/$c.stderr"
+    local got=$?
+    if [ "$got" = "$rc" ] && grep -qx "status: $status" "$W/$c.stdout" &&
+        grep -qx "devices: $devices" "$W/$c.stdout"; then
+        t_pass "$c:summary"
+    else
+        t_fail "$c:summary" "exit $got, want $rc" "$(cat "$W/$c.stdout" "$W/$c.stderr")"
+    fi
+    t_ok "$c:json" python3 "$CHECK" json "$W/$c.out" "$status" "${specs[@]}"
+    t_ok "$c:schema" python3 "$SK_REPO/tests/scripts/schema_check.py" "$SCHEMA" \
+        "$W/$c.out/dcci-regression-analysis.json"
+    t_ok "$c:markdown" python3 "$CHECK" md "$W/$c.out"
+    t_ok "$c:html" python3 "$CHECK" html "$W/$c.out"
+    t_ok "$c:html_well_formed" python3 "$SK_REPO/tests/scripts/html_check.py" analysis \
+        "$W/$c.out/DCCI_REGRESSION_ANALYSIS.html" "$W/$c.out/dcci-regression-analysis.json"
+    skdcci analyze -q "$W/$c/o0" "$W/$c/disable_all" -o "$W/$c.again" >/dev/null 2>&1
+    t_ok "$c:same_bytes_twice" diff -r "$W/$c.out" "$W/$c.again"
+}
+
+case_of two repair_candidate 0 "0, 1" regression:repair_candidate \
+    no_regression:no_significant_regression
+case_of three repair_candidate 0 "0, 1, 2" regression:repair_candidate \
+    no_regression:no_significant_regression no_regressed_child:no_regressed_child
+case_of blocked mapping_blocked 3 "0, 1" regression:repair_candidate ambiguous:mapping_blocked
+# the blocking reason on stderr is the device's
+if grep -q '^skdcci analyze: mapping_blocked: ' "$W/blocked.stderr"; then
+    t_pass blocked:stderr_reason
+else
+    t_fail blocked:stderr_reason "$(cat "$W/blocked.stderr")"
+fi
