@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
 # The reports of multi-rank pairs (docs/analyze.md §10.2).  A pair of N ranks
-# is built from N one-device generated pairs: rank k is device k, generated
-# with --device k --seed k+1, its profiler files under
-# profiler/node<k>_ascend_pt/ASCEND_PROFILER_OUTPUT/ and its process
-# directory sk_meta/<pid>/ holding the raw trace; the pair is sealed with
-# seal_pair.sh and analysed in sealed mode.
+# is built from N one-device generated pairs and sealed
+# (tests/tools/multi_rank_pair.sh: rank k is device k), then analysed in
+# sealed mode.
 #   two ranks (regression, no_regression): repair_candidate with device 0's
 #     L; three ranks (+ no_regressed_child); two ranks (regression,
 #     ambiguous): mapping_blocked by device 1;
@@ -16,31 +14,15 @@
 #     same bytes.
 source "$SK_REPO/tests/lib.sh"
 GEN=$TOOLS/skdcci_gen
-SEAL=$SK_REPO/tests/tools/seal_pair.sh
+PAIR=$SK_REPO/tests/tools/multi_rank_pair.sh
 CHECK=$SK_REPO/tests/scripts/analyze_multi_rank_check.py
 SCHEMA=$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json
 W=$PWD
 
-# multi_pair DIR SCENARIO...: rank k from scenario k, then sealed
+# multi_pair DIR SCENARIO...: rank k from scenario k, sealed
 multi_pair() {
-    local m=$1 k=0 s side p pid; shift
-    for s in "$@"; do
-        "$GEN" --out "$m.g$k" --scenario "$s" --device "$k" --seed $((k + 1)) >/dev/null \
-            2>"$W/gen.err" || { cat "$W/gen.err"; return 1; }
-        for side in o0 disable_all; do
-            p=$m/$side/profiler/node${k}_ascend_pt/ASCEND_PROFILER_OUTPUT
-            mkdir -p "$p" "$m/$side/sk_meta"
-            cp "$m.g$k/$side/profiler/"* "$p/"
-            pid=$(ls "$m.g$k/$side/sk_meta")
-            cp -R "$m.g$k/$side/sk_meta/$pid" "$m/$side/sk_meta/"
-            cp "$m.g$k/$side/profiler/sk_prof_device_$k.json" "$m/$side/sk_meta/$pid/"
-        done
-        k=$((k + 1))
-    done
-    cp -R "$m.g0/inputs" "$m/inputs"
-    cp "$m.g0/ground-truth.json" "$m/"
-    "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" "$m" >/dev/null 2>"$W/seal.err" ||
-        { cat "$W/seal.err"; return 1; }
+    "$PAIR" --gen "$GEN" --artifact-contract "$SK_BUILD/bin/artifact_contract" "$@" \
+        >/dev/null 2>"$W/pair.err" || { cat "$W/pair.err"; return 1; }
 }
 
 # case_of CASE PAIR_STATUS RC DEVICES SCENARIO:DEVICE_STATUS... (not "name": t_ok sets it)
