@@ -393,8 +393,9 @@ static cJSON *sk_ref(sk_jb *b, const dcci_side *s, const dcci_sk *k)
     return o;
 }
 
-/* Counts summed over the parts, excluded SKs part by part. */
-static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a)
+/* Counts summed over the parts, excluded SKs part by part; compared is 0
+ * under a collection block (of the pair, for a device analysis too). */
+static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a, int compared)
 {
     uint64_t sks[2] = {0, 0}, unmatched[2] = {0, 0}, ambiguous[2] = {0, 0}, by_rank = 0;
     cJSON *o = sk_jb_obj(b), *ex = sk_jb_arr(b);
@@ -407,14 +408,15 @@ static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a)
             ambiguous[s] += x->align.ambiguous[s];
         }
         /* a collection block compares nothing: the match states are not evidence */
-        for (int s = 0; s < 2 && a->status != DCCI_STATUS_COLLECTION_BLOCKED; s++)
+        for (int s = 0; s < 2 && compared; s++)
             for (size_t i = 0; i < x->side[s].nsks; i++) {
                 const dcci_sk *k = &x->side[s].sks[i];
                 if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
                     continue;
                 cJSON *y = sk_ref(b, &x->side[s], k);
                 put_device(b, y, a, x);
-                sk_jb_put_str(b, y, "state", k->match == DCCI_UNMATCHED ? "unmatched" : "ambiguous");
+                sk_jb_put_str(b, y, "state",
+                              k->match == DCCI_UNMATCHED ? "unmatched" : "ambiguous");
                 sk_jb_put_str(b, y, "reason", k->match_reason);
                 sk_jb_put(b, ex, NULL, y);
             }
@@ -846,7 +848,9 @@ static cJSON *per_device_arr(sk_jb *b, const dcci_analysis *a)
         sk_jb_put(b, in, DCCI_SIDE_DISABLE_ALL, side_inputs(b, x, 1));
         sk_jb_put(b, o, "inputs", in);
         sk_jb_put(b, o, "warmup_launches", warmup_obj(b, x));
-        sk_jb_put(b, o, "matching", matching_obj(b, x));
+        sk_jb_put(b, o, "matching",
+                  matching_obj(b, x, a->status != DCCI_STATUS_COLLECTION_BLOCKED &&
+                                         x->status != DCCI_STATUS_COLLECTION_BLOCKED));
         sk_jb_put(b, o, "integrity", integrity_obj(b, x));
         sk_jb_put(b, out, NULL, o);
     }
@@ -934,7 +938,8 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     sk_jb_put(&b, o, "next_steps", next_obj(&b, a));
     sk_jb_put(&b, o, "inputs", inputs_obj(&b, a));
     sk_jb_put(&b, o, "thresholds", thresholds_obj(&b, a));
-    sk_jb_put(&b, o, "matching", matching_obj(&b, a));
+    sk_jb_put(&b, o, "matching",
+              matching_obj(&b, a, a->status != DCCI_STATUS_COLLECTION_BLOCKED));
     sk_jb_put(&b, o, "sks", sks_arr(&b, a));
     sk_jb_put(&b, o, "children", children_arr(&b, a));
     sk_jb_put(&b, o, "token_union", tokens_arr(&b, a));

@@ -20,7 +20,8 @@ typedef struct md {
     sk_buf *out;
     sk_err e;
     sk_diag *d;
-    int shift; /* added to the numbers of the sections after the comparison */
+    int shift;         /* added to the numbers of the sections after the comparison */
+    int not_compared;  /* the pair is collection_blocked (its devices compared nothing) */
 } md;
 
 static void emit(md *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -156,10 +157,10 @@ static size_t count_kind(const dcci_side *s, dcci_kind k)
 }
 
 /* A collection block compares nothing: every section of the comparison says
- * so instead of showing tables. */
+ * so instead of showing tables (of a device too when the pair is blocked). */
 static int not_compared(md *m, const dcci_analysis *a)
 {
-    if (a->status != DCCI_STATUS_COLLECTION_BLOCKED)
+    if (a->status != DCCI_STATUS_COLLECTION_BLOCKED && !m->not_compared)
         return 0;
     emit(m, "采集证据受阻：未做 SK 匹配与分类、子节点分解、token 并集与正则，本节为空。\n\n");
     return 1;
@@ -765,7 +766,7 @@ static void section_next(md *m, const dcci_analysis *a)
 
 sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
 {
-    md m = {out, SK_OK, d, 0};
+    md m = {out, SK_OK, d, 0, a->status == DCCI_STATUS_COLLECTION_BLOCKED};
     section_conclusion(&m, a);
     section_inputs(&m, a);
     section_thresholds(&m, a);
