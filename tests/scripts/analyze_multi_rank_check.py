@@ -4,7 +4,8 @@ analyze_multi_rank_reports.sh.  Device k of the pair was built from the
 one-device pair whose ground truth is TRUTH_k.
 
 analyze_multi_rank_check.py json OUT STATUS DEVICE_STATUS:TRUTH...
-    devices and per_device (statuses, in device order); every sks, children,
+    devices and per_device (statuses, in device order; under a collection
+    block nothing compared and the devices those of the report); every sks, children,
     contributor, collateral and excluded entry names a device of the pair;
     per device the classes of its SKs are the ground truth's and its
     significantly slower SKs the planted ones; for repair_candidate the
@@ -55,10 +56,18 @@ def check_json(out, status, specs):
     want_status = [s.split(":", 1)[0] for s in specs]
     truths = [json.load(open(s.split(":", 1)[1], encoding="utf-8")) for s in specs]
     devs = list(range(len(specs)))
+    if status == "collection_blocked":
+        devs = r["devices"]
     check(r["status"] == status, f"status {r['status']}, want {status}")
     check(r["devices"] == devs, f"devices {r['devices']}, want {devs}")
     per = r.get("per_device", [])
     check([p["device"] for p in per] == devs, f"per_device devices {[p['device'] for p in per]}")
+    if status == "collection_blocked":
+        # compared nothing: no SK, no overview row; a device keeps its own status
+        check(r["sks"] == [] and r["children"] == [] and r["device_overview"]["rows"] == [],
+              "a collection block with SKs, children or overview rows")
+        check(all(p["matching"]["excluded"] == [] for p in per), "excluded SKs under a collection block")
+        want_status = [p["status"] for p in per]
     check([p["status"] for p in per] == want_status,
           f"per_device statuses {[p['status'] for p in per]}, want {want_status}")
     for p in per:
@@ -87,7 +96,7 @@ def check_json(out, status, specs):
           "sks are not in device order")
     # per device: classes and slower SKs as planted
     for d, t in zip(devs, truths):
-        if want_status[d] == "mapping_blocked":
+        if want_status[d] == "mapping_blocked" or status == "collection_blocked":
             continue
         by_o0 = {s["names"]["o0"]: s for s in t["sks"] if s["names"]["o0"]}
         mine = [s for s in r["sks"] if s["device"] == d]

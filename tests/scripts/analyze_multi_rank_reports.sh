@@ -5,7 +5,8 @@
 # sealed mode.
 #   two ranks (regression, no_regression): repair_candidate with device 0's
 #     L; three ranks (+ no_regressed_child); two ranks (regression,
-#     ambiguous): mapping_blocked by device 1;
+#     ambiguous): mapping_blocked by device 1; device 1 on O0 only:
+#     collection_blocked (device_set_mismatch), nothing compared;
 #   each: the summary, the JSON (devices, per_device, entries tagged with
 #     their device, classes as planted per device, the overview against sks;
 #     analyze_multi_rank_check.py), the schema, the Markdown (overview, one
@@ -25,16 +26,21 @@ multi_pair() {
         >/dev/null 2>"$W/pair.err" || { cat "$W/pair.err"; return 1; }
 }
 
-# case_of CASE PAIR_STATUS RC DEVICES SCENARIO:DEVICE_STATUS... (not "name": t_ok sets it)
+# case_of CASE PAIR_STATUS RC DEVICES [--o0-only K] SCENARIO:DEVICE_STATUS... (not
+# "name": t_ok sets it)
 case_of() {
-    local c=$1 status=$2 rc=$3 devices=$4; shift 4
+    local c=$1 status=$2 rc=$3 devices=$4 only=(); shift 4
+    if [ "$1" = --o0-only ]; then
+        only=(--o0-only "$2")
+        shift 2
+    fi
     local scen=() specs=() k=0 x
     for x in "$@"; do
         scen+=("${x%%:*}")
         specs+=("${x#*:}:$W/$c.g$k/ground-truth.json")
         k=$((k + 1))
     done
-    if ! multi_pair "$W/$c" "${scen[@]}"; then
+    if ! multi_pair "${only[@]}" "$W/$c" "${scen[@]}"; then
         t_fail "$c:pair"
         return
     fi
@@ -63,6 +69,12 @@ case_of two repair_candidate 0 "0, 1" regression:repair_candidate \
 case_of three repair_candidate 0 "0, 1, 2" regression:repair_candidate \
     no_regression:no_significant_regression no_regressed_child:no_regressed_child
 case_of blocked mapping_blocked 3 "0, 1" regression:repair_candidate ambiguous:mapping_blocked
+# device 1 profiled on O0 only: device_set_mismatch blocks the collection, the
+# device sections compare nothing
+case_of mismatch collection_blocked 3 "0" --o0-only 1 regression:repair_candidate \
+    regression:repair_candidate
+t_ok mismatch:device_set_mismatch grep -q '^skdcci analyze: collection_blocked: device_set_mismatch: ' \
+    "$W/mismatch.stderr"
 # the blocking reason on stderr is the device's
 if grep -q '^skdcci analyze: mapping_blocked: ' "$W/blocked.stderr"; then
     t_pass blocked:stderr_reason
