@@ -156,9 +156,14 @@ static sk_err summary(const dcci_analysis *a, const char *outdir, sk_buf *text, 
                           : a->occ_mode == DCCI_OCC_LAUNCH_ORDER
                               ? "launch_order (no Step Id: per-SK launch order by start time)"
                               : "undetermined (no SK row)");
+    for (size_t i = 0; !e && a->multi_rank && i < a->ndevices; i++)
+        e = sk_buf_printf(text, "%s%llu%s", i ? ", " : "devices: ",
+                          (unsigned long long)a->devices[i].device,
+                          i + 1 < a->ndevices ? "" : "\n");
     if (!e)
         e = sk_buf_printf(text, "matched SKs: %zu, significantly slower: %zu, tokens: %zu, "
-                          "patterns: %zu\n", a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+                          "patterns: %zu\n", dcci_analysis_count_matched(a),
+                          dcci_analysis_count_slow(a), a->ntokens, a->nregexes);
     if (!e)
         e = sk_buf_printf(text, "report: %s/%s\nnext: %s\n", outdir, DCCI_REPORT_JSON_NAME,
                           nx.action);
@@ -177,6 +182,7 @@ static sk_err summary(const dcci_analysis *a, const char *outdir, sk_buf *text, 
     return e;
 }
 
+/* The first issue of the gate that blocked, the devices' included. */
 static const dcci_issue *first_reason(const dcci_analysis *a)
 {
     dcci_gate g = a->status == DCCI_STATUS_COLLECTION_BLOCKED ? DCCI_GATE_COLLECTION

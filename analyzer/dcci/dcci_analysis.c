@@ -91,60 +91,52 @@ void dcci_analysis_free(dcci_analysis *a)
     dcci_analysis_init(a);
 }
 
-long dcci_analysis_each_issues(const dcci_analysis *a, dcci_issues_fn fn, void *ctx)
+int dcci_analysis_each_issue(const dcci_analysis *a, dcci_issue_fn fn, void *ctx)
 {
-    const dcci_issues *own[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    long r = 0;
+    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
+    int r = 0;
     for (int l = 0; l < 3 && !r; l++)
-        r = fn(own[l], ctx);
+        for (size_t i = 0; i < lists[l]->n && !r; i++)
+            r = fn(ctx, &lists[l]->v[i]);
     for (size_t i = 0; i < a->ndevices && !r; i++)
-        r = dcci_analysis_each_issues(&a->devices[i], fn, ctx);
+        r = dcci_analysis_each_issue(&a->devices[i], fn, ctx);
     return r;
 }
 
-typedef struct gate_count {
+typedef struct gate_query {
     dcci_gate g;
-    size_t *n;
-} gate_count;
+    size_t n;
+    const dcci_issue *first;
+} gate_query;
 
-static long count_in(const dcci_issues *l, void *ctx)
+static int count_gate(void *ctx, const dcci_issue *it)
 {
-    const gate_count *c = ctx;
-    for (size_t i = 0; i < l->n; i++)
-        *c->n += l->v[i].gate == c->g;
+    gate_query *q = ctx;
+    q->n += it->gate == q->g;
     return 0;
 }
 
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g)
 {
-    size_t n = 0;
-    gate_count c = {g, &n};
-    dcci_analysis_each_issues(a, count_in, &c);
-    return n;
+    gate_query q = {g, 0, NULL};
+    dcci_analysis_each_issue(a, count_gate, &q);
+    return q.n;
 }
 
-typedef struct gate_first {
-    dcci_gate g;
-    const dcci_issue **found;
-} gate_first;
-
-static long first_in(const dcci_issues *l, void *ctx)
+static int first_of_gate(void *ctx, const dcci_issue *it)
 {
-    const gate_first *f = ctx;
-    for (size_t i = 0; i < l->n; i++)
-        if (l->v[i].gate == f->g) {
-            *f->found = &l->v[i];
-            return 1;
-        }
-    return 0;
+    gate_query *q = ctx;
+    if (it->gate != q->g)
+        return 0;
+    q->first = it;
+    return 1;
 }
 
 const dcci_issue *dcci_analysis_first_issue(const dcci_analysis *a, dcci_gate g)
 {
-    const dcci_issue *found = NULL;
-    gate_first f = {g, &found};
-    dcci_analysis_each_issues(a, first_in, &f);
-    return found;
+    gate_query q = {g, 0, NULL};
+    dcci_analysis_each_issue(a, first_of_gate, &q);
+    return q.first;
 }
 
 size_t dcci_analysis_nparts(const dcci_analysis *a)
@@ -162,5 +154,13 @@ size_t dcci_analysis_count_slow(const dcci_analysis *a)
     size_t n = 0;
     for (size_t i = 0; i < dcci_analysis_nparts(a); i++)
         n += dcci_analysis_part(a, i)->nslow;
+    return n;
+}
+
+size_t dcci_analysis_count_matched(const dcci_analysis *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < dcci_analysis_nparts(a); i++)
+        n += dcci_analysis_part(a, i)->align.npairs;
     return n;
 }

@@ -182,13 +182,13 @@ void dcci_analysis_drop_attribution(dcci_analysis *a);
  * then those of every device analysis. */
 size_t dcci_analysis_count_issues(const dcci_analysis *a, dcci_gate g);
 
-/* Calls fn on every issue list of the analysis in report order — O0 side,
- * disable-all side, the analysis's own, then the same three of each device
- * analysis — until fn returns non-zero; returns that value (else 0). */
-typedef long (*dcci_issues_fn)(const dcci_issues *l, void *ctx);
-long dcci_analysis_each_issues(const dcci_analysis *a, dcci_issues_fn fn, void *ctx);
+/* Calls fn on every issue in the order of dcci_analysis_count_issues (sides,
+ * the analysis's, then every device analysis's); stops at the first
+ * non-zero return of fn and returns it, else 0. */
+typedef int (*dcci_issue_fn)(void *ctx, const dcci_issue *it);
+int dcci_analysis_each_issue(const dcci_analysis *a, dcci_issue_fn fn, void *ctx);
 
-/* The first issue of gate g in report order, or NULL. */
+/* The first issue of gate g in that order, or NULL. */
 const dcci_issue *dcci_analysis_first_issue(const dcci_analysis *a, dcci_gate g);
 
 /* The analyses whose results the union walks: the device analyses of a
@@ -197,5 +197,7 @@ size_t dcci_analysis_nparts(const dcci_analysis *a);
 const dcci_analysis *dcci_analysis_part(const dcci_analysis *a, size_t i);
 /* Significantly slower SKs over every part. */
 size_t dcci_analysis_count_slow(const dcci_analysis *a);
+/* Matched SK pairs over every part. */
+size_t dcci_analysis_count_matched(const dcci_analysis *a);
 
 #endif

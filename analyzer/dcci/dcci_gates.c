@@ -631,16 +631,16 @@ typedef struct code_query {
     const char *code;
 } code_query;
 
-static long has_code_in(const dcci_issues *l, void *ctx)
+static int is_code(void *ctx, const dcci_issue *it)
 {
     const code_query *q = ctx;
-    return dcci_issues_has(l, q->g, q->code);
+    return it->gate == q->g && strcmp(it->code, q->code) == 0;
 }
 
 static int has_code(const dcci_analysis *a, dcci_gate g, const char *code)
 {
     code_query q = {g, code};
-    return dcci_analysis_each_issues(a, has_code_in, &q) != 0;
+    return dcci_analysis_each_issue(a, is_code, &q) != 0;
 }
 
 size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)

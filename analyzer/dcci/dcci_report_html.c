@@ -5,7 +5,8 @@
  * one launch of the most regressed SK lane by lane), and the complete
  * Markdown report closes the page, so every fact of it is on the page too.
  * A blocked status draws no chart: the page says what blocked and what to
- * collect, and lists the blocking issues.
+ * collect, and lists the blocking issues.  A multi-rank pair adds the
+ * device x SK overview and draws the three charts once per device.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #define SLOW_CHART_MAX 6   /* chart 2: significantly slower SKs drawn */
 #define POS_CHART_MAX 48   /* charts 2 and 3: child positions drawn per SK */
 #define LABEL_MAX 40       /* bytes of a token shown beside a bar (the title has it all) */
+#define GRID_NAME_MAX 28   /* bytes of an SK name beside an overview row */
 
 #define WIDTH 960.0
 
@@ -140,8 +142,19 @@ static void conclusion(page *p, const dcci_analysis *a)
     ch_pen_put(&p->pen, "）</li>\n");
     snprintf(line, sizeof line,
              "匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条",
-             a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+             dcci_analysis_count_matched(a), dcci_analysis_count_slow(a), a->ntokens, a->nregexes);
     ch_pen_element(&p->pen, "li", NULL, line);
+    if (a->multi_rank) {
+        tmp_reset(p);
+        tmp_add(p, "%s", "设备：");
+        for (size_t i = 0; i < a->ndevices; i++)
+            tmp_add(p, "%s%llu", i ? ", " : "", (unsigned long long)a->devices[i].device);
+        tmp_add(p, "%s", "（每个设备单独匹配与分类；token 并集与列表 L 覆盖全部设备）");
+        for (size_t i = 0; i < a->ndevices; i++)
+            tmp_add(p, "；设备 %llu：%s", (unsigned long long)a->devices[i].device,
+                    dcci_status_name(a->devices[i].status));
+        ch_pen_element(&p->pen, "li", NULL, sk_buf_cstr(&p->tmp));
+    }
     ch_pen_put(&p->pen, "<li>决策：");
     rich(p, dcci_report_decision_zh(a->status));
     ch_pen_put(&p->pen, "</li>\n");
@@ -168,47 +181,76 @@ static dcci_gate blocking_gate(dcci_status s)
     }
 }
 
-/* A blocked status: the blocker and its issues, no chart. */
+typedef struct issue_rows {
+    page *p;
+    dcci_gate gate;
+    int multi_rank; /* a device column */
+} issue_rows;
+
+static int issue_row(void *ctx, const dcci_issue *it)
+{
+    const issue_rows *r = ctx;
+    page *p = r->p;
+    if (it->gate != r->gate)
+        return 0;
+    char where[1200], more[64] = "", dev[32] = "—";
+    if (it->file && it->line)
+        snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
+    else
+        snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
+    if (it->more)
+        snprintf(more, sizeof more, "（另有 %llu 处同类问题）", (unsigned long long)it->more);
+    if (it->has_device)
+        snprintf(dev, sizeof dev, "%llu", (unsigned long long)it->device);
+    ch_pen_put(&p->pen, "<tr><td>");
+    ch_pen_esc(&p->pen, dcci_report_gate_zh(it->gate));
+    ch_pen_put(&p->pen, "</td><td><code>");
+    ch_pen_esc(&p->pen, it->code);
+    if (r->multi_rank) {
+        ch_pen_put(&p->pen, "</code></td><td>");
+        ch_pen_esc(&p->pen, dev);
+        ch_pen_put(&p->pen, "</td><td>");
+    } else {
+        ch_pen_put(&p->pen, "</code></td><td>");
+    }
+    ch_pen_esc(&p->pen, it->side ? it->side : "—");
+    ch_pen_put(&p->pen, "</td><td><code>");
+    ch_pen_esc(&p->pen, where);
+    ch_pen_put(&p->pen, "</code></td><td>");
+    ch_pen_esc(&p->pen, it->message);
+    ch_pen_esc(&p->pen, more);
+    ch_pen_put(&p->pen, "</td></tr>\n");
+    return 0;
+}
+
+/* A blocked status: the blocker and its issues (of every device), no chart. */
 static void blocked(page *p, const dcci_analysis *a)
 {
-    dcci_gate g = blocking_gate(a->status);
+    issue_rows rows = {p, blocking_gate(a->status), a->multi_rank};
     ch_pen_put(&p->pen, "<div class=\"blocked\">\n");
     ch_pen_element(&p->pen, "h2", NULL, "分析受阻：没有图表");
     ch_pen_element(&p->pen, "p", NULL,
                    "证据不足以支持任何结论，因此本页不画任何可能被误读为结论的图表。"
                    "请先按上面的“需要采集”补齐证据，再重新分析。");
-    ch_pen_put(&p->pen, "<table>\n<tr><th>关卡</th><th>代码</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++) {
-            const dcci_issue *it = &lists[l]->v[i];
-            if (it->gate != g)
-                continue;
-            char where[1200], more[64] = "";
-            if (it->file && it->line)
-                snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
-            else
-                snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
-            if (it->more)
-                snprintf(more, sizeof more, "（另有 %llu 处同类问题）",
-                         (unsigned long long)it->more);
-            ch_pen_put(&p->pen, "<tr><td>");
-            ch_pen_esc(&p->pen, dcci_report_gate_zh(it->gate));
-            ch_pen_put(&p->pen, "</td><td><code>");
-            ch_pen_esc(&p->pen, it->code);
-            ch_pen_put(&p->pen, "</code></td><td>");
-            ch_pen_esc(&p->pen, it->side ? it->side : "—");
-            ch_pen_put(&p->pen, "</td><td><code>");
-            ch_pen_esc(&p->pen, where);
-            ch_pen_put(&p->pen, "</code></td><td>");
-            ch_pen_esc(&p->pen, it->message);
-            ch_pen_esc(&p->pen, more);
-            ch_pen_put(&p->pen, "</td></tr>\n");
-        }
+    if (a->multi_rank)
+        ch_pen_put(&p->pen, "<table>\n<tr><th>关卡</th><th>代码</th><th>设备</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
+    else
+        ch_pen_put(&p->pen, "<table>\n<tr><th>关卡</th><th>代码</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
+    dcci_analysis_each_issue(a, issue_row, &rows);
     ch_pen_put(&p->pen, "</table>\n</div>\n");
 }
 
 /* ------------------------------------------------------------ chart 1 */
+
+/* What one set of charts 1-3 draws: one comparison (a one-device pair, or
+ * one device analysis of a multi-rank pair), the suffix of its headings
+ * ("" or "（设备 1）") and the report sections with its full SK and children
+ * tables ("5" and "6", or "5.2" and "5.3" in the section of a device). */
+typedef struct part_view {
+    const dcci_analysis *a;
+    char dev[48];
+    char sks_sec[16], children_sec[16];
+} part_view;
 
 typedef struct sk_ref {
     const dcci_sk *k;
@@ -260,9 +302,12 @@ static const ch_legend_item CLASS_LEGEND[] = {
     {"noise", "噪声阈值带（±）", CH_SWATCH_BOX},
 };
 
-static void chart_sks(page *p, const dcci_analysis *a)
+static void chart_sks(page *p, const part_view *view)
 {
-    ch_pen_element(&p->pen, "h2", NULL, "图 1　全部已匹配 SK 一览");
+    const dcci_analysis *a = view->a;
+    char head[160];
+    snprintf(head, sizeof head, "图 1　全部已匹配 SK 一览%s", view->dev);
+    ch_pen_element(&p->pen, "h2", NULL, head);
     ch_pen_element(&p->pen, "p", "caption",
                    "每根柱是一个 SK（按图中位置排序）disable-all 相对 O0 的 wall P50 变化（%），"
                    "浅蓝带是该 SK 的噪声阈值；柱超出浅蓝带且为红色才是显著变慢。悬停可见结构键与两侧统计。");
@@ -295,7 +340,8 @@ static void chart_sks(page *p, const dcci_analysis *a)
     ch_linear y = ch_linear_make(t.lo, t.hi, bottom, top);
     ch_band x = ch_band_make(n, left, right, 0.2);
     ch_svg s;
-    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, 330, "图 1 全部已匹配 SK 一览"));
+    snprintf(head, sizeof head, "图 1 全部已匹配 SK 一览%s", view->dev);
+    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, 330, head));
     ch_legend(&s, left, 18, CLASS_LEGEND, sizeof CLASS_LEGEND / sizeof *CLASS_LEGEND);
     ch_axis_left(&s, &y, &t, left, right, "ΔP50（%）");
     double y0 = ch_linear_map(&y, 0);
@@ -324,8 +370,8 @@ static void chart_sks(page *p, const dcci_analysis *a)
     nomem_check(p, ch_svg_end(&s));
     if (n < a->nresults) {
         char note[256];
-        snprintf(note, sizeof note, "只画出前 %zu 个 SK（共 %zu 个）；完整列表见下方报告第 5 节。", n,
-                 a->nresults);
+        snprintf(note, sizeof note, "只画出前 %zu 个 SK（共 %zu 个）；完整列表见下方报告第 %s 节。", n,
+                 a->nresults, view->sks_sec);
         ch_pen_element(&p->pen, "p", "note", note);
     }
     sk_free(refs);
@@ -452,9 +498,12 @@ static void chart_one_slow(page *p, const dcci_analysis *a, const dcci_slow_sk *
     }
 }
 
-static void chart_children(page *p, const dcci_analysis *a)
+static void chart_children(page *p, const part_view *view)
 {
-    ch_pen_element(&p->pen, "h2", NULL, "图 2　显著变慢 SK 的子节点（按回退幅度降序）");
+    const dcci_analysis *a = view->a;
+    char head[160];
+    snprintf(head, sizeof head, "图 2　显著变慢 SK 的子节点（按回退幅度降序）%s", view->dev);
+    ch_pen_element(&p->pen, "h2", NULL, head);
     ch_pen_element(&p->pen, "p", "caption",
                    "每行是一个有序子节点位置（#位置 与规范算子 token），四根柱依次是 O0 与 disable-all 的 "
                    "wall、max-lane P50，须线到 P90；★ 与黑框标出入选修复集的子节点。");
@@ -467,8 +516,8 @@ static void chart_children(page *p, const dcci_analysis *a)
         chart_one_slow(p, a, &a->slow[i], i);
     if (n < a->nslow) {
         char note[160];
-        snprintf(note, sizeof note, "只画出回退最大的 %zu 个 SK（共 %zu 个）；其余见下方报告第 6 节。", n,
-                 a->nslow);
+        snprintf(note, sizeof note, "只画出回退最大的 %zu 个 SK（共 %zu 个）；其余见下方报告第 %s 节。",
+                 n, a->nslow, view->children_sec);
         ch_pen_element(&p->pen, "p", "note", note);
     }
 }
@@ -481,9 +530,12 @@ static const ch_legend_item LANE_LEGEND[] = {
     {"sel", "入选修复集", CH_SWATCH_BOX},
 };
 
-static void chart_lanes(page *p, const dcci_analysis *a)
+static void chart_lanes(page *p, const part_view *view)
 {
-    ch_pen_element(&p->pen, "h2", NULL, "图 3　回退最大的 SK：一次 launch 的 AIC/AIV 通道");
+    const dcci_analysis *a = view->a;
+    char title[160];
+    snprintf(title, sizeof title, "图 3　回退最大的 SK：一次 launch 的 AIC/AIV 通道%s", view->dev);
+    ch_pen_element(&p->pen, "h2", NULL, title);
     ch_pen_element(&p->pen, "p", "caption",
                    "两侧各取一次代表性 launch（第一个所有子节点位置都完整的已分析 launch），按 SK 起点对齐；"
                    "每行是一类核（AIC 或 AIV），每段是一个子节点在该类核上从最早开始到最晚结束的区间，按融合顺序排列。");
@@ -516,7 +568,8 @@ static void chart_lanes(page *p, const dcci_analysis *a)
     char head[160];
     snprintf(head, sizeof head, "%.24s…（出现序号 %zu）", k[0]->key_id, k[0]->occurrence);
     ch_pen_element(&p->pen, "h3", NULL, head);
-    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, bottom + 44, "图 3 一次 launch 的通道"));
+    snprintf(title, sizeof title, "图 3 一次 launch 的通道%s", view->dev);
+    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, bottom + 44, title));
     ch_legend(&s, 12, 18, LANE_LEGEND, sizeof LANE_LEGEND / sizeof *LANE_LEGEND);
     ch_axis_bottom(&s, &x, &t, bottom, top, "自 SK 起点的时间（µs）");
     static const char *const lane_name[2] = {"AIC", "AIV"};
@@ -561,7 +614,123 @@ static void chart_lanes(page *p, const dcci_analysis *a)
     }
 }
 
+/* ------------------------------------------------------------ overview */
+
+static const ch_legend_item GRID_LEGEND[] = {
+    {"slow ml", "显著变慢", CH_SWATCH_BOX},
+    {"fast ml", "显著变快", CH_SWATCH_BOX},
+    {"neutral ml", "中性", CH_SWATCH_BOX},
+    {"insufficient ml", "证据不足", CH_SWATCH_BOX},
+    {"noise", "未匹配 / 歧义", CH_SWATCH_BOX},
+    {"lane", "该设备没有这个 SK（—）", CH_SWATCH_BOX},
+};
+
+/* The row label: the key's start, the occurrence and the SK name's start. */
+static void grid_label(char *out, size_t cap, const dcci_overview_cell *c)
+{
+    const char *name = c->sk->fused->name;
+    size_t n = strlen(name);
+    if (n > GRID_NAME_MAX)
+        snprintf(out, cap, "%.14s… #%zu %.*s...", c->key_id, c->occurrence, GRID_NAME_MAX - 3,
+                 name);
+    else
+        snprintf(out, cap, "%.14s… #%zu %s", c->key_id, c->occurrence, name);
+}
+
+static void grid_title(page *p, const dcci_analysis *a, const dcci_overview_cell *first,
+                       const dcci_overview_cell *c, size_t part)
+{
+    char occ[32], pct[64];
+    tmp_reset(p);
+    tmp_add(p, "设备 %llu", (unsigned long long)a->devices[part].device);
+    snprintf(occ, sizeof occ, "%zu", first->occurrence);
+    tmp_add(p, "；结构键 %s", first->key_id);
+    tmp_add(p, "；出现序号 %s", occ);
+    if (!c) {
+        tmp_add(p, "%s", "\n该设备没有这个 SK");
+        return;
+    }
+    tmp_add(p, "\n%s 名称 %s", c->side ? "disable-all" : "O0", c->sk->fused->name);
+    tmp_add(p, "\n分类：%s", dcci_overview_class_zh(c));
+    if (c->result && c->result->cls.has_values) {
+        dcci_report_pct_text(-c->result->cls.improvement_pct, pct, sizeof pct);
+        tmp_add(p, "；Δ%% = %s", pct);
+    }
+}
+
+/* Multi-rank: one row per (structural key, occurrence), one column per
+ * device, each cell in the colour and with the name of the SK's class on
+ * that device. */
+static void chart_overview(page *p, const dcci_analysis *a)
+{
+    dcci_overview ov;
+    ch_pen_element(&p->pen, "h2", NULL, "总览　设备 × SK");
+    ch_pen_element(&p->pen, "p", "caption",
+                   "每行是一个 SK（结构键与出现序号，按结构键排序），每列是一个设备；单元格的颜色与文字是该 SK "
+                   "在该设备上的分类，“未匹配”“歧义”表示它在该设备上没有唯一的对侧 SK，“—”表示该设备没有这个 SK。"
+                   "悬停可见完整结构键、SK 名称与 Δ%。");
+    if (!p->pen.e)
+        p->pen.e = dcci_overview_build(a, &ov, p->d);
+    if (p->pen.e)
+        return;
+    if (!ov.nrows) {
+        ch_pen_element(&p->pen, "p", "note", "没有任何设备有 SK。");
+        dcci_overview_free(&ov);
+        return;
+    }
+    size_t n = ov.nrows < SK_CHART_MAX ? ov.nrows : SK_CHART_MAX;
+    double left = 330, right = WIDTH - 16, top = 62, row_h = 18;
+    double bottom = top + row_h * (double)n;
+    ch_band x = ch_band_make(a->ndevices, left, right, 0.06);
+    ch_band y = ch_band_make(n, top, bottom, 0.1);
+    int labels = ch_band_width(&x) >= 52; /* room for the class name in the cell */
+    ch_svg s;
+    nomem_check(p, ch_svg_begin(&s, p->pen.out, WIDTH, bottom + 16, "设备 × SK 总览"));
+    ch_legend(&s, 12, 18, GRID_LEGEND, sizeof GRID_LEGEND / sizeof *GRID_LEGEND);
+    for (size_t d = 0; d < a->ndevices; d++) {
+        char col[48];
+        snprintf(col, sizeof col, "设备 %llu", (unsigned long long)a->devices[d].device);
+        ch_svg_text(&s, ch_band_centre(&x, d), top - 6, CH_MIDDLE, "axis-label", col);
+    }
+    for (size_t r = 0; r < n && !p->pen.e; r++) {
+        const dcci_overview_cell *first = &ov.cells[ov.row[r]];
+        char label[96], cls[32];
+        double cy = ch_band_centre(&y, r);
+        grid_label(label, sizeof label, first);
+        ch_svg_text(&s, left - 6, cy + 4, CH_END, NULL, label);
+        for (size_t d = 0; d < a->ndevices; d++) {
+            const dcci_overview_cell *c = dcci_overview_find(&ov, r, d);
+            grid_title(p, a, first, c, d);
+            if (c && c->result)
+                snprintf(cls, sizeof cls, "%s ml", class_css(c->result->cls.cls));
+            else
+                snprintf(cls, sizeof cls, "%s", c ? "noise" : "lane");
+            ch_svg_rect(&s, ch_band_start(&x, d), ch_band_start(&y, r), ch_band_width(&x),
+                        ch_band_width(&y), cls, sk_buf_cstr(&p->tmp));
+            if (labels || !c)
+                ch_svg_text(&s, ch_band_centre(&x, d), cy + 4, CH_MIDDLE, NULL,
+                            c ? dcci_overview_class_zh(c) : "—");
+        }
+    }
+    nomem_check(p, ch_svg_end(&s));
+    if (n < ov.nrows) {
+        char note[256];
+        snprintf(note, sizeof note, "只画出前 %zu 行（共 %zu 行）；完整表格见下方报告第 4 节。", n,
+                 ov.nrows);
+        ch_pen_element(&p->pen, "p", "note", note);
+    }
+    dcci_overview_free(&ov);
+}
+
 /* ------------------------------------------------------------ page */
+
+/* Charts 1-3 of one comparison. */
+static void charts(page *p, const part_view *view)
+{
+    chart_sks(p, view);
+    chart_children(p, view);
+    chart_lanes(p, view);
+}
 
 sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdlen, sk_buf *out,
                         sk_diag *d)
@@ -572,9 +741,21 @@ sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdl
     if (dcci_status_blocked(a->status)) {
         blocked(&p, a);
     } else {
-        chart_sks(&p, a);
-        chart_children(&p, a);
-        chart_lanes(&p, a);
+        if (a->multi_rank) {
+            /* the report's section 5 + i is device i (dcci_report_md.c) */
+            chart_overview(&p, a);
+            for (size_t i = 0; i < a->ndevices; i++) {
+                part_view v = {&a->devices[i], "", "", ""};
+                snprintf(v.dev, sizeof v.dev, "（设备 %llu）",
+                         (unsigned long long)a->devices[i].device);
+                snprintf(v.sks_sec, sizeof v.sks_sec, "%zu.2", 5 + i);
+                snprintf(v.children_sec, sizeof v.children_sec, "%zu.3", 5 + i);
+                charts(&p, &v);
+            }
+        } else {
+            part_view v = {a, "", "5", "6"};
+            charts(&p, &v);
+        }
         ch_pen_element(&p.pen, "h2", NULL, "完整报告（与 " DCCI_REPORT_MD_NAME " 相同）");
         ch_pen_put(&p.pen, "<pre>");
         if (!p.pen.e)

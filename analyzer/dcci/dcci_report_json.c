@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
@@ -8,6 +9,7 @@
 #include "analyzer/dcci/dcci_report.h"
 #include "analyzer/dcci/dcci_next.h"
 #include "analyzer/dcci/dcci_gates.h"
+#include "analyzer/dcci/dcci_report_internal.h"
 
 /* num / den nanoseconds as exact µs. */
 static void put_us(sk_jb *b, cJSON *o, const char *key, num_i128 num, uint32_t den)
@@ -92,6 +94,14 @@ static cJSON *u64_pair(sk_jb *b, uint64_t x, uint64_t y)
     return pair_of(b, sk_jb_uint(b, x), sk_jb_uint(b, y));
 }
 
+/* An entry that part p of a multi-rank pair holds names its device
+ * (docs/analyze.md §10.2); one device: nothing. */
+static void put_device(sk_jb *b, cJSON *o, const dcci_analysis *a, const dcci_analysis *p)
+{
+    if (a->multi_rank)
+        sk_jb_put_uint(b, o, "device", p->device);
+}
+
 /* ------------------------------------------------------------ issues */
 
 static cJSON *issue_obj(sk_jb *b, const dcci_issue *it)
@@ -107,20 +117,32 @@ static cJSON *issue_obj(sk_jb *b, const dcci_issue *it)
         sk_jb_put_null(b, o, "line");
     sk_jb_put_str(b, o, "message", it->message);
     sk_jb_put_uint(b, o, "more", it->more);
+    if (it->has_device)
+        sk_jb_put_uint(b, o, "device", it->device);
     return o;
 }
 
-/* Issues of gate g (all gates when g < 0): O0 side, disable-all side, then
- * cross-side ones. */
+typedef struct issues_ctx {
+    sk_jb *b;
+    cJSON *out;
+    int gate; /* < 0: every gate */
+} issues_ctx;
+
+static int put_issue(void *ctx, const dcci_issue *it)
+{
+    issues_ctx *c = ctx;
+    if (c->gate < 0 || (int)it->gate == c->gate)
+        sk_jb_put(c->b, c->out, NULL, issue_obj(c->b, it));
+    return 0;
+}
+
+/* Issues of gate g (all gates when g < 0): O0 side, disable-all side,
+ * cross-side ones, then those of every device analysis. */
 static cJSON *issues_arr(sk_jb *b, const dcci_analysis *a, int g)
 {
-    cJSON *out = sk_jb_arr(b);
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++)
-            if (g < 0 || (int)lists[l]->v[i].gate == g)
-                sk_jb_put(b, out, NULL, issue_obj(b, &lists[l]->v[i]));
-    return out;
+    issues_ctx c = {b, sk_jb_arr(b), g};
+    dcci_analysis_each_issue(a, put_issue, &c);
+    return c.out;
 }
 
 static int status_gate(dcci_status s)
@@ -168,9 +190,57 @@ static int meta_complete(const dcci_side *s)
     return 1;
 }
 
+/* Completeness of side i: the files of its inventory, the rows, models
+ * and traces read by every part (the device analyses of a multi-rank pair,
+ * else the analysis itself). */
+static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
+{
+    const dcci_side *s = &a->side[i];
+    uint64_t rows = 0, sk_rows = 0, rejected = 0, unmapped = 0, rounded = 0;
+    size_t models = 0, sks = 0, np = dcci_analysis_nparts(a);
+    int meta_ok = np != 0, prof_ok = count_kind(s, DCCI_KIND_SK_PROF) != 0, full = 0;
+    for (size_t p = 0; p < np; p++) {
+        const dcci_side *x = &dcci_analysis_part(a, p)->side[i];
+        rows += x->kd_rows;
+        sk_rows += x->kd_sk_rows;
+        rejected += x->kd_sk_rows_rejected;
+        unmapped += x->kd_sk_rows_unmapped;
+        rounded += x->kd_rounded_rows;
+        models += x->nmodels;
+        sks += x->nsks;
+        meta_ok = meta_ok && meta_complete(x);
+        prof_ok = prof_ok && sk_prof_complete(x);
+        full = full || x->nbuffer_full;
+    }
+    cJSON *c = sk_jb_obj(b);
+    cJSON *kd = sk_jb_obj(b);
+    sk_jb_put_uint(b, kd, "files", count_kind(s, DCCI_KIND_KERNEL_DETAILS));
+    sk_jb_put_uint(b, kd, "rows", rows);
+    sk_jb_put_uint(b, kd, "sk_rows", sk_rows);
+    sk_jb_put_uint(b, kd, "sk_rows_rejected", rejected);
+    sk_jb_put_uint(b, kd, "sk_rows_unmapped", unmapped);
+    sk_jb_put_uint(b, kd, "rows_rounded_below_ns", rounded);
+    sk_jb_put_bool(b, kd, "complete", count_kind(s, DCCI_KIND_KERNEL_DETAILS) && !unmapped);
+    sk_jb_put(b, c, "kernel_details", kd);
+    cJSON *meta = sk_jb_obj(b);
+    sk_jb_put_uint(b, meta, "models", models);
+    sk_jb_put_uint(b, meta, "fused_sks", sks);
+    sk_jb_put_bool(b, meta, "complete", meta_ok);
+    sk_jb_put(b, c, "sk_meta", meta);
+    cJSON *prof = sk_jb_obj(b);
+    sk_jb_put_uint(b, prof, "files", count_kind(s, DCCI_KIND_SK_PROF));
+    sk_jb_put_bool(b, prof, "buffer_full", full);
+    sk_jb_put_bool(b, prof, "complete", prof_ok);
+    sk_jb_put(b, c, "sk_prof", prof);
+    return c;
+}
+
 static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
 {
     const dcci_side *s = &a->side[i];
+    uint64_t warmup, capacity;
+    dcci_value_source source;
+    dcci_report_side_values(a, i, &warmup, &source, &capacity);
     cJSON *o = sk_jb_obj(b);
     sk_jb_put_str(b, o, "root", s->in.root);
     if (s->in.has_manifest) {
@@ -209,29 +279,7 @@ static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
         sk_jb_put(b, files, NULL, x);
     }
     sk_jb_put(b, o, "files", files);
-
-    cJSON *c = sk_jb_obj(b);
-    cJSON *kd = sk_jb_obj(b);
-    sk_jb_put_uint(b, kd, "files", count_kind(s, DCCI_KIND_KERNEL_DETAILS));
-    sk_jb_put_uint(b, kd, "rows", s->kd_rows);
-    sk_jb_put_uint(b, kd, "sk_rows", s->kd_sk_rows);
-    sk_jb_put_uint(b, kd, "sk_rows_rejected", s->kd_sk_rows_rejected);
-    sk_jb_put_uint(b, kd, "sk_rows_unmapped", s->kd_sk_rows_unmapped);
-    sk_jb_put_uint(b, kd, "rows_rounded_below_ns", s->kd_rounded_rows);
-    sk_jb_put_bool(b, kd, "complete",
-             count_kind(s, DCCI_KIND_KERNEL_DETAILS) && !s->kd_sk_rows_unmapped);
-    sk_jb_put(b, c, "kernel_details", kd);
-    cJSON *meta = sk_jb_obj(b);
-    sk_jb_put_uint(b, meta, "models", s->nmodels);
-    sk_jb_put_uint(b, meta, "fused_sks", s->nsks);
-    sk_jb_put_bool(b, meta, "complete", meta_complete(s));
-    sk_jb_put(b, c, "sk_meta", meta);
-    cJSON *prof = sk_jb_obj(b);
-    sk_jb_put_uint(b, prof, "files", count_kind(s, DCCI_KIND_SK_PROF));
-    sk_jb_put_bool(b, prof, "buffer_full", s->nbuffer_full != 0);
-    sk_jb_put_bool(b, prof, "complete", sk_prof_complete(s));
-    sk_jb_put(b, c, "sk_prof", prof);
-    sk_jb_put(b, o, "completeness", c);
+    sk_jb_put(b, o, "completeness", completeness_obj(b, a, i));
 
     cJSON *on = sk_jb_obj(b);
     if (s->in.has_sk_on)
@@ -248,7 +296,7 @@ static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
         sk_jb_put_uint(b, on, "log_line", s->prof_line);
     else
         sk_jb_put_null(b, on, "log_line");
-    sk_jb_put_uint(b, on, "records_per_core", a->capacity[i]);
+    sk_jb_put_uint(b, on, "records_per_core", capacity);
     sk_jb_put(b, o, "ascend_prof_sk_on", on);
     if (s->in.has_warmup)
         sk_jb_put_uint(b, o, "workload_warmup", (uint64_t)s->in.warmup);
@@ -277,6 +325,22 @@ static cJSON *inputs_obj(sk_jb *b, const dcci_analysis *a)
 
 /* ------------------------------------------------------------ thresholds */
 
+/* warmup_launches: per side, value and source. */
+static cJSON *warmup_obj(sk_jb *b, const dcci_analysis *a)
+{
+    cJSON *wl = sk_jb_obj(b);
+    for (int i = 0; i < 2; i++) {
+        uint64_t warmup, capacity;
+        dcci_value_source source;
+        dcci_report_side_values(a, i, &warmup, &source, &capacity);
+        cJSON *x = sk_jb_obj(b);
+        sk_jb_put_uint(b, x, "value", warmup);
+        sk_jb_put_str(b, x, "source", dcci_value_source_name(source));
+        sk_jb_put(b, wl, a->side[i].name, x);
+    }
+    return wl;
+}
+
 static cJSON *thresholds_obj(sk_jb *b, const dcci_analysis *a)
 {
     const dcci_classify_opts *c = &a->opts.classify;
@@ -293,14 +357,7 @@ static cJSON *thresholds_obj(sk_jb *b, const dcci_analysis *a)
     }
     put_us(b, o, "min_abs_us", c->min_abs_ns, 1);
     sk_jb_put_uint(b, o, "warmup_steps", a->opts.warmup_steps);
-    cJSON *wl = sk_jb_obj(b);
-    for (int i = 0; i < 2; i++) {
-        cJSON *x = sk_jb_obj(b);
-        sk_jb_put_uint(b, x, "value", a->warmup_launches[i]);
-        sk_jb_put_str(b, x, "source", dcci_value_source_name(a->warmup_launches_source[i]));
-        sk_jb_put(b, wl, a->side[i].name, x);
-    }
-    sk_jb_put(b, o, "warmup_launches", wl);
+    sk_jb_put(b, o, "warmup_launches", warmup_obj(b, a));
     sk_jb_put_str(b, o, "baseline", DCCI_SIDE_O0);
     sk_jb_put_str(b, o, "candidate", DCCI_SIDE_DISABLE_ALL);
     cJSON *sel = sk_jb_arr(b);
@@ -336,26 +393,39 @@ static cJSON *sk_ref(sk_jb *b, const dcci_side *s, const dcci_sk *k)
     return o;
 }
 
-static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a)
+/* Counts summed over the parts, excluded SKs part by part; compared is 0
+ * under a collection block (of the pair, for a device analysis too). */
+static cJSON *matching_obj(sk_jb *b, const dcci_analysis *a, int compared)
 {
-    cJSON *o = sk_jb_obj(b);
-    sk_jb_put(b, o, "sks", u64_pair(b, a->side[0].nsks, a->side[1].nsks));
-    sk_jb_put_uint(b, o, "matched", a->align.npairs);
-    sk_jb_put_uint(b, o, "paired_by_rank", a->align.paired_by_rank);
-    sk_jb_put(b, o, "unmatched", u64_pair(b, a->align.unmatched[0], a->align.unmatched[1]));
-    sk_jb_put(b, o, "ambiguous", u64_pair(b, a->align.ambiguous[0], a->align.ambiguous[1]));
-    cJSON *ex = sk_jb_arr(b);
-    /* a collection block compares nothing: the match states are not evidence */
-    for (int s = 0; s < 2 && a->status != DCCI_STATUS_COLLECTION_BLOCKED; s++)
-        for (size_t i = 0; i < a->side[s].nsks; i++) {
-            const dcci_sk *k = &a->side[s].sks[i];
-            if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
-                continue;
-            cJSON *x = sk_ref(b, &a->side[s], k);
-            sk_jb_put_str(b, x, "state", k->match == DCCI_UNMATCHED ? "unmatched" : "ambiguous");
-            sk_jb_put_str(b, x, "reason", k->match_reason);
-            sk_jb_put(b, ex, NULL, x);
+    uint64_t sks[2] = {0, 0}, unmatched[2] = {0, 0}, ambiguous[2] = {0, 0}, by_rank = 0;
+    cJSON *o = sk_jb_obj(b), *ex = sk_jb_arr(b);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *x = dcci_analysis_part(a, p);
+        by_rank += x->align.paired_by_rank;
+        for (int s = 0; s < 2; s++) {
+            sks[s] += x->side[s].nsks;
+            unmatched[s] += x->align.unmatched[s];
+            ambiguous[s] += x->align.ambiguous[s];
         }
+        /* a collection block compares nothing: the match states are not evidence */
+        for (int s = 0; s < 2 && compared; s++)
+            for (size_t i = 0; i < x->side[s].nsks; i++) {
+                const dcci_sk *k = &x->side[s].sks[i];
+                if (k->match != DCCI_UNMATCHED && k->match != DCCI_AMBIGUOUS)
+                    continue;
+                cJSON *y = sk_ref(b, &x->side[s], k);
+                put_device(b, y, a, x);
+                sk_jb_put_str(b, y, "state",
+                              k->match == DCCI_UNMATCHED ? "unmatched" : "ambiguous");
+                sk_jb_put_str(b, y, "reason", k->match_reason);
+                sk_jb_put(b, ex, NULL, y);
+            }
+    }
+    sk_jb_put(b, o, "sks", u64_pair(b, sks[0], sks[1]));
+    sk_jb_put_uint(b, o, "matched", dcci_analysis_count_matched(a));
+    sk_jb_put_uint(b, o, "paired_by_rank", by_rank);
+    sk_jb_put(b, o, "unmatched", u64_pair(b, unmatched[0], unmatched[1]));
+    sk_jb_put(b, o, "ambiguous", u64_pair(b, ambiguous[0], ambiguous[1]));
     sk_jb_put(b, o, "excluded", ex);
     return o;
 }
@@ -400,14 +470,15 @@ static void put_regression(sk_jb *b, cJSON *o, const dcci_analysis *a, const dcc
         sk_jb_put_null(b, o, "regression_pct");
 }
 
-static cJSON *sks_arr(sk_jb *b, const dcci_analysis *a)
+/* The matched SKs of part pa (one device) into out. */
+static void put_sks(sk_jb *b, cJSON *out, const dcci_analysis *a, const dcci_analysis *pa)
 {
-    cJSON *out = sk_jb_arr(b);
-    for (size_t i = 0; i < a->nresults && !b->err; i++) {
-        const dcci_sk_result *r = &a->results[i];
-        const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+    for (size_t i = 0; i < pa->nresults && !b->err; i++) {
+        const dcci_sk_result *r = &pa->results[i];
+        const dcci_sk *k0 = &pa->side[0].sks[r->o0], *k1 = &pa->side[1].sks[r->dis];
         cJSON *o = sk_jb_obj(b);
         cJSON *key = NULL;
+        put_device(b, o, a, pa);
         sk_jb_put_str(b, o, "key_id", k0->key_id);
         if (!b->err) {
             sk_err e = sk_json_parse(k0->key_text, strlen(k0->key_text), NULL, &key, b->d);
@@ -420,16 +491,24 @@ static cJSON *sks_arr(sk_jb *b, const dcci_analysis *a)
         sk_jb_put_bool(b, o, "paired_by_rank", k0->paired_by_rank);
         sk_jb_put(b, o, "names", str_pair(b, k0->fused->name, k1->fused->name));
         sk_jb_put(b, o, "model_dirs",
-            str_pair(b, a->side[0].models[k0->model].dir, a->side[1].models[k1->model].dir));
+            str_pair(b, pa->side[0].models[k0->model].dir, pa->side[1].models[k1->model].dir));
         sk_jb_put(b, o, "scope_ids", u64_pair(b, k0->fused->scope_id, k1->fused->scope_id));
         put_class(b, o, &r->cls, r->invalid_rows);
-        put_regression(b, o, a, r);
+        put_regression(b, o, pa, r);
         sk_jb_put(b, o, "stats", pair_of(b, stats_obj(b, k0->has_stats ? &k0->stats : NULL),
                                    stats_obj(b, k1->has_stats ? &k1->stats : NULL)));
         sk_jb_put(b, o, "kernel_details", pair_of(b, rows_obj(b, k0), rows_obj(b, k1)));
         sk_jb_put(b, o, "sk_prof", pair_of(b, prof_sk_obj(b, k0), prof_sk_obj(b, k1)));
         sk_jb_put(b, out, NULL, o);
     }
+}
+
+/* The parts one after the other: device order, each in its own order. */
+static cJSON *sks_arr(sk_jb *b, const dcci_analysis *a)
+{
+    cJSON *out = sk_jb_arr(b);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++)
+        put_sks(b, out, a, dcci_analysis_part(a, p));
     return out;
 }
 
@@ -444,18 +523,19 @@ static cJSON *metric_obj(sk_jb *b, const dcci_child_metric *m, int selects)
     return o;
 }
 
-static cJSON *children_arr(sk_jb *b, const dcci_analysis *a)
+/* The significantly slower SKs of part x with their children into out. */
+static void put_children(sk_jb *b, cJSON *out, const dcci_analysis *a, const dcci_analysis *pa)
 {
-    cJSON *out = sk_jb_arr(b);
-    for (size_t i = 0; i < a->nslow && !b->err; i++) {
-        const dcci_slow_sk *s = &a->slow[i];
-        const dcci_sk_result *r = &a->results[s->result];
-        const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
+    for (size_t i = 0; i < pa->nslow && !b->err; i++) {
+        const dcci_slow_sk *s = &pa->slow[i];
+        const dcci_sk_result *r = &pa->results[s->result];
+        const dcci_sk *k0 = &pa->side[0].sks[r->o0], *k1 = &pa->side[1].sks[r->dis];
         cJSON *o = sk_jb_obj(b);
+        put_device(b, o, a, pa);
         sk_jb_put_str(b, o, "key_id", k0->key_id);
         sk_jb_put(b, o, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
         sk_jb_put(b, o, "names", str_pair(b, k0->fused->name, k1->fused->name));
-        put_regression(b, o, a, r);
+        put_regression(b, o, pa, r);
         sk_jb_put_str(b, o, "attribution", s->attribution_ok ? "valid" : "blocked");
         cJSON *rows = sk_jb_arr(b);
         for (size_t p = 0; p < s->nrows; p++) {
@@ -487,6 +567,13 @@ static cJSON *children_arr(sk_jb *b, const dcci_analysis *a)
         sk_jb_put(b, o, "positions", rows);
         sk_jb_put(b, out, NULL, o);
     }
+}
+
+static cJSON *children_arr(sk_jb *b, const dcci_analysis *a)
+{
+    cJSON *out = sk_jb_arr(b);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++)
+        put_children(b, out, a, dcci_analysis_part(a, p));
     return out;
 }
 
@@ -531,6 +618,7 @@ static cJSON *tokens_arr(sk_jb *b, const dcci_analysis *a)
             size_t p = te->contrib[c].position;
             const dcci_child_row *row = &s->rows[p];
             cJSON *x = sk_jb_obj(b);
+            put_device(b, x, a, pa);
             sk_jb_put_str(b, x, "key_id", k0->key_id);
             sk_jb_put(b, x, "occurrence", u64_pair(b, k0->occurrence, k1->occurrence));
             sk_jb_put_uint(b, x, "position", p);
@@ -588,9 +676,11 @@ static cJSON *collateral_arr(sk_jb *b, const dcci_analysis *a)
     cJSON *out = sk_jb_arr(b);
     for (size_t i = 0; i < a->ncollateral && !b->err; i++) {
         const dcci_collateral *c = &a->collateral[i];
-        const dcci_side *s = &dcci_analysis_part(a, c->part)->side[c->side];
+        const dcci_analysis *pa = dcci_analysis_part(a, c->part);
+        const dcci_side *s = &pa->side[c->side];
         const dcci_sk *k = &s->sks[c->sk];
         cJSON *o = sk_jb_obj(b);
+        put_device(b, o, a, pa);
         sk_jb_put_str(b, o, "side", s->name);
         sk_jb_put_str(b, o, "key_id", k->key_id);
         sk_jb_put_uint(b, o, "occurrence", k->occurrence);
@@ -610,11 +700,10 @@ static cJSON *collateral_arr(sk_jb *b, const dcci_analysis *a)
 
 /* ------------------------------------------------------------ integrity */
 
-static cJSON *side_integrity(sk_jb *b, const dcci_analysis *a, int i)
+/* The buffer-full warnings and the sk_prof files of side s into bf and
+ * files. */
+static void put_side_integrity(sk_jb *b, cJSON *bf, cJSON *files, const dcci_side *s)
 {
-    const dcci_side *s = &a->side[i];
-    cJSON *o = sk_jb_obj(b);
-    cJSON *bf = sk_jb_arr(b);
     for (size_t k = 0; k < s->nbuffer_full; k++) {
         cJSON *x = sk_jb_obj(b);
         sk_jb_put_str(b, x, "file", s->buffer_full[k].file);
@@ -624,10 +713,6 @@ static cJSON *side_integrity(sk_jb *b, const dcci_analysis *a, int i)
         sk_jb_put_uint(b, x, "warnings", s->buffer_full[k].count);
         sk_jb_put(b, bf, NULL, x);
     }
-    sk_jb_put(b, o, "buffer_full", bf);
-    sk_jb_put_uint(b, o, "records_per_core", a->capacity[i]);
-    sk_jb_put_uint(b, o, "invalid_dcci_pattern_warnings", s->bad_patterns);
-    cJSON *files = sk_jb_arr(b);
     if (s->prof)
         for (size_t f = 0; f < s->prof->nfiles; f++) {
             const dcci_prof_file_summary *fs = &s->prof->files[f];
@@ -663,6 +748,24 @@ static cJSON *side_integrity(sk_jb *b, const dcci_analysis *a, int i)
             sk_jb_put(b, x, "core_records", counts);
             sk_jb_put(b, files, NULL, x);
         }
+}
+
+/* Side i over every part: the lists one part after the other, the
+ * warnings summed. */
+static cJSON *side_integrity(sk_jb *b, const dcci_analysis *a, int i)
+{
+    uint64_t warmup, capacity, bad = 0;
+    dcci_value_source source;
+    dcci_report_side_values(a, i, &warmup, &source, &capacity);
+    cJSON *o = sk_jb_obj(b), *bf = sk_jb_arr(b), *files = sk_jb_arr(b);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_side *s = &dcci_analysis_part(a, p)->side[i];
+        put_side_integrity(b, bf, files, s);
+        bad += s->bad_patterns;
+    }
+    sk_jb_put(b, o, "buffer_full", bf);
+    sk_jb_put_uint(b, o, "records_per_core", capacity);
+    sk_jb_put_uint(b, o, "invalid_dcci_pattern_warnings", bad);
     sk_jb_put(b, o, "sk_prof_files", files);
     return o;
 }
@@ -673,16 +776,114 @@ static cJSON *integrity_obj(sk_jb *b, const dcci_analysis *a)
     sk_jb_put(b, o, DCCI_SIDE_O0, side_integrity(b, a, 0));
     sk_jb_put(b, o, DCCI_SIDE_DISABLE_ALL, side_integrity(b, a, 1));
     cJSON *sks = sk_jb_arr(b);
-    for (size_t i = 0; i < a->nslow; i++) {
-        const dcci_slow_sk *s = &a->slow[i];
-        cJSON *x = sk_jb_obj(b);
-        sk_jb_put_str(b, x, "key_id", a->side[0].sks[a->results[s->result].o0].key_id);
-        sk_jb_put_uint(b, x, "occurrence", a->side[0].sks[a->results[s->result].o0].occurrence);
-        sk_jb_put_bool(b, x, "attribution_valid", s->attribution_ok);
-        sk_jb_put(b, sks, NULL, x);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *pa = dcci_analysis_part(a, p);
+        for (size_t i = 0; i < pa->nslow; i++) {
+            const dcci_slow_sk *s = &pa->slow[i];
+            const dcci_sk *k = &pa->side[0].sks[pa->results[s->result].o0];
+            cJSON *x = sk_jb_obj(b);
+            put_device(b, x, a, pa);
+            sk_jb_put_str(b, x, "key_id", k->key_id);
+            sk_jb_put_uint(b, x, "occurrence", k->occurrence);
+            sk_jb_put_bool(b, x, "attribution_valid", s->attribution_ok);
+            sk_jb_put(b, sks, NULL, x);
+        }
     }
     sk_jb_put(b, o, "slower_sks", sks);
     sk_jb_put(b, o, "issues", issues_arr(b, a, -1));
+    return o;
+}
+
+/* ------------------------------------------------------------ devices */
+
+/* The device a one-device pair names: a side's kernel_details Device_id,
+ * else the name of an sk_prof file; 0 when none does. */
+static int pair_device(const dcci_analysis *a, uint64_t *dev)
+{
+    for (int i = 0; i < 2; i++)
+        if (a->side[i].has_device) {
+            *dev = a->side[i].device;
+            return 1;
+        }
+    for (int i = 0; i < 2; i++)
+        for (size_t f = 0; f < a->side[i].in.nfiles; f++)
+            if (a->side[i].in.files[f].kind == DCCI_KIND_SK_PROF &&
+                dcci_sk_prof_device(a->side[i].in.files[f].relpath, dev))
+                return 1;
+    return 0;
+}
+
+static cJSON *devices_arr(sk_jb *b, const dcci_analysis *a)
+{
+    cJSON *out = sk_jb_arr(b);
+    uint64_t dev;
+    if (a->multi_rank)
+        for (size_t i = 0; i < a->ndevices; i++)
+            sk_jb_put(b, out, NULL, sk_jb_uint(b, a->devices[i].device));
+    else if (pair_device(a, &dev))
+        sk_jb_put(b, out, NULL, sk_jb_uint(b, dev));
+    return out;
+}
+
+static void put_occ_mode(sk_jb *b, cJSON *o, const dcci_analysis *a)
+{
+    if (dcci_occ_mode_name(a->occ_mode))
+        sk_jb_put_str(b, o, "occurrence_mode", dcci_occ_mode_name(a->occ_mode));
+    else
+        sk_jb_put_null(b, o, "occurrence_mode");
+}
+
+/* What each device analysis settled for itself (docs/analyze.md §10.2). */
+static cJSON *per_device_arr(sk_jb *b, const dcci_analysis *a)
+{
+    cJSON *out = sk_jb_arr(b);
+    for (size_t p = 0; p < a->ndevices && !b->err; p++) {
+        const dcci_analysis *x = &a->devices[p];
+        cJSON *o = sk_jb_obj(b), *in = sk_jb_obj(b);
+        sk_jb_put_uint(b, o, "device", x->device);
+        sk_jb_put_str(b, o, "status", dcci_status_name(x->status));
+        sk_jb_put(b, o, "status_reasons", issues_arr(b, x, status_gate(x->status)));
+        put_occ_mode(b, o, x);
+        sk_jb_put(b, in, DCCI_SIDE_O0, side_inputs(b, x, 0));
+        sk_jb_put(b, in, DCCI_SIDE_DISABLE_ALL, side_inputs(b, x, 1));
+        sk_jb_put(b, o, "inputs", in);
+        sk_jb_put(b, o, "warmup_launches", warmup_obj(b, x));
+        sk_jb_put(b, o, "matching",
+                  matching_obj(b, x, a->status != DCCI_STATUS_COLLECTION_BLOCKED &&
+                                         x->status != DCCI_STATUS_COLLECTION_BLOCKED));
+        sk_jb_put(b, o, "integrity", integrity_obj(b, x));
+        sk_jb_put(b, out, NULL, o);
+    }
+    return out;
+}
+
+/* The device x SK grid: one row per (structural key, occurrence), the
+ * class of that SK on every device (null where the device has none). */
+static cJSON *overview_obj(sk_jb *b, const dcci_analysis *a)
+{
+    dcci_overview ov;
+    cJSON *o = sk_jb_obj(b), *rows = sk_jb_arr(b);
+    sk_jb_put(b, o, "devices", devices_arr(b, a));
+    sk_err e = dcci_overview_build(a, &ov, b->d);
+    if (e)
+        sk_jb_fail(b, e);
+    for (size_t r = 0; r < ov.nrows && !b->err; r++) {
+        const dcci_overview_cell *first = &ov.cells[ov.row[r]];
+        cJSON *x = sk_jb_obj(b), *cls = sk_jb_obj(b);
+        sk_jb_put_str(b, x, "key_id", first->key_id);
+        sk_jb_put_str(b, x, "sk_name", first->sk->fused->name);
+        sk_jb_put_uint(b, x, "occurrence", first->occurrence);
+        for (size_t p = 0; p < a->ndevices; p++) {
+            char dev[24];
+            const dcci_overview_cell *c = dcci_overview_find(&ov, r, p);
+            snprintf(dev, sizeof dev, "%llu", (unsigned long long)a->devices[p].device);
+            sk_jb_put_str(b, cls, dev, c ? dcci_overview_class(c) : NULL);
+        }
+        sk_jb_put(b, x, "classes", cls);
+        sk_jb_put(b, rows, NULL, x);
+    }
+    dcci_overview_free(&ov);
+    sk_jb_put(b, o, "rows", rows);
     return o;
 }
 
@@ -721,10 +922,12 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     /* retired: a blocked analysis states no verdict, not even a conditional one */
     sk_jb_put_null(&b, o, "status_if_sealed");
     /* how kernel_details rows became occurrences (docs/analyze.md §4.3) */
-    if (dcci_occ_mode_name(a->occ_mode))
-        sk_jb_put_str(&b, o, "occurrence_mode", dcci_occ_mode_name(a->occ_mode));
-    else
-        sk_jb_put_null(&b, o, "occurrence_mode");
+    put_occ_mode(&b, o, a);
+    sk_jb_put(&b, o, "devices", devices_arr(&b, a));
+    if (a->multi_rank) { /* docs/analyze.md §10.2 */
+        sk_jb_put(&b, o, "per_device", per_device_arr(&b, a));
+        sk_jb_put(&b, o, "device_overview", overview_obj(&b, a));
+    }
     sk_jb_put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
     const char *next[DCCI_TO_COLLECT_MAX];
     size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
@@ -735,7 +938,8 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     sk_jb_put(&b, o, "next_steps", next_obj(&b, a));
     sk_jb_put(&b, o, "inputs", inputs_obj(&b, a));
     sk_jb_put(&b, o, "thresholds", thresholds_obj(&b, a));
-    sk_jb_put(&b, o, "matching", matching_obj(&b, a));
+    sk_jb_put(&b, o, "matching",
+              matching_obj(&b, a, a->status != DCCI_STATUS_COLLECTION_BLOCKED));
     sk_jb_put(&b, o, "sks", sks_arr(&b, a));
     sk_jb_put(&b, o, "children", children_arr(&b, a));
     sk_jb_put(&b, o, "token_union", tokens_arr(&b, a));

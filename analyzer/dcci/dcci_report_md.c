@@ -1,6 +1,9 @@
 /* The Chinese Markdown report.  It renders the same analysis as the JSON
  * report, section by section in the order the DCCI protocol lists what the
- * family report must contain (docs/analyze.md §11). */
+ * family report must contain (docs/analyze.md §11).  A multi-rank pair
+ * replaces the sections of one comparison (matching, SKs, children) by the
+ * device x SK overview and one section per device; the sections after them
+ * shift by the number of devices less two (docs/analyze.md §10.2). */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +20,8 @@ typedef struct md {
     sk_buf *out;
     sk_err e;
     sk_diag *d;
+    int shift;         /* added to the numbers of the sections after the comparison */
+    int not_compared;  /* the pair is collection_blocked (its devices compared nothing) */
 } md;
 
 static void emit(md *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -152,10 +157,10 @@ static size_t count_kind(const dcci_side *s, dcci_kind k)
 }
 
 /* A collection block compares nothing: every section of the comparison says
- * so instead of showing tables. */
+ * so instead of showing tables (of a device too when the pair is blocked). */
 static int not_compared(md *m, const dcci_analysis *a)
 {
-    if (a->status != DCCI_STATUS_COLLECTION_BLOCKED)
+    if (a->status != DCCI_STATUS_COLLECTION_BLOCKED && !m->not_compared)
         return 0;
     emit(m, "采集证据受阻：未做 SK 匹配与分类、子节点分解、token 并集与正则，本节为空。\n\n");
     return 1;
@@ -167,7 +172,17 @@ static void section_conclusion(md *m, const dcci_analysis *a)
     emit(m, "## 1. 结论\n\n");
     emit(m, "- 状态：`%s`（%s）\n", dcci_status_name(a->status), dcci_report_status_zh(a->status));
     emit(m, "- 匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条\n",
-         a->align.npairs, a->nslow, a->ntokens, a->nregexes);
+         dcci_analysis_count_matched(a), dcci_analysis_count_slow(a), a->ntokens, a->nregexes);
+    if (a->multi_rank) {
+        emit(m, "- 设备：");
+        for (size_t i = 0; i < a->ndevices; i++)
+            emit(m, "%s%llu", i ? ", " : "", (unsigned long long)a->devices[i].device);
+        emit(m, "（每个设备单独匹配与分类；token 并集与列表 L 覆盖全部设备）\n");
+        for (size_t i = 0; i < a->ndevices; i++)
+            emit(m, "- 设备 %llu 状态：`%s`（%s）\n", (unsigned long long)a->devices[i].device,
+                 dcci_status_name(a->devices[i].status),
+                 dcci_report_status_zh(a->devices[i].status));
+    }
     emit(m, "- 决策：%s\n", dcci_report_decision_zh(a->status));
     const char *next[DCCI_TO_COLLECT_MAX];
     size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
@@ -175,6 +190,33 @@ static void section_conclusion(md *m, const dcci_analysis *a)
         emit(m, "- 需要采集：%s\n", next[i]);
     emit(m, "- 声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为**统计相关性**，"
             "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。\n\n");
+}
+
+/* kernel_details, SK metadata, sk_prof and ASCEND_PROF_SK_ON of both sides
+ * of one device. */
+static void completeness_table(md *m, const dcci_analysis *a)
+{
+    emit(m, "| 侧 | kernel_details（行 / SK 行 / 拒绝 / 未映射） | SK 元数据（模型 / SK） | sk_prof（文件 / buffer-full） | ASCEND_PROF_SK_ON（manifest / super_kernel.log） | 每核记录容量 |\n|---|---|---|---|---|---|\n");
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        char on[160];
+        char mv[32], lv[32];
+        if (s->in.has_sk_on)
+            snprintf(mv, sizeof mv, "%lld", (long long)s->in.sk_on);
+        else
+            snprintf(mv, sizeof mv, "—");
+        if (s->prof_state == RD_PROF_ON)
+            snprintf(lv, sizeof lv, "%llu", (unsigned long long)s->prof_kb);
+        else
+            snprintf(lv, sizeof lv, "%s", rd_prof_state_name(s->prof_state));
+        snprintf(on, sizeof on, "%s / %s", mv, lv);
+        emit(m, "| %s | %zu 个文件：%llu / %llu / %llu / %llu | %zu / %zu | %zu / %s | %s | %llu |\n",
+             s->name, count_kind(s, DCCI_KIND_KERNEL_DETAILS), (unsigned long long)s->kd_rows,
+             (unsigned long long)s->kd_sk_rows, (unsigned long long)s->kd_sk_rows_rejected,
+             (unsigned long long)s->kd_sk_rows_unmapped, s->nmodels, s->nsks,
+             count_kind(s, DCCI_KIND_SK_PROF), s->nbuffer_full ? "是" : "否", on,
+             (unsigned long long)a->capacity[i]);
+    }
 }
 
 static void section_inputs(md *m, const dcci_analysis *a)
@@ -216,28 +258,31 @@ static void section_inputs(md *m, const dcci_analysis *a)
             emit(m, "\n");
         }
     }
-    emit(m, "\n| 侧 | kernel_details（行 / SK 行 / 拒绝 / 未映射） | SK 元数据（模型 / SK） | sk_prof（文件 / buffer-full） | ASCEND_PROF_SK_ON（manifest / super_kernel.log） | 每核记录容量 |\n|---|---|---|---|---|---|\n");
-    for (int i = 0; i < 2; i++) {
-        const dcci_side *s = &a->side[i];
-        char on[160];
-        char mv[32], lv[32];
-        if (s->in.has_sk_on)
-            snprintf(mv, sizeof mv, "%lld", (long long)s->in.sk_on);
-        else
-            snprintf(mv, sizeof mv, "—");
-        if (s->prof_state == RD_PROF_ON)
-            snprintf(lv, sizeof lv, "%llu", (unsigned long long)s->prof_kb);
-        else
-            snprintf(lv, sizeof lv, "%s", rd_prof_state_name(s->prof_state));
-        snprintf(on, sizeof on, "%s / %s", mv, lv);
-        emit(m, "| %s | %zu 个文件：%llu / %llu / %llu / %llu | %zu / %zu | %zu / %s | %s | %llu |\n",
-             s->name, count_kind(s, DCCI_KIND_KERNEL_DETAILS), (unsigned long long)s->kd_rows,
-             (unsigned long long)s->kd_sk_rows, (unsigned long long)s->kd_sk_rows_rejected,
-             (unsigned long long)s->kd_sk_rows_unmapped, s->nmodels, s->nsks,
-             count_kind(s, DCCI_KIND_SK_PROF), s->nbuffer_full ? "是" : "否", on,
-             (unsigned long long)a->capacity[i]);
-    }
     emit(m, "\n");
+    if (a->multi_rank)
+        emit(m, "各设备的 kernel_details、SK 元数据、sk_prof 与 ASCEND_PROF_SK_ON 见各设备一节。\n");
+    else
+        completeness_table(m, a);
+    emit(m, "\n");
+}
+
+/* How kernel_details rows became occurrences, the warmup of each source. */
+static void warmup_lines(md *m, const dcci_analysis *a)
+{
+    if (a->occ_mode == DCCI_OCC_LAUNCH_ORDER) {
+        emit(m, "- kernel_details 出现次序：launch_order（无 Step Id：每个 SK 按开始时间的 launch 次序）\n");
+        emit(m, "- kernel_details 每个 SK 丢弃前 %llu 次 launch（warmup-steps，按开始时间）\n",
+             (unsigned long long)a->opts.warmup_steps);
+    } else {
+        emit(m, "- kernel_details 出现次序：%s\n",
+             a->occ_mode == DCCI_OCC_STEP_ID ? "step_id（按 Step Id）" : "未确定（无 SK 行）");
+        emit(m, "- kernel_details 丢弃前 %llu 个 step（warmup-steps）\n",
+             (unsigned long long)a->opts.warmup_steps);
+    }
+    for (int i = 0; i < 2; i++)
+        emit(m, "- %s 侧 sk_prof 每个 SK 丢弃前 %llu 次 launch（来源：%s）\n", a->side[i].name,
+             (unsigned long long)a->warmup_launches[i],
+             dcci_value_source_name(a->warmup_launches_source[i]));
 }
 
 static void section_thresholds(md *m, const dcci_analysis *a)
@@ -254,27 +299,21 @@ static void section_thresholds(md *m, const dcci_analysis *a)
          DCCI_CLASSIFY_HARD_MIN_OCCURRENCES);
     emit(m, "- 噪声阈值 = max(%s%%, 2·MAD/P50（每侧）)；绝对阈值 %s µs；样本数恰为 3 时启用尾部保护\n",
          pct, abs_us);
-    if (a->occ_mode == DCCI_OCC_LAUNCH_ORDER) {
-        emit(m, "- kernel_details 出现次序：launch_order（无 Step Id：每个 SK 按开始时间的 launch 次序）\n");
-        emit(m, "- kernel_details 每个 SK 丢弃前 %llu 次 launch（warmup-steps，按开始时间）\n",
+    if (a->multi_rank)
+        emit(m, "- kernel_details 出现次序与 sk_prof 预热 launch 数由每个设备各自确定（见各设备一节），"
+                "kernel_details 丢弃前 %llu 个 step（warmup-steps）\n",
              (unsigned long long)a->opts.warmup_steps);
-    } else {
-        emit(m, "- kernel_details 出现次序：%s\n",
-             a->occ_mode == DCCI_OCC_STEP_ID ? "step_id（按 Step Id）" : "未确定（无 SK 行）");
-        emit(m, "- kernel_details 丢弃前 %llu 个 step（warmup-steps）\n",
-             (unsigned long long)a->opts.warmup_steps);
-    }
-    for (int i = 0; i < 2; i++)
-        emit(m, "- %s 侧 sk_prof 每个 SK 丢弃前 %llu 次 launch（来源：%s）\n", a->side[i].name,
-             (unsigned long long)a->warmup_launches[i],
-             dcci_value_source_name(a->warmup_launches_source[i]));
+    else
+        warmup_lines(m, a);
     emit(m, "- SK 主指标：kernel_details SK 行的 Duration（wall）；sk_prof parent span 与 lane work 仅作诊断\n");
     emit(m, "- 子节点入选条件：wall **或** max-lane 显著变慢；duration-sum、AIC/AIV max-lane 与 skew 仅作诊断\n\n");
 }
 
-static void section_matching(md *m, const dcci_analysis *a)
+/* head: the heading and its number ("## 4." for one device, "### 5.1" in
+ * a device section). */
+static void section_matching(md *m, const dcci_analysis *a, const char *head)
 {
-    emit(m, "## 4. 跨条件结构匹配统计\n\n");
+    emit(m, "%s 跨条件结构匹配统计\n\n", head);
     if (not_compared(m, a))
         return;
     emit(m, "| 指标 | O0 | disable-all |\n|---|---|---|\n");
@@ -309,9 +348,9 @@ static void section_matching(md *m, const dcci_analysis *a)
     emit(m, "\n");
 }
 
-static void section_sks(md *m, const dcci_analysis *a)
+static void section_sks(md *m, const dcci_analysis *a, const char *head)
 {
-    emit(m, "## 5. 全部 SK 对比（时间单位 µs）\n\n");
+    emit(m, "%s 全部 SK 对比（时间单位 µs）\n\n", head);
     if (not_compared(m, a))
         return;
     if (!a->nresults) {
@@ -342,9 +381,10 @@ static void metric_cells(md *m, const dcci_child_metric *cm)
     cell(m, dcci_report_class_zh(cm->cls.cls));
 }
 
-static void section_children(md *m, const dcci_analysis *a)
+/* sub: the prefix of the per-SK headings ("### 6." or "#### 5.3."). */
+static void section_children(md *m, const dcci_analysis *a, const char *head, const char *sub)
 {
-    emit(m, "## 6. 显著变慢 SK 的子节点分解（时间单位 µs，按回退幅度降序）\n\n");
+    emit(m, "%s 显著变慢 SK 的子节点分解（时间单位 µs，按回退幅度降序）\n\n", head);
     if (not_compared(m, a))
         return;
     if (!a->nslow) {
@@ -355,12 +395,14 @@ static void section_children(md *m, const dcci_analysis *a)
         const dcci_slow_sk *s = &a->slow[i];
         const dcci_sk_result *r = &a->results[s->result];
         const dcci_sk *k0 = &a->side[0].sks[r->o0], *k1 = &a->side[1].sks[r->dis];
-        emit(m, "### 6.%zu `%s`（出现序号 %zu）\n\n", i + 1, k0->key_id, k0->occurrence);
+        emit(m, "%s%zu `%s`（出现序号 %zu）\n\n", sub, i + 1, k0->key_id, k0->occurrence);
         emit(m, "- O0：`%s`\n- disable-all：`%s`\n", k0->fused->name, k1->fused->name);
         char pct[64];
         dcci_report_pct_text(-r->cls.improvement_pct, pct, sizeof pct);
-        emit(m, "- SK wall ΔP50：%s%%；子节点归因：%s\n\n", pct,
-             s->attribution_ok ? "有效" : "受阻（见第 11 节）");
+        if (s->attribution_ok)
+            emit(m, "- SK wall ΔP50：%s%%；子节点归因：有效\n\n", pct);
+        else
+            emit(m, "- SK wall ΔP50：%s%%；子节点归因：受阻（见第 %d 节）\n\n", pct, 11 + m->shift);
         if (!s->nrows) {
             emit(m, "没有可用的 sk_prof 子节点数据。\n\n");
             continue;
@@ -385,16 +427,81 @@ static void section_children(md *m, const dcci_analysis *a)
     }
 }
 
+/* Multi-rank: the class of every SK on every device. */
+static void section_overview(md *m, const dcci_analysis *a)
+{
+    dcci_overview ov;
+    emit(m, "## 4. 设备 × SK 一览\n\n");
+    if (not_compared(m, a))
+        return;
+    if (!m->e)
+        m->e = dcci_overview_build(a, &ov, m->d);
+    if (m->e)
+        return;
+    if (!ov.nrows) {
+        emit(m, "没有任何设备有 SK。\n\n");
+        dcci_overview_free(&ov);
+        return;
+    }
+    emit(m, "每行是一个结构键与出现序号，每列是一个设备；单元格是该 SK 在该设备上的分类"
+            "（未匹配、歧义：在该设备上没有唯一的对侧 SK；—：该设备没有这个 SK）。\n\n");
+    emit(m, "| 结构键 | 出现序号 | SK 名称 |");
+    for (size_t p = 0; p < a->ndevices; p++)
+        emit(m, " 设备 %llu |", (unsigned long long)a->devices[p].device);
+    emit(m, "\n|---|---|---|");
+    for (size_t p = 0; p < a->ndevices; p++)
+        emit(m, "---|");
+    emit(m, "\n");
+    for (size_t r = 0; r < ov.nrows; r++) {
+        const dcci_overview_cell *first = &ov.cells[ov.row[r]];
+        emit(m, "|");
+        cell_code(m, first->key_id);
+        cell_u64(m, first->occurrence);
+        cell_code(m, first->sk->fused->name);
+        for (size_t p = 0; p < a->ndevices; p++) {
+            const dcci_overview_cell *c = dcci_overview_find(&ov, r, p);
+            cell(m, c ? dcci_overview_class_zh(c) : NULL);
+        }
+        emit(m, "\n");
+    }
+    emit(m, "\n");
+    dcci_overview_free(&ov);
+}
+
+/* Multi-rank: what the report of a one-device pair shows of its comparison,
+ * for device analysis x, as section number n. */
+static void section_device(md *m, const dcci_analysis *x, int n)
+{
+    char head[32], sub[32];
+    emit(m, "## %d. 设备 %llu\n\n", n, (unsigned long long)x->device);
+    emit(m, "- 设备状态：`%s`（%s；整对的结论见第 1 节）\n", dcci_status_name(x->status),
+         dcci_report_status_zh(x->status));
+    emit(m, "- 匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点：%zu 个\n", x->align.npairs, x->nslow,
+         x->nselected);
+    warmup_lines(m, x);
+    emit(m, "\n");
+    completeness_table(m, x);
+    emit(m, "\n");
+    snprintf(head, sizeof head, "### %d.1", n);
+    section_matching(m, x, head);
+    snprintf(head, sizeof head, "### %d.2", n);
+    section_sks(m, x, head);
+    snprintf(head, sizeof head, "### %d.3", n);
+    snprintf(sub, sizeof sub, "#### %d.3.", n);
+    section_children(m, x, head, sub);
+}
+
 static void section_tokens(md *m, const dcci_analysis *a)
 {
-    emit(m, "## 7. 显著变慢子节点的规范算子 token 并集（稳定去重）\n\n");
+    emit(m, "## %d. 显著变慢子节点的规范算子 token 并集（稳定去重）\n\n", 7 + m->shift);
     if (not_compared(m, a))
         return;
     if (!a->ntokens) {
         emit(m, "并集为空。\n\n");
         return;
     }
-    emit(m, "| 顺序 | token | 来源（结构键 / 出现序号 / 位置） | 完整元数据符号 | 完整 launch（O0/D） | wall P50/P90/MAD O0 | wall P50/P90/MAD D | wall Δ | wall 分类 | max-lane 分类 |\n");
+    emit(m, "| 顺序 | token | 来源（%s结构键 / 出现序号 / 位置） | 完整元数据符号 | 完整 launch（O0/D） | wall P50/P90/MAD O0 | wall P50/P90/MAD D | wall Δ | wall 分类 | max-lane 分类 |\n",
+         a->multi_rank ? "设备 / " : "");
     emit(m, "|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t t = 0; t < a->ntokens; t++) {
         const dcci_token_entry *te = &a->tokens[t];
@@ -407,7 +514,11 @@ static void section_tokens(md *m, const dcci_analysis *a)
             const dcci_child_row *row = &s->rows[p];
             const dcci_child_metric *w = &row->m[DCCI_M_WALL];
             char src[128], launches[64];
-            snprintf(src, sizeof src, "%.20s… / %zu / %zu", k0->key_id, k0->occurrence, p);
+            if (a->multi_rank)
+                snprintf(src, sizeof src, "%llu / %.20s… / %zu / %zu",
+                         (unsigned long long)pa->device, k0->key_id, k0->occurrence, p);
+            else
+                snprintf(src, sizeof src, "%.20s… / %zu / %zu", k0->key_id, k0->occurrence, p);
             snprintf(launches, sizeof launches, "%zu/%zu", row->complete[0], row->complete[1]);
             emit(m, "| %zu |", t + 1);
             cell_code(m, c == 0 ? te->token : NULL);
@@ -441,7 +552,7 @@ static void section_tokens(md *m, const dcci_analysis *a)
 
 static void section_regexes(md *m, const dcci_analysis *a)
 {
-    emit(m, "## 8. 符号 → 正则映射与校验\n\n");
+    emit(m, "## %d. 符号 → 正则映射与校验\n\n", 8 + m->shift);
     if (not_compared(m, a))
         return;
     if (!a->ntokens) {
@@ -485,7 +596,7 @@ static void json_list(md *m, const dcci_analysis *a)
 
 static void section_list(md *m, const dcci_analysis *a)
 {
-    emit(m, "## 9. 精确的 before/after 列表\n\n");
+    emit(m, "## %d. 精确的 before/after 列表\n\n", 9 + m->shift);
     if (not_compared(m, a))
         return;
     if (!a->nregexes) {
@@ -508,7 +619,7 @@ static void section_list(md *m, const dcci_analysis *a)
 
 static void section_collateral(md *m, const dcci_analysis *a)
 {
-    emit(m, "## 10. 附带影响（列表 L 会额外命中的子节点）\n\n");
+    emit(m, "## %d. 附带影响（列表 L 会额外命中的子节点）\n\n", 10 + m->shift);
     if (not_compared(m, a))
         return;
     if (!a->nregexes) {
@@ -519,13 +630,16 @@ static void section_collateral(md *m, const dcci_analysis *a)
         emit(m, "L 只命中入选的子节点，没有附带影响。\n\n");
         return;
     }
-    emit(m, "共 %zu 处（两侧合计）：\n\n| 侧 | 结构键 | 出现序号 | SK 名称 | 位置 | 符号 | 命中模式 |\n|---|---|---|---|---|---|---|\n",
-         a->ncollateral);
+    emit(m, "共 %zu 处（两侧合计）：\n\n|%s 侧 | 结构键 | 出现序号 | SK 名称 | 位置 | 符号 | 命中模式 |\n|%s---|---|---|---|---|---|---|\n",
+         a->ncollateral, a->multi_rank ? " 设备 |" : "", a->multi_rank ? "---|" : "");
     for (size_t i = 0; i < a->ncollateral; i++) {
         const dcci_collateral *c = &a->collateral[i];
-        const dcci_side *s = &dcci_analysis_part(a, c->part)->side[c->side];
+        const dcci_analysis *pa = dcci_analysis_part(a, c->part);
+        const dcci_side *s = &pa->side[c->side];
         const dcci_sk *k = &s->sks[c->sk];
         emit(m, "|");
+        if (a->multi_rank)
+            cell_u64(m, pa->device);
         cell(m, s->name);
         cell_code(m, k->key_id);
         cell_u64(m, k->occurrence);
@@ -540,18 +654,20 @@ static void section_collateral(md *m, const dcci_analysis *a)
     emit(m, "\n");
 }
 
-static void section_integrity(md *m, const dcci_analysis *a)
+/* Buffer-full warnings, cores at capacity, capacity and invalid-pattern
+ * warnings of both sides of x; label names the device of a multi-rank
+ * pair ("设备 1 "), else "". */
+static void integrity_lines(md *m, const dcci_analysis *x, const char *label)
 {
-    emit(m, "## 11. 完整性\n\n");
     for (int i = 0; i < 2; i++) {
-        const dcci_side *s = &a->side[i];
-        emit(m, "- %s：buffer-full 告警 %zu 处", s->name, s->nbuffer_full);
+        const dcci_side *s = &x->side[i];
+        emit(m, "- %s%s：buffer-full 告警 %zu 处", label, s->name, s->nbuffer_full);
         size_t full = 0;
         if (s->prof)
             for (size_t f = 0; f < s->prof->nfiles; f++)
                 full += s->prof->files[f].nfull_cores;
         emit(m, "；记录数达到容量的核 %zu 个；每核容量 %llu 条；无效 DCCI 模式告警 %llu 次\n", full,
-             (unsigned long long)a->capacity[i], (unsigned long long)s->bad_patterns);
+             (unsigned long long)x->capacity[i], (unsigned long long)s->bad_patterns);
         for (size_t b = 0; b < s->nbuffer_full; b++)
             emit(m, "  - `%s:%llu` device %llu core %llu buffer is full（%llu 次）\n",
                  s->buffer_full[b].file, (unsigned long long)s->buffer_full[b].first_line,
@@ -559,37 +675,73 @@ static void section_integrity(md *m, const dcci_analysis *a)
                  (unsigned long long)s->buffer_full[b].core,
                  (unsigned long long)s->buffer_full[b].count);
     }
+}
+
+typedef struct issue_rows {
+    md *m;
+    int multi_rank; /* a device column */
+    size_t n;
+} issue_rows;
+
+static int count_issue(void *ctx, const dcci_issue *it)
+{
+    (void)it;
+    ((issue_rows *)ctx)->n++;
+    return 0;
+}
+
+static int issue_row(void *ctx, const dcci_issue *it)
+{
+    const issue_rows *r = ctx;
+    md *m = r->m;
+    char where[1200];
+    if (it->file && it->line)
+        snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
+    else
+        snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
+    emit(m, "|");
+    cell(m, dcci_report_gate_zh(it->gate));
+    cell_code(m, it->code);
+    if (r->multi_rank && it->has_device)
+        cell_u64(m, it->device);
+    else if (r->multi_rank)
+        cell(m, NULL);
+    cell(m, it->side ? it->side : "—");
+    cell_code(m, where);
+    if (it->more) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s（另有 %llu 处同类问题）", it->message,
+                 (unsigned long long)it->more);
+        cell(m, msg);
+    } else {
+        cell(m, it->message);
+    }
     emit(m, "\n");
-    size_t n = a->side[0].issues.n + a->side[1].issues.n + a->issues.n;
-    if (!n) {
+    return 0;
+}
+
+static void section_integrity(md *m, const dcci_analysis *a)
+{
+    emit(m, "## %d. 完整性\n\n", 11 + m->shift);
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *x = dcci_analysis_part(a, p);
+        char label[48] = "";
+        if (a->multi_rank)
+            snprintf(label, sizeof label, "设备 %llu ", (unsigned long long)x->device);
+        integrity_lines(m, x, label);
+    }
+    emit(m, "\n");
+    issue_rows rows = {m, a->multi_rank, 0};
+    dcci_analysis_each_issue(a, count_issue, &rows);
+    if (!rows.n) {
         emit(m, "没有发现任何阻塞问题。\n\n");
         return;
     }
-    emit(m, "| 关卡 | 代码 | 侧 | 位置 | 说明 |\n|---|---|---|---|---|\n");
-    const dcci_issues *lists[3] = {&a->side[0].issues, &a->side[1].issues, &a->issues};
-    for (int l = 0; l < 3; l++)
-        for (size_t i = 0; i < lists[l]->n; i++) {
-            const dcci_issue *it = &lists[l]->v[i];
-            char where[1200];
-            if (it->file && it->line)
-                snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
-            else
-                snprintf(where, sizeof where, "%s", it->file ? it->file : "—");
-            emit(m, "|");
-            cell(m, dcci_report_gate_zh(it->gate));
-            cell_code(m, it->code);
-            cell(m, it->side ? it->side : "—");
-            cell_code(m, where);
-            if (it->more) {
-                char msg[1200];
-                snprintf(msg, sizeof msg, "%s（另有 %llu 处同类问题）", it->message,
-                         (unsigned long long)it->more);
-                cell(m, msg);
-            } else {
-                cell(m, it->message);
-            }
-            emit(m, "\n");
-        }
+    if (a->multi_rank)
+        emit(m, "| 关卡 | 代码 | 设备 | 侧 | 位置 | 说明 |\n|---|---|---|---|---|---|\n");
+    else
+        emit(m, "| 关卡 | 代码 | 侧 | 位置 | 说明 |\n|---|---|---|---|---|\n");
+    dcci_analysis_each_issue(a, issue_row, &rows);
     emit(m, "\n");
 }
 
@@ -598,7 +750,7 @@ static void section_next(md *m, const dcci_analysis *a)
 {
     dcci_next nx;
     dcci_next_of(a->status, &nx);
-    emit(m, "## 13. 下一步\n\n");
+    emit(m, "## %d. 下一步\n\n", 13 + m->shift);
     for (size_t i = 0; i < nx.n; i++) {
         emit(m, "%zu. %s\n", i + 1, nx.steps[i].what_zh);
         if (nx.steps[i].command)
@@ -614,19 +766,27 @@ static void section_next(md *m, const dcci_analysis *a)
 
 sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
 {
-    md m = {out, SK_OK, d};
+    md m = {out, SK_OK, d, 0, a->status == DCCI_STATUS_COLLECTION_BLOCKED};
     section_conclusion(&m, a);
     section_inputs(&m, a);
     section_thresholds(&m, a);
-    section_matching(&m, a);
-    section_sks(&m, a);
-    section_children(&m, a);
+    if (a->multi_rank) {
+        /* the overview and one section per device instead of sections 4-6 */
+        m.shift = (int)a->ndevices - 2;
+        section_overview(&m, a);
+        for (size_t i = 0; i < a->ndevices; i++)
+            section_device(&m, &a->devices[i], 5 + (int)i);
+    } else {
+        section_matching(&m, a, "## 4.");
+        section_sks(&m, a, "## 5.");
+        section_children(&m, a, "## 6.", "### 6.");
+    }
     section_tokens(&m, a);
     section_regexes(&m, a);
     section_list(&m, a);
     section_collateral(&m, a);
     section_integrity(&m, a);
-    emit(&m, "## 12. 决策\n\n%s\n\n", dcci_report_decision_zh(a->status));
+    emit(&m, "## %d. 决策\n\n%s\n\n", 12 + m.shift, dcci_report_decision_zh(a->status));
     section_next(&m, a);
     return m.e;
 }

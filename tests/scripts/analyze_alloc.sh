@@ -29,7 +29,7 @@ case $SK_BUILD in */asan) ALLOC_EVERY=${ALLOC_EVERY_ASAN:-100}; ALLOC_STRIDED=${
 "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" pair >/dev/null 2>seal.err ||
     { t_fail seal "$(cat seal.err)"; exit 0; }
 # a multi-rank pair (docs/analyze.md §9.1): device analyses on worker threads
-"$SK_REPO/tests/tools/rank_pair.sh" --gen "$GEN" ranks regression no_regression >/dev/null 2>gen.err ||
+"$SK_REPO/tests/tools/multi_rank_pair.sh" --gen "$GEN" --no-seal ranks regression no_regression >/dev/null 2>gen.err ||
     { t_fail generate_ranks "$(cat gen.err)"; exit 0; }
 "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" ranks >/dev/null 2>seal.err ||
     { t_fail seal_ranks "$(cat seal.err)"; exit 0; }

@@ -5,17 +5,17 @@
 # one analysis per device and one union over all devices, and the raw trace
 # of a one-device capture (compared with its profiler copy, never read
 # twice).  Pairs are assembled from one-device generated pairs with
-# rank_pair.sh, changed where the case says so, sealed with seal_pair.sh and
+# multi_rank_pair.sh --no-seal, changed where the case says so, sealed with seal_pair.sh and
 # analysed in sealed mode.
 source "$SK_REPO/tests/lib.sh"
 GEN=${SKDCCI_GEN:-$TOOLS/skdcci_gen}
-RANKS=$SK_REPO/tests/tools/rank_pair.sh
+RANKS=$SK_REPO/tests/tools/multi_rank_pair.sh
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
 SCHEMA=$SK_REPO/docs/schemas/dcci-regression-analysis.schema.json
 W=$PWD
 
 ranks() { # DIR SPEC...
-    "$RANKS" --gen "$GEN" "$@" >/dev/null 2>"$W/gen.err" || { cat "$W/gen.err"; return 1; }
+    "$RANKS" --gen "$GEN" --no-seal "$@" >/dev/null 2>"$W/gen.err" || { cat "$W/gen.err"; return 1; }
 }
 
 gen1() { # DIR ARGS...: a one-device pair

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The HTML reports in a real browser (docs/report-html.md, "Tests"): Chromium
-# headless opens the demo pair's analysis page, a blocked analysis page and an
-# accepted family page; any console message fails (the pages have no script,
-# so there must be none), and the screenshot must not be blank: the analysis
-# and family pages must show their chart colours inside the viewport.  Fails,
-# never skips, when chromium is missing: `make deps` installs it.
+# headless opens the demo pair's analysis page, a multi-rank pair's page, a
+# blocked analysis page and an accepted family page; any console message
+# fails (the pages have no script, so there must be none), and the
+# screenshot must not be blank: the analysis and family pages must show
+# their chart colours inside the viewport.  Fails, never skips, when
+# chromium is missing: `make deps` installs it.
 source "$SK_REPO/tests/lib.sh"
 SK_SCRIPT=html_browser
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
@@ -62,6 +63,15 @@ seal() { # DIR
 cp -R "$SK_REPO/fixtures/demo/." "$W/demo"
 seal "$W/demo" && skdcci analyze -q "$W/demo/o0" "$W/demo/disable_all" -o "$W/demo.out" >/dev/null 2>&1
 check_page "$W/demo.out/DCCI_REGRESSION_ANALYSIS.html" demo 20 0072B2 D55E00 CCE8F8
+
+# a multi-rank pair (tests/tools/multi_rank_pair.sh): the device x SK overview
+# above the charts of each device (neutral grey 999999 at 45 % over white,
+# vermilion, O0 blue)
+"$SK_REPO/tests/tools/multi_rank_pair.sh" --gen "$TOOLS/skdcci_gen" \
+    --artifact-contract "$SK_BUILD/bin/artifact_contract" "$W/ranks" regression no_regression \
+    >/dev/null 2>&1 &&
+    skdcci analyze -q "$W/ranks/o0" "$W/ranks/disable_all" -o "$W/ranks.out" >/dev/null 2>&1
+check_page "$W/ranks.out/DCCI_REGRESSION_ANALYSIS.html" multi_rank 20 D1D1D1 0072B2 D55E00
 
 # a blocked analysis: text only, not blank
 "$TOOLS/skdcci_gen" --out "$W/amb" --scenario ambiguous >/dev/null 2>&1 && seal "$W/amb" &&

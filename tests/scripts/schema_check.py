@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validates JSON documents against the subset of JSON Schema 2020-12 that
 docs/schemas/*.schema.json use: type, enum, const, properties, required,
-additionalProperties (false), items, $ref (#/$defs/...), oneOf, minimum, pattern.
+additionalProperties (false or a schema), items, $ref (#/$defs/...), oneOf, minimum, pattern.
 Standard library only.
 
     schema_check.py SCHEMA DOCUMENT...     exit 1 and one line per violation
@@ -58,6 +58,8 @@ def validate(v, s, root, path, out):
                 validate(x, props[k], root, f"{path}.{k}", out)
             elif s.get("additionalProperties") is False:
                 out.append(f"{path}: unexpected key {k}")
+            elif isinstance(s.get("additionalProperties"), dict):
+                validate(x, s["additionalProperties"], root, f"{path}.{k}", out)
     if isinstance(v, list) and "items" in s:
         for n, x in enumerate(v):
             validate(x, s["items"], root, f"{path}[{n}]", out)
