@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
-#include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_fs.h"
 #include "analyzer/dcci/dcci_read.h"
 
@@ -385,66 +384,40 @@ void dcci_ranks_copy_back(dcci_side *s, const dcci_side_input *rank_in)
     }
 }
 
-/* "0, 1 and 3" into b. */
-static int put_devices(sk_buf *b, const uint64_t *v, size_t n)
-{
-    int oom = 0;
-    for (size_t i = 0; i < n && !oom; i++)
-        oom = sk_buf_printf(b, "%s%llu", i == 0 ? "" : i + 1 == n ? " and " : ", ",
-                            (unsigned long long)v[i]) != 0;
-    return oom;
-}
-
 sk_err dcci_ranks_common(const dcci_ranks r[2], dcci_issues *issues, uint64_t **out, size_t *n,
                          sk_diag *d)
 {
-    size_t cap = r[0].n + r[1].n + 1, nonly[2] = {0, 0};
-    uint64_t *common = sk_malloc(cap * sizeof *common);
-    uint64_t *only[2] = {sk_malloc(cap * sizeof *only[0]), sk_malloc(cap * sizeof *only[1])};
-    sk_buf msg = SK_BUF_INIT;
+    static const char *const sides[2] = {DCCI_SIDE_O0, DCCI_SIDE_DISABLE_ALL};
+    static const char *const names[2] = {"O0", "disable-all"};
+    uint64_t *common = sk_malloc((r[0].n + 1) * sizeof *common);
     sk_err e = SK_OK;
     *out = NULL;
     *n = 0;
-    if (!common || !only[0] || !only[1]) {
-        e = nomem(d);
-        goto out;
-    }
-    for (int i = 0; i < 2; i++)
-        for (size_t k = 0; k < r[i].n; k++) {
-            int other = dcci_ranks_find(&r[1 - i], r[i].v[k].device) >= 0;
-            if (!other)
-                only[i][nonly[i]++] = r[i].v[k].device;
-            else if (i == 0)
-                common[(*n)++] = r[i].v[k].device;
-        }
-    if (nonly[0] || nonly[1]) {
-        static const char *const names[2] = {"O0", "disable-all"};
-        int oom = 0;
-        for (int i = 0; i < 2 && !oom; i++) {
-            if (!nonly[i])
+    if (!common)
+        return nomem(d);
+    for (int i = 0; i < 2 && !e; i++)
+        for (size_t k = 0; k < r[i].n && !e; k++) {
+            uint64_t dev = r[i].v[k].device;
+            if (dcci_ranks_find(&r[1 - i], dev) >= 0) {
+                if (i == 0)
+                    common[(*n)++] = dev;
                 continue;
-            oom = (msg.len && sk_buf_puts(&msg, "; ")) ||
-                  sk_buf_printf(&msg, "device%s ", nonly[i] > 1 ? "s" : "") ||
-                  put_devices(&msg, only[i], nonly[i]) ||
-                  sk_buf_printf(&msg, " only on %s", names[i]);
+            }
+            size_t count = issues->n;
+            e = dcci_issue_add(issues, DCCI_GATE_COLLECTION, "device_set_mismatch", sides[i], NULL, 0,
+                               d, "device %llu is on %s only: both sides must profile the same "
+                               "devices, or the union over devices is incomplete",
+                               (unsigned long long)dev, names[i]);
+            if (!e && issues->n > count) {
+                issues->v[issues->n - 1].has_device = 1;
+                issues->v[issues->n - 1].device = dev;
+            }
         }
-        if (oom)
-            e = nomem(d);
-        else
-            e = dcci_issue_add(issues, DCCI_GATE_COLLECTION, "device_set_mismatch", NULL, NULL, 0,
-                               d, "%s: both sides must profile the same devices, or the union "
-                               "over devices is incomplete", msg.data);
-    }
-    if (!e) {
-        *out = common;
-        common = NULL;
-    } else {
+    if (e) {
+        sk_free(common);
         *n = 0;
+        return e;
     }
-out:
-    sk_free(common);
-    sk_free(only[0]);
-    sk_free(only[1]);
-    sk_buf_free(&msg);
-    return e;
+    *out = common;
+    return SK_OK;
 }

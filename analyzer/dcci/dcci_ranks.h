@@ -74,8 +74,8 @@ sk_err dcci_ranks_side_input(const dcci_side *s, const dcci_rank *rank, dcci_sid
 void dcci_ranks_copy_back(dcci_side *s, const dcci_side_input *rank_in);
 
 /* The devices with a complete rank on both sides, ascending: *out (owned
- * by the caller) and *n.  A device on one side only is the collection
- * issue device_set_mismatch on issues. */
+ * by the caller) and *n.  Each device on one side only is the collection
+ * issue device_set_mismatch on issues (that side, that device). */
 sk_err dcci_ranks_common(const dcci_ranks r[2], dcci_issues *issues, uint64_t **out, size_t *n,
                          sk_diag *d);
 

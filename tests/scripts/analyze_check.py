@@ -42,9 +42,113 @@ def same_analysis(a, b):
         check(ra.get(key) == rb.get(key), f"{key} differs between {a} and {b}")
 
 
+def rank_sks(t, device):
+    """The truth's SKs of the rank on device, by index."""
+    for rank in t["ranks"]:
+        if rank["device"] == device:
+            return {s["index"]: s for s in rank["sks"]}
+    problems.append(f"device {device} has no rank in the ground truth")
+    return {}
+
+
+def option_files(out, L, want):
+    files = set(os.listdir(out))
+    for f in ("option-values.json", "dcci-repair-options.json"):
+        check((f in files) == want, f"{f} present={f in files}, want {want}")
+    if want:
+        ov = load(os.path.join(out, "option-values.json"))
+        check(ov == {"optimize_options": {"dcci_before_kernel_start": [L],
+                                          "dcci_after_kernel_end": [L]}}, f"option-values {ov}")
+        ro = load(os.path.join(out, "dcci-repair-options.json"))
+        check(ro == {"dcci_disable_on_kernel": [".*"], "dcci_before_kernel_start": L,
+                     "dcci_after_kernel_end": L}, f"repair options {ro}")
+
+
+def main_multi(t, r, out, rc, sealed):
+    """A multi-rank pair (run.ranks >= 2): per-device results and the union."""
+    e = t["expected"]
+    final = e["status"] if sealed else "collection_blocked"
+    check(r["status"] == final, f"status {r['status']}, want {final}")
+    check(rc == EXIT[final], f"exit code {rc}, want {EXIT[final]}")
+    on = t["run"]["devices"]
+    devices = sorted(set(on["o0"]) & set(on["disable_all"]))
+    check(r["devices"] == devices, f"devices {r['devices']}, want {devices}")
+    if not sealed:
+        check(any(i["code"] == "unsealed_input" for i in r["status_reasons"]),
+              "status_reasons lack unsealed_input")
+        return
+    for want in e["issues"]:
+        found = [i for i in r["status_reasons"]
+                 if (i["gate"], i["code"], i["side"], i.get("device")) ==
+                 (want["gate"], want["code"], want["side"], want["device"])]
+        check(found, f"status_reasons lack {want}: {[(i['code'], i.get('device')) for i in r['status_reasons']]}")
+    if final == "collection_blocked":
+        for key in COMPARISON:
+            check(r[key] == [], f"collection_blocked with a non-empty {key}")
+        option_files(out, [], False)
+        return
+    per = {p["device"]: p for p in r["per_device"]}
+    check(sorted(per) == devices, f"per_device {sorted(per)}, want {devices}")
+    for dv in e["devices"]:
+        d = dv["device"]
+        if d not in per:
+            continue
+        check(per[d]["status"] == dv["status"], f"device {d}: status {per[d]['status']}, want {dv['status']}")
+        truth = rank_sks(t, d)
+        by_o0 = {s["names"]["o0"]: s for s in truth.values()}
+        mine = [s for s in r["sks"] if s["device"] == d]
+        for s in mine:
+            ts = by_o0.get(s["names"]["o0"])
+            if ts is None:
+                problems.append(f"device {d}: SK {s['names']['o0']} not in the ground truth")
+                continue
+            real = ts["realized_sk_wall"]
+            check(s["class"] == real["class"], f"device {d}: {s['names']['o0']}: class "
+                  f"{s['class']}, want {real['class']}")
+            for side in ("o0", "disable_all"):
+                got, want = s["stats"][side], real[side]
+                check(got["count"] == want["count"], f"device {d}: {s['names'][side]}: count")
+                check(ns(got["p50_us"]) == ns(want["p50_ns"]) / 1000,
+                      f"device {d}: {s['names'][side]}: p50 {got['p50_us']} µs != {want['p50_ns']} ns")
+        slow_got = {s["names"]["o0"] for s in mine if s["class"] == "significantly_slower"}
+        slow_want = {s["names"]["o0"] for s in dv["slower_sks"]}
+        check(slow_got == slow_want, f"device {d}: slower SKs {sorted(slow_got)} != {sorted(slow_want)}")
+        # a device whose attribution is blocked selects nothing
+        selects = dv["status"] in ("repair_candidate", "no_regressed_child")
+        sel_want = {(truth[c["sk_index"]]["names"]["o0"], c["position"], c["token"])
+                    for c in dv["regressed_children"]} if selects else set()
+        sel_got = {(c["names"]["o0"], p["position"], p["token"])
+                   for c in r["children"] if c["device"] == d for p in c["positions"] if p["selected"]}
+        check(sel_got == sel_want, f"device {d}: selected children {sorted(sel_got)} != {sorted(sel_want)}")
+    L = r["regexes"]
+    candidate = final == "repair_candidate"
+    if candidate:
+        check(L == e["regexes"], f"regexes {L} != {e['regexes']}")
+        check([x["token"] for x in r["token_union"]] == e["tokens"],
+              f"token order {[x['token'] for x in r['token_union']]} != {e['tokens']}")
+        contrib = {(c["device"], x["token"]) for x in r["token_union"] for c in x["contributors"]}
+        want = {(c["device"], c["token"]) for c in t["selected_children"]}
+        check(contrib == want, f"contributors {sorted(contrib)} != {sorted(want)}")
+        coll_want = set()
+        for tok in t["tokens"]:
+            for side in ("o0", "disable_all"):
+                for c in tok["collateral"][side]:
+                    names = rank_sks(t, c["device"])[c["sk_index"]]["names"]
+                    coll_want.add((c["device"], side, names[side], c["position"]))
+        coll_got = {(c["device"], c["side"], c["sk_name"], c["position"]) for c in r["collateral"]}
+        check(coll_got == coll_want, f"collateral {sorted(coll_got - coll_want)[:5]} extra, "
+              f"{sorted(coll_want - coll_got)[:5]} missing")
+    else:
+        check(L == [], f"regexes {L} for status {final}")
+    option_files(out, L, candidate)
+
+
 def main_truth(truth_path, out, rc, sealed):
     t = load(truth_path)
     r = load(os.path.join(out, REPORT))
+    if t["run"].get("ranks", 1) > 1:
+        main_multi(t, r, out, rc, sealed)
+        return
     scenario = t["generator"]["scenario"]
     expected = t["expected"]["status"]
     final = expected if sealed else "collection_blocked"
@@ -172,16 +276,7 @@ def main_truth(truth_path, out, rc, sealed):
             problems.append(f"decoy {name}:{dcy['position']} missing from the child table")
 
     files = set(os.listdir(out))
-    want_options = sealed and final == "repair_candidate"
-    for f in ("option-values.json", "dcci-repair-options.json"):
-        check((f in files) == want_options, f"{f} present={f in files}, want {want_options}")
-    if want_options:
-        ov = load(os.path.join(out, "option-values.json"))
-        check(ov == {"optimize_options": {"dcci_before_kernel_start": [L],
-                                          "dcci_after_kernel_end": [L]}}, f"option-values {ov}")
-        ro = load(os.path.join(out, "dcci-repair-options.json"))
-        check(ro == {"dcci_disable_on_kernel": [".*"], "dcci_before_kernel_start": L,
-                     "dcci_after_kernel_end": L}, f"repair options {ro}")
+    option_files(out, L, sealed and final == "repair_candidate")
     check("DCCI_REGRESSION_ANALYSIS.md" in files, "Markdown report missing")
 
     codes = {i["code"] for i in r["integrity"]["issues"]}

@@ -173,7 +173,7 @@ if ranks "$d" regression no_regression no_regression; then
     raw=$(ls "$d"/disable_all/sk_meta/*/sk_prof_device_2.json)
     rm -r "$d/disable_all/profiler/node2_ascend_pt" "$(dirname "$raw")"
     if seal "$d"; then
-        blocked device_set "$d" device_set_mismatch "device 2 only on O0"
+        blocked device_set "$d" device_set_mismatch "device 2 is on O0 only"
     else
         t_fail device_set:seal
     fi

@@ -5,7 +5,9 @@
 # byte) and their absence for every other status, the report's inputs
 # against the sealed manifests; determinism (twice, and under a comma-decimal
 # locale), .zst inputs, read-only roots.  Every pair is sealed with
-# seal_pair.sh and analysed in sealed mode; one more run checks --unsealed
+# seal_pair.sh and analysed in sealed mode, the multi-rank scenarios with 2 or
+# 4 ranks (union across devices, a device on one side only, a buffer-full
+# rank); one more run checks --unsealed
 # (collection_blocked: inventory only, nothing compared).
 source "$SK_REPO/tests/lib.sh"
 GEN=${SKDCCI_GEN:-$TOOLS/skdcci_gen}
@@ -34,10 +36,15 @@ tree_state() { # ROOT: paths, sizes, modes and mtimes (atime may move on reads)
     (cd "$1" && find . -printf '%p %s %m %T@ %y\n' | LC_ALL=C sort)
 }
 
-for s in regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous \
-         options_mismatch reordered fixture_shape header_only_kd dropped_row impure_o0; do
+# SCENARIO@N: a multi-rank pair of N ranks (docs/analyze.md §9.1)
+for spec in regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous \
+            options_mismatch reordered fixture_shape header_only_kd dropped_row impure_o0 \
+            multi_rank@4 multi_rank@2 multi_rank_device_set@4 multi_rank_buffer_full@4; do
+    gs=${spec%@*} ranks=()
+    [ "$spec" = "$gs" ] || ranks=(--ranks "${spec#*@}")
+    s=${spec/@/_ranks}
     d=$W/$s
-    if ! gen "$s" "$d"; then
+    if ! gen "$gs" "$d" "${ranks[@]}"; then
         t_fail "$s:generate"
         continue
     fi

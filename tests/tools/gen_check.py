@@ -508,7 +508,7 @@ def check_ranks(root, gt):
             continue
         for side in ("o0", "disable_all"):
             if (r["device"], side) in full:
-                want_issues += [{"gate": "attribution", "code": c, "device": r["device"], "side": side}
+                want_issues += [{"gate": "child_attribution", "code": c, "device": r["device"], "side": side}
                                 for c in ("buffer_full", "core_capacity_reached")]
     if exp["issues"] != want_issues:
         problem("expected.issues %s, want %s" % (exp["issues"], want_issues))

@@ -39,7 +39,11 @@ static void discovers_documented_layout_only(void)
         TDC_MODEL "/sk_graph_origin.json", TDC_MODEL "/sk_graph_updated.json",
         TDC_MODEL "/sk_scope_split.log", "sk_meta/7/sk_prof_device_0.json",
         "sk_meta/abc/model_1/sk_fused_nodes.log", "sk_meta/7/model_x/sk_fused_nodes.log",
-        "sk_meta/7/model_9/sk_fused_nodes.log", "kernel_details.csv"};
+        "sk_meta/7/model_9/sk_fused_nodes.log", "kernel_details.csv",
+        /* a rank's profiler output, up to three levels below profiler/ */
+        "profiler/r0/OUT/kernel_details.csv", "profiler/r0/OUT/sk_prof_device_1.json",
+        "profiler/a/b/c/kernel_details.csv", "profiler/a/b/c/d/kernel_details.csv",
+        "sk_meta/7/model_9/sk_prof_device_0.json"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         tdc_write(root, files[i], "x");
     dcci_side_input in;
@@ -52,16 +56,23 @@ static void discovers_documented_layout_only(void)
                       in.files[i].pid_dir ? in.files[i].pid_dir : "-",
                       in.files[i].model_dir ? in.files[i].model_dir : "-");
     T_EQ_STR(sk_buf_cstr(&got),
+             "kernel_details=profiler/a/b/c/kernel_details.csv|-|-\n"
              "kernel_details=profiler/kernel_details.csv|-|-\n"
+             "kernel_details=profiler/r0/OUT/kernel_details.csv|-|-\n"
+             "sk_prof=profiler/r0/OUT/sk_prof_device_1.json|-|-\n"
              "sk_prof=profiler/sk_prof_device_0.json|-|-\n"
              "sk_prof=profiler/sk_prof_x.json.zst|-|-\n"
              "sk_fused_nodes=sk_meta/7/model_48_1/sk_fused_nodes.log|7|model_48_1\n"
              "sk_graph_origin=sk_meta/7/model_48_1/sk_graph_origin.json|7|model_48_1\n"
              "sk_graph_updated=sk_meta/7/model_48_1/sk_graph_updated.json|7|model_48_1\n"
              "super_kernel=sk_meta/7/model_48_1/super_kernel.log.zst|7|model_48_1\n"
-             "sk_fused_nodes=sk_meta/7/model_9/sk_fused_nodes.log|7|model_9\n");
+             "sk_fused_nodes=sk_meta/7/model_9/sk_fused_nodes.log|7|model_9\n"
+             "sk_prof=sk_meta/7/sk_prof_device_0.json|7|-\n");
     T_EQ_INT(in.has_manifest, 0);
     T_EQ_INT(in.files[0].size, 1);
+    /* the raw trace of process 7, and only it */
+    for (size_t i = 0; i < in.nfiles; i++)
+        T_EQ_INT(in.files[i].raw_trace, strcmp(in.files[i].relpath, "sk_meta/7/sk_prof_device_0.json") == 0);
     sk_buf_free(&got);
     dcci_side_input_clear(&in);
     tfs_rm_rf(root);

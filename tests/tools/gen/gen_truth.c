@@ -1092,8 +1092,8 @@ static const char *ranks_status(truth *trs, unsigned n, cJSON *issues, cJSON *de
         for (int side = 0; side < 2 && tr->norder; side++)
             if (side_full(tr, side)) {
                 full = 1;
-                push(t, issues, jissue(t, "attribution", "buffer_full", side, tr->m->device));
-                push(t, issues, jissue(t, "attribution", "core_capacity_reached", side, tr->m->device));
+                push(t, issues, jissue(t, "child_attribution", "buffer_full", side, tr->m->device));
+                push(t, issues, jissue(t, "child_attribution", "core_capacity_reached", side, tr->m->device));
             }
         slower |= tr->norder > 0;
         selected += count_selected(tr);
