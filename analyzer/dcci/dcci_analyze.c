@@ -361,7 +361,12 @@ static sk_err analyze_ranks(dcci_analysis *a, const dcci_ranks r[2], sk_diag *d)
         e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "missing_input", NULL, NULL, 0, d,
                            "no device has a complete rank on both sides");
     if (!e && collection_blocked(a)) {
+        /* nothing of any device was compared: no device states a result */
         dcci_analysis_drop_attribution(a);
+        for (size_t i = 0; i < a->ndevices; i++) {
+            a->devices[i].status = DCCI_STATUS_COLLECTION_BLOCKED;
+            a->devices[i].nselected = 0;
+        }
         selected = 0;
     }
     /* the union is over every device, so a device that blocks leaves none */

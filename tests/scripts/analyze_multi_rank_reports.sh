@@ -70,9 +70,9 @@ case_of three repair_candidate 0 "0, 1, 2" regression:repair_candidate \
     no_regression:no_significant_regression no_regressed_child:no_regressed_child
 case_of blocked mapping_blocked 3 "0, 1" regression:repair_candidate ambiguous:mapping_blocked
 # device 1 profiled on O0 only: device_set_mismatch blocks the collection, the
-# device sections compare nothing
-case_of mismatch collection_blocked 3 "0" --o0-only 1 regression:repair_candidate \
-    regression:repair_candidate
+# device sections compare nothing and state no result of their own
+case_of mismatch collection_blocked 3 "0" --o0-only 1 regression:collection_blocked \
+    regression:collection_blocked
 t_ok mismatch:device_set_mismatch grep -q '^skdcci analyze: collection_blocked: device_set_mismatch: ' \
     "$W/mismatch.stderr"
 # the blocking reason on stderr is the device's
