@@ -42,6 +42,23 @@ def same_analysis(a, b):
         check(ra.get(key) == rb.get(key), f"{key} differs between {a} and {b}")
 
 
+def check_sk(s, by_o0, where=""):
+    """One sks entry of the report against the truth's realized statistics."""
+    ts = by_o0.get(s["names"]["o0"])
+    if ts is None:
+        problems.append(f"{where}SK {s['names']['o0']} not in the ground truth")
+        return
+    real = ts["realized_sk_wall"]
+    check(s["class"] == real["class"], f"{where}{s['names']['o0']}: class {s['class']}, "
+          f"want {real['class']}")
+    for side in ("o0", "disable_all"):
+        got, want = s["stats"][side], real[side]
+        check(got["count"] == want["count"], f"{where}{s['names'][side]}: count {got['count']} != {want['count']}")
+        for k in ("p50", "p90", "mad", "min", "max"):
+            check(ns(got[k + "_us"]) == ns(want[k + "_ns"]) / 1000,
+                  f"{where}{s['names'][side]}: {k} {got[k + '_us']} µs != {want[k + '_ns']} ns")
+
+
 def rank_sks(t, device):
     """The truth's SKs of the rank on device, by index."""
     for rank in t["ranks"]:
@@ -98,18 +115,7 @@ def main_multi(t, r, out, rc, sealed):
         by_o0 = {s["names"]["o0"]: s for s in truth.values()}
         mine = [s for s in r["sks"] if s["device"] == d]
         for s in mine:
-            ts = by_o0.get(s["names"]["o0"])
-            if ts is None:
-                problems.append(f"device {d}: SK {s['names']['o0']} not in the ground truth")
-                continue
-            real = ts["realized_sk_wall"]
-            check(s["class"] == real["class"], f"device {d}: {s['names']['o0']}: class "
-                  f"{s['class']}, want {real['class']}")
-            for side in ("o0", "disable_all"):
-                got, want = s["stats"][side], real[side]
-                check(got["count"] == want["count"], f"device {d}: {s['names'][side]}: count")
-                check(ns(got["p50_us"]) == ns(want["p50_ns"]) / 1000,
-                      f"device {d}: {s['names'][side]}: p50 {got['p50_us']} µs != {want['p50_ns']} ns")
+            check_sk(s, by_o0, f"device {d}: ")
         slow_got = {s["names"]["o0"] for s in mine if s["class"] == "significantly_slower"}
         slow_want = {s["names"]["o0"] for s in dv["slower_sks"]}
         check(slow_got == slow_want, f"device {d}: slower SKs {sorted(slow_got)} != {sorted(slow_want)}")
@@ -212,22 +218,8 @@ def main_truth(truth_path, out, rc, sealed):
         check(unclassified == [], f"unclassified SKs {unclassified} for status {expected}")
     # every matched SK: realized statistics and class
     for s in r["sks"]:
-        if s["names"]["o0"] in unclassified:
-            continue
-        ts = by_o0.get(s["names"]["o0"])
-        if ts is None:
-            problems.append(f"SK {s['names']['o0']} not in the ground truth")
-            continue
-        real = ts["realized_sk_wall"]
-        check(s["class"] == real["class"], f"{s['names']['o0']}: class {s['class']}, "
-              f"want {real['class']}")
-        for side in ("o0", "disable_all"):
-            got, want = s["stats"][side], real[side]
-            for k in ("count",):
-                check(got[k] == want[k], f"{s['names'][side]}: {k} {got[k]} != {want[k]}")
-            for k in ("p50", "p90", "mad", "min", "max"):
-                check(ns(got[k + "_us"]) == ns(want[k + "_ns"]) / 1000,
-                      f"{s['names'][side]}: {k} {got[k + '_us']} µs != {want[k + '_ns']} ns")
+        if s["names"]["o0"] not in unclassified:
+            check_sk(s, by_o0)
     if expected == "mapping_blocked":
         check(r["sks"] == [], "mapping_blocked with matched SKs")
         check(r["matching"]["excluded"] and
