@@ -47,7 +47,7 @@ static int is_copy(const dcci_file *f, uint64_t *dev)
 
 static int is_raw(const dcci_file *f, uint64_t *dev)
 {
-    return is_trace(f) && f->raw_trace && dcci_sk_prof_device(f->relpath, dev);
+    return is_trace(f) && f->raw_trace && f->pid_dir && dcci_sk_prof_device(f->relpath, dev);
 }
 
 /* A one-device side: at most one kernel_details file, traces of at most one
