@@ -127,22 +127,61 @@ static inline void push_counted(uint64_t *mag, unsigned digit, uint64_t limit, u
     }
 }
 
-/* The value of the 8 decimal digits at p, or -1 when they are not all
- * digits.  Little-endian word arithmetic: each step joins neighbouring
- * numbers (digits, then pairs, then quadruples) without carries. */
-static inline int64_t eight_digits(const char *p)
-{
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    if ((v & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-        ((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
-        return -1;
-    v -= 0x3030303030303030ull;
+#define SK_FIXED_WORDS 1
+#define BYTES_30 0x3030303030303030ull
+
+/* The value of the 8 digit values (0..9) in the bytes of v, the first byte
+ * (the lowest) the most significant.  Each step joins neighbouring numbers
+ * (digits, then pairs, then quadruples) without carries. */
+static inline uint64_t eight_values(uint64_t v)
+{
     v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
     v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
-    v = (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
-    return (int64_t)v;
+    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+}
+
+static inline uint64_t load_word(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* How many of the 8 bytes of v, from the first, are ASCII digits.  A byte
+ * is flagged when its XOR with '0' is above 9 (adding 0x76 sets its top
+ * bit) or has the top bit set; a carry out of a byte only reaches bytes
+ * after a flagged one, so the first flag is exact. */
+static inline unsigned leading_digits(uint64_t v)
+{
+    uint64_t x = v ^ BYTES_30;
+    uint64_t m = ((x + 0x7676767676767676ull) | x) & 0x8080808080808080ull;
+    return m ? (unsigned)__builtin_ctzll(m) / 8 : 8;
+}
+
+/* The low k bytes of a word (k <= 8). */
+static inline uint64_t low_bytes(unsigned k)
+{
+    return k >= 8 ? ~0ull : (1ull << (8 * k)) - 1;
+}
+
+/* The value of the first k (1..8) digit values in the bytes of v. */
+static inline uint64_t first_values(uint64_t v, unsigned k)
+{
+    return eight_values(v << (8 * (8 - k)));
+}
+#endif
+
+/* The value of the 8 decimal digits at p, or -1 when they are not all
+ * digits (or the build has no little-endian word arithmetic). */
+static inline int64_t eight_digits(const char *p)
+{
+#ifdef SK_FIXED_WORDS
+    uint64_t v = load_word(p);
+    if ((v & 0xF0F0F0F0F0F0F0F0ull) != BYTES_30 ||
+        ((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != BYTES_30)
+        return -1;
+    return (int64_t)eight_values(v - BYTES_30);
 #else
     (void)p;
     return -1;
@@ -172,6 +211,190 @@ static inline size_t push_run(const char *text, size_t i, size_t len, size_t max
     for (; i < stop && is_digit(text[i]); i++)
         if (!*range && !push_digit(mag, (unsigned)(text[i] - '0'), limit))
             *range = 1;
+    return i;
+}
+
+/* The value of the digit run at s[i..n) accumulated onto *m (wrapping: the
+ * callers bound the number of digits afterwards); returns the index after
+ * the run.  Eight digits per step where eight are there to test. */
+static inline size_t accumulate_run(const char *s, size_t i, size_t n, uint64_t *m)
+{
+    uint64_t v = *m;
+    int64_t eight;
+    while (n - i >= 8 && (eight = eight_digits(s + i)) >= 0) {
+        v = v * 100000000u + (uint64_t)eight;
+        i += 8;
+    }
+    for (; i < n && is_digit(s[i]); i++)
+        v = v * 10 + (unsigned)(s[i] - '0');
+    *m = v;
+    return i;
+}
+
+/* 1 when the byte at s[i] exists and cannot continue a JSON number literal
+ * whose digits end before it. */
+static inline int json_number_ends(const char *s, size_t i, size_t n)
+{
+    return i < n && !is_digit(s[i]) && s[i] != '.' && s[i] != 'e' && s[i] != 'E';
+}
+
+static const uint64_t pow10_table[UNCHECKED_DIGITS + 1] = {
+    1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+    1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+    100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+    1000000000000000000ull};
+
+#ifdef SK_FIXED_WORDS
+/* Bytes the word paths need from the start of a literal: two words of
+ * integer digits, the point, one word of fraction digits and the end. */
+#define WORD_SPAN 32u
+
+/* The JSON integer part at s[0..n) (0 or [1-9][0-9]*, at most max_digits
+ * digits), with n >= WORD_SPAN: its length and value, or 0 when there is
+ * none or it breaks the rule. */
+static inline size_t int_part_words(const char *s, size_t n, size_t max_digits, uint64_t *value)
+{
+    uint64_t w0 = load_word(s);
+    unsigned k = leading_digits(w0);
+    if (k == 0 || (k > 1 && s[0] == '0'))
+        return 0;
+    if (k < 8) {
+        *value = first_values(w0 - BYTES_30, k);
+        return k > max_digits ? 0 : k;
+    }
+    unsigned k1 = leading_digits(load_word(s + 8));
+    if (k1 == 8) { /* 16 digits or more: rare, one at a time */
+        size_t i = accumulate_run(s, 0, n, value);
+        return i > max_digits ? 0 : i;
+    }
+    if (8 + k1 > max_digits)
+        return 0;
+    uint64_t v = eight_values(w0 - BYTES_30);
+    if (k1) /* the last k1 digits: the word that ends with them, earlier bytes cleared */
+        v = v * pow10_table[k1] +
+            eight_values((load_word(s + k1) - BYTES_30) & ~low_bytes(8 - k1));
+    *value = v;
+    return 8 + k1;
+}
+
+/* sk_fixed_scan_json with at least WORD_SPAN bytes and 1 <= scale <= 6
+ * (the bytes after the dropped digit are then still in the word). */
+static size_t fixed_scan_words(const char *s, size_t n, unsigned scale, sk_fixed_result *out)
+{
+    uint64_t mag = 0;
+    size_t i = int_part_words(s, n, UNCHECKED_DIGITS - scale, &mag);
+    if (i == 0)
+        return 0;
+    int first_dropped = -1, sticky = 0;
+    uint64_t frac = 0;
+    if (s[i] == '.') {
+        uint64_t w = load_word(s + i + 1);
+        unsigned k = leading_digits(w);
+        if (k == 0)
+            return 0;
+        w -= BYTES_30;
+        unsigned kept = k < scale ? k : scale;
+        frac = first_values(w & low_bytes(kept), kept) * pow10_table[scale - kept];
+        if (k > scale) {
+            first_dropped = (int)((w >> (8 * scale)) & 0xFF);
+            sticky = ((w >> (8 * scale + 8)) & low_bytes(k - scale - 1)) != 0;
+        }
+        i += 1 + k;
+        if (k == 8) /* more digits beyond the word */
+            for (; i < n && is_digit(s[i]); i++)
+                sticky |= s[i] != '0';
+    }
+    if (!json_number_ends(s, i, n))
+        return 0;
+    mag = mag * pow10_table[scale] + frac;
+    /* at most 10^18 - 1 before rounding: the increment cannot overflow */
+    if (first_dropped > 5 || (first_dropped == 5 && (sticky || (mag & 1))))
+        mag++;
+    out->value = (int64_t)mag;
+    out->missing = 0;
+    out->rounded = first_dropped > 0 || sticky;
+    return i;
+}
+#endif
+
+size_t sk_fixed_scan_json(const char *s, size_t n, unsigned scale, sk_fixed_result *out)
+{
+#ifdef SK_FIXED_WORDS
+    if (n >= WORD_SPAN && scale >= 1 && scale <= 6)
+        return fixed_scan_words(s, n, scale, out);
+#endif
+    if (n == 0 || !is_digit(s[0]) || scale > UNCHECKED_DIGITS)
+        return 0;
+    uint64_t mag = 0;
+    size_t i = 1;
+    if (s[0] != '0')
+        i = accumulate_run(s, 0, n, &mag);
+    if (i > UNCHECKED_DIGITS - scale)
+        return 0;
+    unsigned frac = 0;
+    int first_dropped = -1, sticky = 0;
+    if (i < n && s[i] == '.') {
+        size_t fs = ++i;
+        for (; i < n && frac < scale && is_digit(s[i]); i++, frac++)
+            mag = mag * 10 + (unsigned)(s[i] - '0');
+        if (i < n && is_digit(s[i])) { /* digits beyond the scale */
+            first_dropped = s[i++] - '0';
+            for (; i < n && is_digit(s[i]); i++)
+                sticky |= s[i] != '0';
+        }
+        if (i == fs)
+            return 0;
+    }
+    if (!json_number_ends(s, i, n))
+        return 0;
+    mag *= pow10_table[scale - frac];
+    /* at most 10^18 - 1 before rounding: the increment cannot overflow */
+    if (first_dropped > 5 || (first_dropped == 5 && (sticky || (mag & 1))))
+        mag++;
+    out->value = (int64_t)mag;
+    out->missing = 0;
+    out->rounded = first_dropped > 0 || sticky;
+    return i;
+}
+
+size_t sk_uint_scan_json(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+#ifdef SK_FIXED_WORDS
+    if (n >= WORD_SPAN) {
+        i = int_part_words(s, n, UNCHECKED_DIGITS, &v);
+        if (i == 0 || !json_number_ends(s, i, n))
+            return 0;
+        *out = v;
+        return i;
+    }
+#endif
+    if (n == 0 || !is_digit(s[0]))
+        return 0;
+    i = 1;
+    if (s[0] != '0')
+        i = accumulate_run(s, 0, n, &v);
+    if (i > UNCHECKED_DIGITS || !json_number_ends(s, i, n))
+        return 0;
+    *out = v;
+    return i;
+}
+
+size_t sk_digits_scan(const char *s, size_t n, size_t max_digits, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i = 0;
+    if (max_digits > UNCHECKED_DIGITS)
+        max_digits = UNCHECKED_DIGITS;
+    for (; i < n && is_digit(s[i]); i++) {
+        if (i == max_digits)
+            return 0;
+        v = v * 10 + (unsigned)(s[i] - '0');
+    }
+    if (i == 0 || i >= n)
+        return 0;
+    *out = v;
     return i;
 }
 

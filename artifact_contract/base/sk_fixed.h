@@ -81,9 +81,34 @@ sk_err sk_parse_uint(const char *text, size_t len, uint64_t max, uint64_t *out, 
  * one leading '-' and accepts INT64_MIN..INT64_MAX.  Overflow is detected
  * exactly (SK_FIXED_E_RANGE); other rejections carry the sub-codes of
  * sk_fixed_parse.  These are the project's only decimal integer loops
- * besides sk_fixed_parse: parse a digit run with them rather than by hand. */
+ * besides sk_fixed_parse and the scanners below: parse a digit run with them
+ * rather than by hand. */
 sk_err sk_parse_u64_strict(const char *text, size_t len, uint64_t max, uint64_t *out, sk_diag *d);
 sk_err sk_parse_i64_strict(const char *text, size_t len, int64_t *out, sk_diag *d);
+
+/* One-pass scanners for readers of large machine-written inputs: they find
+ * the end of a literal and compute its value in the same pass, for the
+ * common shapes only, and return 0 for everything else (the caller then
+ * takes its general path, which finds and reports what is wrong).  The byte
+ * that ends the literal must lie within s[0..n).
+ *
+ * sk_fixed_scan_json: an unsigned JSON number literal without exponent,
+ * 0|[1-9][0-9]*, optionally followed by '.' and one or more digits, whose
+ * integer digits number at most 18 - scale (so no range check is needed),
+ * ended by a byte that cannot continue a JSON number (not a digit, '.', 'e'
+ * or 'E').  Returns its length and sets *out exactly as
+ * sk_fixed_parse(s, length, scale, SK_FIXED_ROUND_HALF_EVEN) does.
+ *
+ * sk_uint_scan_json: an unsigned JSON integer literal 0|[1-9][0-9]* of at
+ * most 18 digits ended the same way.  Returns its length and sets *out to
+ * what sk_parse_u64_strict gives for it.
+ *
+ * sk_digits_scan: a run of 1 to max_digits (at most 18) ASCII digits, leading
+ * zeros allowed, ended by a byte that is not a digit.  Returns its length
+ * and sets *out to what sk_parse_u64_strict gives for it. */
+size_t sk_fixed_scan_json(const char *s, size_t n, unsigned scale, sk_fixed_result *out);
+size_t sk_uint_scan_json(const char *s, size_t n, uint64_t *out);
+size_t sk_digits_scan(const char *s, size_t n, size_t max_digits, uint64_t *out);
 
 /* 1 for an ASCII decimal digit (never locale-dependent, unlike isdigit). */
 static inline int sk_is_digit(char c)

@@ -79,6 +79,7 @@ struct sk_json_lex {
      * the start of the next call (PENDING_PATCH). */
     size_t patch_at;
     char patch_byte;
+    char *taken; /* the element take_element took, until the next call */
 };
 
 enum {
@@ -1117,6 +1118,7 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
 {
     memset(tok, 0, sizeof *tok);
     sk_err e;
+    lx->taken = NULL;
     if (lx->pending) {
         if (lx->pending & PENDING_PATCH) {
             lx->own[lx->patch_at] = lx->patch_byte;
@@ -1241,6 +1243,7 @@ sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, si
 {
     *p = NULL;
     *n = 0;
+    lx->taken = NULL;
     if (lx->pending & PENDING_START)
         return SK_OK; /* the BOM check is the general path's */
     if (lx->pending & PENDING_PATCH) {
@@ -1278,7 +1281,13 @@ int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting)
         (lx->expect != EXP_VALUE && lx->expect != EXP_VALUE_OR_END) ||
         len > lx->len - lx->pos || len > lx->max_token || nesting > lx->max_depth - lx->depth)
         return 0;
+    lx->taken = lx->own ? lx->own + lx->pos : NULL;
     lx->pos += len;
     after_value(lx);
     return 1;
+}
+
+char *sk_json_lex_taken(sk_json_lex *lx)
+{
+    return lx->taken;
 }

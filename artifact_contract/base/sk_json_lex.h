@@ -102,6 +102,12 @@ sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d);
 sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
                                 sk_diag *d);
 int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting);
+/* The bytes of the element sk_json_lex_take_element has just taken, in the
+ * tokenizer's own buffer: they are never read again, so the caller may write
+ * into them (NUL-terminate the texts it hands out in place) until its next
+ * call on the tokenizer.  NULL when the tokenizer reads a caller's memory
+ * block (sk_json_lex_new_mem) or nothing was taken since the last call. */
+char *sk_json_lex_taken(sk_json_lex *lx);
 
 /* The JSON number grammar: the length of the valid literal at s when a
  * delimiter (',', ']', '}' or whitespace) follows it within n bytes, else 0;
