@@ -363,6 +363,7 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
     ev.has_core = f->has_tid;
     ev.core = f->tid;
     ev.model_id = f->model.p;
+    ev.model_id_len = f->model.len;
     ev.model_key = f->model_key;
     ev.has_sk_id = f->has_sk;
     ev.sk_id = f->sk;
@@ -862,6 +863,7 @@ static sk_err layout_deliver(reader *r, const char *win, const layout_rec *o, ui
     ev.has_core = 1;
     ev.core = (int64_t)o->tid;
     ev.model_id = base + o->model;
+    ev.model_id_len = o->model_len;
     ev.model_key = RD_PROF_MODEL_ID;
     ev.has_sk_id = 1;
     ev.sk_id = (int64_t)o->sk;

@@ -62,6 +62,7 @@ typedef struct rd_prof_event {
     int64_t dur_ns;       /* duration, ns, > 0 */
     int rounded;          /* ts or dur had non-zero digits below 1 ns */
     const char *model_id; /* args.modelId (string or integer text) or args.modelRI; "" if absent */
+    size_t model_id_len;
     rd_prof_model_key model_key; /* which of the two named the model */
     int has_sk_id;
     int64_t sk_id;

@@ -7,9 +7,6 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* Streaming refill size; traces are read in these steps.  The libFuzzer build
  * overrides it with a small value (SK_JSON_READ_CHUNK) so that refills,
@@ -616,51 +613,10 @@ static inline int str_class(unsigned char c)
     return c == '"' ? 1 : c == '\\' ? 2 : 0;
 }
 
-#define BYTES_01 0x0101010101010101ull
-#define BYTES_80 0x8080808080808080ull
-
-/* Index of the first byte in buf[i, len) whose str_class is not 0, or len.
- * Sixteen bytes per step with SSE2, then eight per step: the word test flags
- * a byte that is '"' or '\\' (a zero byte after the XOR), below 0x20, or 0x80
- * and above.  A borrow can only flag bytes above a flagged one, so the
- * lowest flag is exact. */
+/* Index of the first byte in buf[i, len) whose str_class is not 0, or len. */
 static inline size_t plain_end(const char *buf, size_t i, size_t len)
 {
-#ifdef __SSE2__
-    /* The same test on 16 bytes: a signed compare below 0x20 catches both
-     * the control characters and the bytes 0x80 and above. */
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (len - i >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                   _mm_cmplt_epi8(v, space));
-        unsigned m = (unsigned)_mm_movemask_epi8(hit);
-        if (m)
-            return i + (size_t)__builtin_ctz(m);
-        i += 16;
-    }
-#endif
-    while (len - i >= 8) {
-        uint64_t v;
-        memcpy(&v, buf + i, sizeof v);
-        uint64_t q = v ^ (BYTES_01 * '"');
-        uint64_t b = v ^ (BYTES_01 * '\\');
-        uint64_t m = ((q - BYTES_01) & ~q) | ((b - BYTES_01) & ~b) |
-                     ((v - BYTES_01 * 0x20) & ~v) | v;
-        m &= BYTES_80;
-        if (m) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return i + (size_t)__builtin_ctzll(m) / 8;
-#else
-            break; /* the byte loop below finds it */
-#endif
-        }
-        i += 8;
-    }
-    while (i < len && str_class((unsigned char)buf[i]) == 0)
-        i++;
-    return i;
+    return i + sk_json_plain_span(buf + i, len - i);
 }
 
 /* Zero-copy fast path for the common escape-free string that lies completely
@@ -1232,11 +1188,6 @@ sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d)
 }
 
 /* ---------------------------------------------------------------- records */
-
-size_t sk_json_plain_span(const char *s, size_t n)
-{
-    return plain_end(s, 0, n);
-}
 
 sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
                                 sk_diag *d)
