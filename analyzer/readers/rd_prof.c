@@ -268,10 +268,34 @@ static sk_err time_result(reader *r, const time_field *tf, const char *field, ui
  * digits, and up to 4 are read (a fifth makes the prefix malformed). */
 #define BLOCK_DIGITS 4
 
+/* The short forms "[i/n]" and "[i/nn]" with one-digit i (most records):
+ * the prefix length, -1 when malformed, 0 when name has another form. */
+static inline int short_block_prefix(const char *name, size_t len, unsigned *idx, unsigned *num)
+{
+    if (len < 6 || !sk_is_digit(name[1]) || name[2] != '/' || !sk_is_digit(name[3]))
+        return 0;
+    unsigned a = (unsigned)(name[1] - '0'), b = (unsigned)(name[3] - '0');
+    int end = 4;
+    if (sk_is_digit(name[4]) && name[5] == ']') {
+        b = b * 10 + (unsigned)(name[4] - '0');
+        end = 5;
+    } else if (name[4] != ']') {
+        return 0;
+    }
+    if (b == 0 || a >= b)
+        return -1;
+    *idx = a;
+    *num = b;
+    return end + 1;
+}
+
 int rd_prof_parse_block_prefix(const char *name, size_t len, unsigned *idx, unsigned *num)
 {
     if (len == 0 || name[0] != '[')
         return 0;
+    int pre = short_block_prefix(name, len, idx, num);
+    if (pre != 0)
+        return pre;
     uint64_t a = 0, b = 0;
     size_t k = sk_digits_scan(name + 1, len - 1, BLOCK_DIGITS, &a);
     if (k == 0 || name[1 + k] != '/')

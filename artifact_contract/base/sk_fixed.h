@@ -324,6 +324,14 @@ static inline size_t sk_fixed_scan_json(const char *s, size_t n, unsigned scale,
 
 static inline size_t sk_uint_scan_json(const char *s, size_t n, uint64_t *out)
 {
+    /* one or two digits (small identifiers, the common case) */
+    if (n >= 3 && sk_is_digit(s[0]) && (!sk_is_digit(s[1]) || (s[0] != '0' && !sk_is_digit(s[2])))) {
+        size_t k = sk_is_digit(s[1]) ? 2 : 1;
+        if (!sk_fixed_json_end(s, k, n))
+            return 0;
+        *out = k == 1 ? (uint64_t)(s[0] - '0') : (uint64_t)(s[0] - '0') * 10 + (uint64_t)(s[1] - '0');
+        return k;
+    }
     uint64_t v = 0;
     size_t i = sk_fixed_int_part(s, n, SK_FIXED_SAFE_DIGITS, &v);
     if (i == 0 || !sk_fixed_json_end(s, i, n))
