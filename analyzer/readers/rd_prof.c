@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json_lex.h"
+#include "artifact_contract/base/sk_testhook.h"
 #include "artifact_contract/base/sk_fixed.h"
 
 /* µs text → ns: three decimal places; the runtime prints six (ticks divided
@@ -1049,6 +1050,10 @@ sk_err rd_prof_read_with(sk_read_fn read, void *rctx, const char *path, unsigned
 out:
     if (r.lx)
         r.sum.bytes = sk_json_lex_offset(r.lx);
+    /* which path read the elements (tests/scripts/analyze_work.sh) */
+    sk_test_count("sk_prof_layout_records", r.sum.layout_events);
+    sk_test_count("sk_prof_object_records", r.sum.fast_events - r.sum.layout_events);
+    sk_test_count("sk_prof_general_records", r.sum.elements - r.sum.fast_events);
     if (sum)
         *sum = r.sum;
     fields_free(&r.f);

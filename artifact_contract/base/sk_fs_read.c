@@ -12,6 +12,7 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_fs_internal.h"
 #include "artifact_contract/base/sk_sha256.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 /* Linux transfers at most this many bytes per read(2) (MAX_RW_COUNT). */
 #define SK_FS_MAX_READ ((size_t)0x7ffff000)
@@ -237,6 +238,7 @@ sk_err sk_rfile_read(void *rfile, void *buf, size_t cap, size_t *got, sk_diag *d
         f->at_eof = 1;
     f->bytes_read += (uint64_t)n;
     *got = (size_t)n;
+    sk_test_count("read_bytes", (uint64_t)n);
     return SK_OK;
 }
 
