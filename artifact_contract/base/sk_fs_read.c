@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -221,6 +222,13 @@ sk_err sk_rfile_read(void *rfile, void *buf, size_t cap, size_t *got, sk_diag *d
     *got = 0;
     if (cap > SK_FS_MAX_READ)
         cap = SK_FS_MAX_READ;
+#ifdef SK_TEST_HOOKS
+    /* test builds: SK_TEST_READ_MAX=n reads at most n bytes per call, so
+     * that every reader above meets record and token boundaries anywhere */
+    const char *max = getenv("SK_TEST_READ_MAX");
+    if (max && *max && strtoul(max, NULL, 10) > 0 && cap > strtoul(max, NULL, 10))
+        cap = strtoul(max, NULL, 10);
+#endif
     ssize_t n;
     do
         n = read(f->fd, buf, cap);
