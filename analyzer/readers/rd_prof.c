@@ -923,7 +923,31 @@ static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
         *done = 1;
         r->sum.fast_events++;
         r->sum.layout_events++;
-        return layout_deliver(r, p, &lr, line, offset, d);
+        e = layout_deliver(r, p, &lr, line, offset, d);
+        /* the records that follow in the same window, one after the other
+         * (the caller counts the last element) */
+        size_t at = len;
+        while (!e) {
+            size_t sep = 1;
+            if (at >= n || p[at] != ',')
+                break;
+            while (at + sep < n && (p[at + sep] == '\n' || p[at + sep] == ' ' ||
+                                    p[at + sep] == '\r' || p[at + sep] == '\t'))
+                sep++;
+            if (at + sep >= n || p[at + sep] != '{')
+                break;
+            const char *rec = p + at + sep;
+            len = layout_record(rec, n - at - sep, &lr);
+            if (!len || !sk_json_lex_take_next(r->lx, sep, len, 2))
+                break;
+            r->sum.elements++;
+            r->sum.fast_events++;
+            r->sum.layout_events++;
+            e = layout_deliver(r, rec, &lr, sk_json_lex_line(r->lx),
+                               sk_json_lex_offset(r->lx) - len, d);
+            at += sep + len;
+        }
+        return e;
     }
     fast_scan fs;
     fs.nev = fs.nargs = 0;

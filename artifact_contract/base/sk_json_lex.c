@@ -1238,6 +1238,34 @@ int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting)
     return 1;
 }
 
+int sk_json_lex_take_next(sk_json_lex *lx, size_t sep, size_t len, size_t nesting)
+{
+    if (lx->depth == 0 || lx->stack[lx->depth - 1] != 'a' || lx->expect != EXP_COMMA_OR_END ||
+        sep == 0 || sep > lx->len - lx->pos || len > lx->len - lx->pos - sep ||
+        len > lx->max_token || nesting > lx->max_depth - lx->depth || lx->buf[lx->pos] != ',')
+        return 0;
+    uint64_t lines = 0;
+    size_t last_nl = 0;
+    for (size_t i = 1; i < sep; i++) {
+        char c = lx->buf[lx->pos + i];
+        if (c == '\n') {
+            lines++;
+            last_nl = i + 1;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            return 0;
+        }
+    }
+    if (lines) {
+        lx->line += lines;
+        lx->line_start = lx->base + lx->pos + last_nl;
+    }
+    lx->pos += sep;
+    lx->taken = lx->own ? lx->own + lx->pos : NULL;
+    lx->pos += len;
+    after_value(lx);
+    return 1;
+}
+
 char *sk_json_lex_taken(sk_json_lex *lx)
 {
     return lx->taken;

@@ -106,8 +106,16 @@ sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d);
 sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
                                 sk_diag *d);
 int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting);
-/* The bytes of the element sk_json_lex_take_element has just taken, in the
- * tokenizer's own buffer: they are never read again, so the caller may write
+/* After an element taken with sk_json_lex_take_element or this function,
+ * takes the separator that follows it, sep bytes (a ',' and whitespace, which
+ * it checks and counts lines in), and the next element, len bytes, with the
+ * promise of take_element, all from the window of the last peek: neither
+ * function moves the buffer, so a reader of a long array walks the window
+ * one element after the other with one peek.  Returns 1 when taken, 0 when
+ * refused (nothing changes: the caller goes on with a peek). */
+int sk_json_lex_take_next(sk_json_lex *lx, size_t sep, size_t len, size_t nesting);
+/* The bytes of the element sk_json_lex_take_element (or _take_next) has
+ * just taken, in the tokenizer's own buffer: they are never read again, so the caller may write
  * into them (NUL-terminate the texts it hands out in place) until its next
  * call on the tokenizer.  NULL when the tokenizer reads a caller's memory
  * block (sk_json_lex_new_mem) or nothing was taken since the last call. */
