@@ -62,29 +62,6 @@ WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-bench.XXXXXX")}
 
 source "$REPO/bench/lib.sh"
 
-# pair DIR SCENARIO [GEN ARGS...]: generates and seals a pair (once)
-pair() {
-    local d=$1 s=$2
-    shift 2
-    [ -d "$d" ] && return 0
-    "$GEN" --out "$d" --scenario "$s" "$@" >/dev/null
-    "$REPO/tests/tools/seal_pair.sh" --artifact-contract "$AC" "$d" >/dev/null
-}
-
-# The sealed files of pair D, one path per line: every file both manifests
-# list, i.e. every byte analyze reads and confirms.
-files_of() {
-    python3 - "$1" <<'PY'
-import json, os, sys
-d = sys.argv[1]
-for side in ("o0", "disable_all"):
-    m = json.load(open(os.path.join(d, side, "collection-manifest.json")))
-    for entries in m["files"].values():
-        for e in entries:
-            print(os.path.join(d, side, e["path"]))
-PY
-}
-
 # One analysis of pair D into OUT, as the timed runs do: it must succeed
 # (exit 0), so that a refusal of the input is never timed as an analysis.
 analyze_ok() { # D OUT LABEL
