@@ -4,115 +4,193 @@ profile (bench/profile.sh runs it; docs/benchmarks.md "Where the time goes").
 
     bench/profile.py CALLGRIND_OUT [INPUT_BYTES SK_PROF_RECORDS]
 
-Prints a markdown table of instruction counts (millions) by part of the
-work, per input byte and per sk_prof record when the sizes are given.  Each
-part is the inclusive cost of the functions that do it, less the parts they
-call (an inclusive cost split by caller where one function serves several):
+Reads the call graph of the profile and splits the inclusive cost of each
+part of the analysis into the project's own code, SHA-256 (libcrypto),
+zstd decoding (libzstd) and the C library (copies, compares, formatting);
+a callee's cost is shared among its callers as callgrind recorded it per
+call.  Parts, by the functions that do them:
 
-  hashing          SHA-256 of every input byte (callgrind runs OpenSSL's
-                   portable code, not the SHA-NI instructions of the
-                   benchmark machines: far more instructions than time)
-  zstd decoding    libzstd
-  reading          the byte sources' user-space side: read calls, copies
-                   (the kernel's side is not counted)
-  sk_prof records  finding and checking each record and its fields
-  sk_prof aggregation   launches, children, attribution, finalisation
-  kernel_details CSV    CSV records and rows, sample rows
-  metadata         fused logs, runtime logs, graphs (their bytes' reading
-                   is counted under reading)
-  statistics       sorting and reducing the samples
-  reports          the JSON, Markdown and HTML reports
-  contract         the sealed set: manifests, bindings, confirmation
-                   (its hashing is counted under hashing)
-  rest             start-up, gates, alignment, everything else
+  sk_prof records      rd_prof_read_with without its callback: finding and
+                       checking records, their fields, reading their bytes
+  sk_prof aggregation  the callback (on_event), the finalisation of launches
+  statistics           sorting and reducing the sample series
+  kernel_details CSV   the CSV records, their rows, the sample rows
+  metadata             fused logs, runtime logs, graphs
+  contract             the sealed set: manifests, bindings, confirmation,
+                       the files no parser reads (raw trace copies)
+  reports              the JSON, Markdown and HTML reports
+  rest                 start-up, gates, alignment, everything else
+
+Callgrind runs OpenSSL's portable SHA-256 code, not the SHA-NI instructions
+of the benchmark machines: the hashing column holds far more instructions
+than its share of the time (docs/benchmarks.md gives the native split).
 """
-import os
 import re
-import subprocess
 import sys
 
+PARTS = [
+    # (part, [entry functions]); earlier parts are subtracted from later
+    # ones that contain them (aggregation and statistics from sk_prof)
+    ("sk_prof aggregation", ["on_event", "finalize_upto", "end_of_file"]),
+    ("statistics", ["series_stats", "dcci_samples_finish"]),
+    ("sk_prof records", ["dcci_prof_run"]),
+    ("kernel_details CSV", ["dcci_samples_load"]),
+    ("metadata", ["dcci_meta_load"]),
+    ("contract", ["dcci_contract_open", "dcci_contract_finish", "dcci_ranks_check_copies"]),
+    ("reports", ["dcci_report_write"]),
+]
+KINDS = ("own", "hashing", "zstd", "libc")
 
-def profile(path):
-    """{"file:function": (inclusive, {"file:caller": inclusive via it})}."""
-    out = subprocess.run(
-        ["callgrind_annotate", "--tree=caller", "--inclusive=yes", "--threshold=100", path],
-        check=True, capture_output=True, text=True).stdout
-    line_re = re.compile(r"^\s*([\d,]+)\s+\([^)]*\)\s+([<*])\s+(\S+?)(?: \(([\d,]+)x\))?(?: \[.*\])?\s*$")
-    funcs, callers = {}, {}
-    for line in out.splitlines():
-        m = line_re.match(line)
+
+def kind_of(obj):
+    if "libcrypto" in obj:
+        return "hashing"
+    if "libzstd" in obj:
+        return "zstd"
+    if "libc.so" in obj or "ld-linux" in obj:
+        return "libc"
+    return "own"
+
+
+def parse(path):
+    """Functions as (object, name): self cost, and calls as (caller, callee,
+    inclusive cost)."""
+    names = {"ob": {}, "fn": {}}
+    self_cost, arcs = {}, []
+    ob = cob = fn = cfn = None
+    pending_call = False
+    total = 0
+    ref = re.compile(r"^\((\d+)\)(?: (.*))?$")
+
+    def name(kind, text):
+        m = ref.match(text)
         if not m:
-            if not line.strip():
-                callers = {}
-            continue
-        cost, kind, where = int(m.group(1).replace(",", "")), m.group(2), m.group(3)
-        file, _, fn = where.rpartition(":")
-        key = "%s:%s" % (os.path.basename(file), fn)
-        if kind == "<":
-            callers[key] = callers.get(key, 0) + cost
-        else:
-            # a function may be listed more than once (callgrind's cycle
-            # handling): the entry with every caller has the largest cost
-            if cost > funcs.get(key, (-1, {}))[0]:
-                funcs[key] = (cost, callers)
-            callers = {}
-    return funcs
+            return text
+        if m.group(2) is not None:
+            names[kind][m.group(1)] = m.group(2)
+        return names[kind].get(m.group(1), text)
+
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line[0] == "#":
+                continue
+            if line.startswith("summary:"):
+                total = int(line.split()[1])
+                continue
+            key, sep, rest = line.partition("=")
+            if sep and key in ("ob", "cob", "fn", "cfn", "fl", "fi", "fe", "cfi", "cfl", "calls"):
+                if key == "ob":
+                    ob = name("ob", rest)
+                elif key == "cob":
+                    cob = name("ob", rest)
+                elif key == "fn":
+                    fn = (ob, name("fn", rest))
+                    cob = None
+                elif key == "cfn":
+                    cfn = name("fn", rest)
+                elif key == "calls":
+                    pending_call = True
+                continue
+            if line[0] in "0123456789+-*":
+                parts = line.split()
+                if len(parts) < 2:
+                    continue
+                cost = int(parts[1])
+                if pending_call:
+                    arcs.append((fn, (cob if cob is not None else ob, cfn), cost))
+                    pending_call = False
+                    cob = None
+                else:
+                    self_cost[fn] = self_cost.get(fn, 0) + cost
+    return self_cost, arcs, total
+
+
+def inclusive(self_cost, arcs):
+    """Inclusive cost of every function split by kind: {fn: {kind: cost}}."""
+    out = {}
+    by_caller = {}
+    for caller, callee, cost in arcs:
+        by_caller.setdefault(caller, []).append((callee, cost))
+    incl_total = {}
+    for fn, c in self_cost.items():
+        incl_total[fn] = incl_total.get(fn, 0) + c
+    for caller, callee, cost in arcs:
+        if caller != callee:
+            incl_total[caller] = incl_total.get(caller, 0) + cost
+    on_stack = set()
+    sys.setrecursionlimit(100000)
+
+    def visit(fn):
+        if fn in out:
+            return out[fn]
+        split = dict.fromkeys(KINDS, 0)
+        split[kind_of(fn[0] or "")] += self_cost.get(fn, 0)
+        on_stack.add(fn)
+        for callee, cost in by_caller.get(fn, []):
+            if callee == fn:
+                continue
+            if callee in on_stack:  # a cycle: its own kind
+                split[kind_of(callee[0] or "")] += cost
+                continue
+            sub = visit(callee)
+            t = sum(sub.values())
+            for k in KINDS:
+                split[k] += cost * sub[k] / t if t else 0
+        on_stack.discard(fn)
+        out[fn] = split
+        return split
+
+    for fn in list(incl_total):
+        visit(fn)
+    return out
 
 
 def main():
-    funcs = profile(sys.argv[1])
+    self_cost, arcs, total = parse(sys.argv[1])
     nbytes = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     records = int(sys.argv[3]) if len(sys.argv) > 3 else 0
-    total = int(re.search(r"^summary: (\d+)", open(sys.argv[1]).read(), re.M).group(1))
+    incl = inclusive(self_cost, arcs)
+    by_name = {}
+    for (ob, name), split in incl.items():
+        if "skdcci" in (ob or ""):
+            by_name[name] = split
 
-    def incl(key):
-        return funcs.get(key, (0, {}))[0]
+    def part_cost(fns):
+        s = dict.fromkeys(KINDS, 0)
+        for fn in fns:
+            for k in KINDS:
+                s[k] += by_name.get(fn, {}).get(k, 0)
+        return s
 
-    def via(key, caller):
-        return funcs.get(key, (0, {}))[1].get(caller, 0)
-
-    hashing = incl("sk_sha256.c:sk_sha256_update")
-    zstd = incl("???:ZSTD_decompressStream")
-    source = incl("rd_source.c:rd_source_read")
-    # the byte sources' calls from each reader (sealed: the contract's
-    # reader hashes, so a source call holds reading, hashing and decoding)
-    src_json = via("rd_source.c:rd_source_read", "sk_json_lex.c:fill")
-    src_prof = via("sk_json_lex.c:fill", "sk_json_lex.c:sk_json_lex_peek_element")
-    src_csv = via("rd_source.c:rd_source_read", "rd_csv.c:fill")
-    src_drain = via("rd_source.c:rd_source_read", "rd_source.c:rd_source_finish")
-    src_meta = source - src_json - src_csv - src_drain + (src_json - src_prof)
-    reading = source - zstd - via("sk_sha256.c:sk_sha256_update", "ac_set.c:ac_set_reader_read") - \
-        via("sk_sha256.c:sk_sha256_update", "rd_source.c:raw_fill")
-    on_event = incl("dcci_prof.c:on_event")
-    prof_read = incl("rd_prof.c:rd_prof_read_with")
-    series = incl("dcci_prof.c:series_stats")
-    rows = [
-        ("hashing (SHA-256; portable code under callgrind)", hashing),
-        ("zstd decoding", zstd),
-        ("reading (user side: read calls, copies)", reading),
-        ("sk_prof records", prof_read - on_event - src_prof),
-        ("sk_prof aggregation", incl("dcci_prof.c:dcci_prof_run") - prof_read + on_event - series -
-         src_drain),
-        ("kernel_details CSV", incl("dcci_samples.c:dcci_samples_load") - src_csv),
-        ("metadata (logs, graphs)", incl("dcci_meta.c:dcci_meta_load") - src_meta),
-        ("statistics", series + incl("dcci_samples.c:dcci_samples_finish")),
-        ("reports", incl("dcci_report_json.c:dcci_report_write")),
-        ("contract (manifests, bindings, confirmation)",
-         incl("dcci_contract.c:dcci_contract_open") + incl("dcci_contract.c:dcci_contract_finish") -
-         incl("dcci_contract.c:confirm_unread")),
-    ]
-    rest = total - sum(v for _, v in rows)
-    rows.append(("rest (start-up, gates, alignment, progress)", rest))
-    print("| part | instructions (M) | share | per input byte | per sk_prof record |")
-    print("|---|---|---|---|---|")
-    for name, v in rows + [("total", total)]:
-        per_b = "%.2f" % (v / nbytes) if nbytes else "-"
-        per_r = "%.0f" % (v / records) if records else "-"
-        print("| %s | %.0f | %.1f %% | %s | %s |" % (name, v / 1e6, 100.0 * v / total, per_b, per_r))
-    spill = incl("sk_spill.c:sk_series_push") + incl("sk_spill.c:sk_series_load")
-    print()
-    print("Sample storage (the spill store, inside aggregation, CSV and statistics): %.0f M "
-          "instructions." % (spill / 1e6))
+    rows = []
+    aggregation = part_cost(PARTS[0][1])
+    statistics = part_cost(PARTS[1][1])
+    prof = part_cost(PARTS[2][1])
+    prof = {k: prof[k] - aggregation[k] - part_cost(["series_stats"])[k] for k in KINDS}
+    rows.append(("sk_prof records", prof))
+    rows.append(("sk_prof aggregation", aggregation))
+    rows.append(("statistics", statistics))
+    for part, fns in PARTS[3:]:
+        rows.append((part, part_cost(fns)))
+    all_kinds = dict.fromkeys(KINDS, 0)
+    for fn, c in self_cost.items():
+        all_kinds[kind_of(fn[0] or "")] += c
+    rest = {k: all_kinds[k] - sum(r[1][k] for r in rows) for k in KINDS}
+    rows.append(("rest (start-up, gates, alignment)", rest))
+    rows.append(("total", all_kinds))
+    print("| part | own code (M) | SHA-256 (M) | zstd (M) | C library (M) | own code per input "
+          "byte | own code per sk_prof record |")
+    print("|---|---|---|---|---|---|---|")
+    for part, s in rows:
+        own = s["own"]
+        print("| %s | %.0f | %.0f | %.0f | %.0f | %s | %s |" % (
+            part, own / 1e6, s["hashing"] / 1e6, s["zstd"] / 1e6, s["libc"] / 1e6,
+            "%.2f" % (own / nbytes) if nbytes else "-",
+            "%.0f" % (own / records) if records else "-"))
+    if abs(sum(all_kinds.values()) - total) > total / 1000:
+        print("\n(the call graph holds %d of the %d instructions of the run)"
+              % (sum(all_kinds.values()), total))
 
 
 if __name__ == "__main__":
