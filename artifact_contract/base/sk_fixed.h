@@ -110,10 +110,11 @@ static inline int sk_is_blank(char c)
  *
  * sk_fixed_scan_json: an unsigned JSON number literal without exponent,
  * 0|[1-9][0-9]*, optionally followed by '.' and one or more digits, whose
- * integer digits number at most 18 - scale (so no range check is needed),
- * ended by a byte that cannot continue a JSON number (not a digit, '.', 'e'
- * or 'E').  Returns its length and sets *out exactly as
- * sk_fixed_parse(s, length, scale, SK_FIXED_ROUND_HALF_EVEN) does.
+ * integer digits number at most 19 - scale and whose value times 10^scale
+ * fits an int64, ended by a byte that cannot continue a JSON number (not a
+ * digit, '.', 'e' or 'E'; the NUL after a text does).  Returns its length
+ * and sets *out exactly as sk_fixed_parse(s, length, scale,
+ * SK_FIXED_ROUND_HALF_EVEN) does.
  *
  * sk_uint_scan_json: an unsigned JSON integer literal 0|[1-9][0-9]* of at
  * most 18 digits ended the same way.  Returns its length and sets *out to
@@ -126,8 +127,18 @@ static inline int sk_is_blank(char c)
  * With 32 bytes or more to look at, little-endian builds read the digits a
  * word (8 bytes) at a time; otherwise, and on big-endian hosts, one byte at
  * a time, with the same results. */
-/* Digits that always fit an int64 (10^18 - 1 < INT64_MAX). */
+/* The word helpers are inlined whatever the compiler's size heuristics say:
+ * a call costs as much as the conversion. */
+#if defined(__GNUC__)
+#define SK_FIXED_HOT static inline __attribute__((always_inline))
+#else
+#define SK_FIXED_HOT static inline
+#endif
+
+/* Digits that always fit an int64 (10^18 - 1 < INT64_MAX), and a uint64
+ * (10^19 - 1 < 2^64). */
 #define SK_FIXED_SAFE_DIGITS 18u
+#define SK_FIXED_WIDE_DIGITS 19u
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SK_FIXED_WORDS 1
@@ -204,8 +215,8 @@ static inline int sk_fixed_json_end(const char *s, size_t i, size_t n)
 /* The JSON integer part at s[0..n) (0 or [1-9][0-9]*, at most max_digits
  * digits), with n >= SK_FIXED_WORD_SPAN: its length and value, or 0 when
  * there is none or it breaks the rule. */
-static inline size_t sk_fixed_int_words(const char *s, size_t n, size_t max_digits,
-                                        uint64_t *value)
+SK_FIXED_HOT size_t sk_fixed_int_words(const char *s, size_t n, size_t max_digits,
+                                       uint64_t *value)
 {
     uint64_t w0 = sk_fixed_word(s);
     unsigned k = sk_fixed_leading_digits(w0);
@@ -216,9 +227,10 @@ static inline size_t sk_fixed_int_words(const char *s, size_t n, size_t max_digi
         return k > max_digits ? 0 : k;
     }
     unsigned k1 = sk_fixed_leading_digits(sk_fixed_word(s + 8));
-    if (k1 == 8) { /* 16 digits or more: rare, one at a time */
-        *value = 0;
-        size_t i = sk_fixed_run(s, 0, n, value);
+    if (k1 == 8) { /* 16 digits, and one at a time beyond */
+        *value = sk_fixed_eight_values(w0 - SK_FIXED_BYTES_30) * 100000000u +
+                 sk_fixed_eight_values(sk_fixed_word(s + 8) - SK_FIXED_BYTES_30);
+        size_t i = sk_fixed_run(s, 16, n, value);
         return i > max_digits ? 0 : i;
     }
     if (8 + k1 > max_digits)
@@ -243,8 +255,8 @@ static inline size_t sk_fixed_int_bytes(const char *s, size_t n, uint64_t *value
 }
 
 /* The JSON integer part at s[0..n), at most max_digits digits. */
-static inline size_t sk_fixed_int_part(const char *s, size_t n, size_t max_digits,
-                                       uint64_t *value)
+SK_FIXED_HOT size_t sk_fixed_int_part(const char *s, size_t n, size_t max_digits,
+                                      uint64_t *value)
 {
 #ifdef SK_FIXED_WORDS
     if (n >= SK_FIXED_WORD_SPAN)
@@ -262,9 +274,11 @@ static inline size_t sk_fixed_finish(const char *s, size_t i, size_t n, uint64_t
 {
     if (!sk_fixed_json_end(s, i, n))
         return 0;
-    /* at most 10^18 - 1 before rounding: the increment cannot overflow */
+    /* at most 10^19 - 1 before rounding: the increment stays in a uint64 */
     if (first_dropped > 5 || (first_dropped == 5 && (sticky || (mag & 1))))
         mag++;
+    if (mag > (uint64_t)INT64_MAX)
+        return 0; /* sk_fixed_parse reports the range */
     out->value = (int64_t)mag;
     out->missing = 0;
     out->rounded = first_dropped > 0 || sticky;
@@ -278,7 +292,7 @@ static inline size_t sk_fixed_scan_json(const char *s, size_t n, unsigned scale,
     int first_dropped = -1, sticky = 0;
     if (scale > SK_FIXED_SAFE_DIGITS)
         return 0;
-    size_t i = sk_fixed_int_part(s, n, SK_FIXED_SAFE_DIGITS - scale, &mag);
+    size_t i = sk_fixed_int_part(s, n, SK_FIXED_WIDE_DIGITS - scale, &mag);
     if (i == 0)
         return 0;
     unsigned kept = 0;

@@ -9,7 +9,8 @@
 #     process ids differ in length);
 #   - parsed by the sk_prof record fast path, laid out as the runtime writes
 #     (no record by the general path, none but the closing {} of each trace
-#     by the flat-object path);
+#     by the flat-object path), and by the CSV record fast path (no
+#     kernel_details record by the general path);
 #   - without an allocation per record (at most one per 20 added records; the
 #     sample store and its series grow by doubling, a few hundred in all).
 # A change that reads or hashes a file twice, falls off the fast path or
@@ -48,7 +49,8 @@ def load(path):
     return {k: int(v) for k, v in (line.split() for line in open(path))}
 a, b = load(sys.argv[1]), load(sys.argv[2])
 need = ("sha256_bytes", "read_bytes", "sk_prof_layout_records", "sk_prof_object_records",
-        "sk_prof_general_records", "allocations", "input_bytes")
+        "sk_prof_general_records", "csv_fast_records", "csv_general_records", "allocations",
+        "input_bytes")
 missing = [k for k in need if k not in a or k not in b]
 if missing:
     print("counters missing (not a test build?): %s" % ", ".join(missing))
@@ -68,6 +70,11 @@ for run in (a, b):
     if run["sk_prof_object_records"] > 2:
         bad.append("%d sk_prof records read as flat objects, not as the runtime lays them out"
                    % run["sk_prof_object_records"])
+    if run["csv_general_records"] != 0:
+        bad.append("%d kernel_details records read by the general CSV path"
+                   % run["csv_general_records"])
+if b["csv_fast_records"] <= a["csv_fast_records"]:
+    bad.append("no kernel_details record added by the CSV fast path")
 grown = b["allocations"] - a["allocations"]
 if grown * 20 > records:
     bad.append("%d more allocations for %d more records" % (grown, records))

@@ -145,7 +145,7 @@ static void csv_malformed_inputs(void)
 
 static void csv_size_limits(void)
 {
-    rd_csv_opts small = {8, 20, 3};
+    rd_csv_opts small = {8, 20, 3, 0};
     const char *t = "a,b\n12345678,x\n123456789,x\n";
     expect_csv_error(t, strlen(t), &small, SK_E_LIMIT, RD_CSV_E_TOO_BIG, 3,
                      "field size in bytes exceeds the limit of 8");
@@ -157,7 +157,7 @@ static void csv_size_limits(void)
                      "number of fields exceeds the limit of 3");
     /* Found by fuzz_csv: a run of ordinary bytes crossing both limits
      * reported the field limit, byte-by-byte reading the record limit. */
-    rd_csv_opts both = {36, 20, 8};
+    rd_csv_opts both = {36, 20, 8, 0};
     t = "0123456789012345678901234567890123456789\n";
     expect_csv_error(t, strlen(t), &both, SK_E_LIMIT, RD_CSV_E_TOO_BIG, 1,
                      "record size in bytes exceeds the limit of 20");

@@ -400,15 +400,25 @@ static void layout_path_matches_general_path(void)
         /* times: rounding at and beyond the half, integers, zero durations */
         {"[" CHILD("0.0005", "0.0015") "," CHILD("1", "2") "," CHILD("7.2999995", "0.0004999") ","
          CHILD("123456789012345.9995", "0.000000") "," CHILD("0.0000004", "1.5") "]", 5},
-        /* left to the other steps: exponent, sign, string, leading zero, 16 integer digits */
-        {"[" CHILD("1e3", "1") "," CHILD("-1.5", "1") "," CHILD("\"5\"", "1") "," CHILD("01.5", "1")
-         "," CHILD("1000000000000000.5", "1") "," CHILD("1", "1E2") "]", 0},
+        /* left to the other steps (each alone: an error ends the read): exponents, a
+         * sign, a string, a leading zero, a value beyond int64; 16 integer digits are
+         * the layout step's */
+        {"[" CHILD("1e3", "1") "]", 0},
+        {"[" CHILD("1", "1E2") "]", 0},
+        {"[" CHILD("-1.5", "1") "]", 0},
+        {"[" CHILD("\"5\"", "1") "]", 0},
+        {"[" CHILD("01.5", "1") "]", 0},
+        {"[" CHILD("1000000000000000.5", "1") "]", 1},
+        {"[" CHILD("10000000000000000.5", "1") "]", 0},
+        {"[" CHILD("9223372036854775.8075", "1") "]", 0},
+        {"[" CHILD("9223372036854775.8065", "0.001") "]", 1},
         /* identifiers: 18 digits and more, a sign, a fraction, leading zeros */
         {"[" LREC("[0/1]k", "AIC", "123456789012345678", "1", "1", "\"skId\":1,\"nodeId\":2") ","
          LREC("[0/1]k", "AIC", "1234567890123456789", "1", "1", "\"skId\":1") ","
-         LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":-1") ","
-         LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":1.0") ","
-         LREC("[0/1]k", "AIC", "01", "1", "1", "\"skId\":1") "]", 1},
+         LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":-1") "]", 1},
+        {"[" LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":1.0") "]", 0},
+        {"[" LREC("[0/1]k", "AIC", "01", "1", "1", "\"skId\":1") "]", 0},
+        {"[" LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":99999999999999999999") "]", 0},
         /* lanes, prefixes of every width, a malformed one (an error at its record) */
         {"[" LREC("[9/12]k", "AIX", "1", "1", "1", "\"skId\":1") ","
          LREC("[10/12]k", "AIV", "1", "1", "1", "\"skId\":1") ","
