@@ -32,13 +32,9 @@
 # bench/run.sh from these tables (docs/benchmarks.md).
 set -eu
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-SKDCCI=$BUILD/bin/skdcci
-AC=$BUILD/bin/artifact_contract
-GEN=${SKDCCI_GEN:-$BUILD/tests/tools/skdcci_gen}
-[ -x "$SKDCCI" ] && [ -x "$AC" ] || { echo "bench/analyze.sh: build first (make), $SKDCCI or $AC is missing" >&2; exit 2; }
+source "$REPO/bench/lib.sh"
+bench_binaries bench/analyze.sh
 [ -x /usr/bin/time ] || { echo "bench/analyze.sh: GNU time (/usr/bin/time) is required" >&2; exit 2; }
-[ -x "$GEN" ] || { echo "bench/analyze.sh: the generator $GEN is missing (make $BUILD/tests/tools/skdcci_gen)" >&2; exit 2; }
 command -v openssl >/dev/null || { echo "bench/analyze.sh: openssl is required" >&2; exit 2; }
 MODE=one RANKS=
 case ${1:-} in
@@ -59,8 +55,6 @@ esac
 REPEAT=${BENCH_REPEAT:-3}
 WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-bench.XXXXXX")}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$WORK"' EXIT
-
-source "$REPO/bench/lib.sh"
 
 # One analysis of pair D into OUT, as the timed runs do: it must succeed
 # (exit 0), so that a refusal of the input is never timed as an analysis.
@@ -147,10 +141,9 @@ one_device() {
     echo "|---|---|---|---|---|---|---|---|---|---|---|"
     local scale
     for scale in $SCALES; do
-        local D=$WORK/pair-$scale files=()
-        pair "$D" regression --scale "$scale"
-        while IFS= read -r f; do files+=("$f"); done < <(files_of "$D")
-        local bytes trace tbytes py_mbps=0
+        local D=$WORK/pair-$scale
+        pair_files "$D" regression --scale "$scale"
+        local files=("${FILES[@]}") bytes trace tbytes py_mbps=0
         bytes=$(bytes_of "${files[@]}")
         trace=$D/o0/profiler/sk_prof_device_0.json
         tbytes=$(wc -c <"$trace")
@@ -178,10 +171,9 @@ zst() {
     echo "|---|---|---|---|---|---|---|---|"
     local scale
     for scale in $SCALES; do
-        local D=$WORK/zst-$scale files=()
-        pair "$D" regression --scale "$scale" --zstd --zstd-graphs
-        while IFS= read -r f; do files+=("$f"); done < <(files_of "$D")
-        local stored decoded
+        local D=$WORK/zst-$scale
+        pair_files "$D" regression --scale "$scale" --zstd --zstd-graphs
+        local files=("${FILES[@]}") stored decoded
         stored=$(bytes_of "${files[@]}")
         decoded=$(zstd -dcf "${files[@]}" | wc -c)
         analyze_ok "$D" "$WORK/out" "zst scale $scale"
@@ -198,15 +190,15 @@ zst() {
 
 # --ranks N: the N-rank pair beside the one-device pair of the same size.
 ranks() {
-    local scale=$1 rscale D1 DR f1=() fr=()
+    local scale=$1 rscale D1 DR
     rscale=$(( (scale + RANKS) / (2 * RANKS) ))
     [ "$rscale" -ge 1 ] || rscale=1
     D1=$WORK/pair-$scale
     DR=$WORK/ranks$RANKS-$rscale
-    pair "$D1" regression --scale "$scale"
-    pair "$DR" multi_rank --ranks "$RANKS" --scale "$rscale"
-    while IFS= read -r f; do f1+=("$f"); done < <(files_of "$D1")
-    while IFS= read -r f; do fr+=("$f"); done < <(files_of "$DR")
+    pair_files "$D1" regression --scale "$scale"
+    local f1=("${FILES[@]}")
+    pair_files "$DR" multi_rank --ranks "$RANKS" --scale "$rscale"
+    local fr=("${FILES[@]}")
     local b1 br
     b1=$(bytes_of "${f1[@]}")
     br=$(bytes_of "${fr[@]}")

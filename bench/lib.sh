@@ -58,3 +58,21 @@ for side in ("o0", "disable_all"):
             print(os.path.join(d, side, e["path"]))
 PY
 }
+
+# bench_binaries SCRIPT: BUILD (default REPO/build), SKDCCI, AC and GEN
+# (SKDCCI_GEN, default the build's generator); fails when one is missing.
+bench_binaries() {
+    BUILD=${BUILD:-$REPO/build}
+    SKDCCI=$BUILD/bin/skdcci
+    AC=$BUILD/bin/artifact_contract
+    GEN=${SKDCCI_GEN:-$BUILD/tests/tools/skdcci_gen}
+    [ -x "$SKDCCI" ] && [ -x "$AC" ] && [ -x "$GEN" ] ||
+        { echo "$1: build first (make bins $BUILD/tests/tools/skdcci_gen)" >&2; exit 2; }
+}
+
+# pair_files DIR SCENARIO [GEN ARGS...]: pair, then FILES holds its sealed files
+pair_files() {
+    pair "$@"
+    FILES=()
+    while IFS= read -r f; do FILES+=("$f"); done < <(files_of "$1")
+}

@@ -15,26 +15,21 @@
 # `make bench`: a callgrind run of a 200 MB pair takes about a minute.
 set -eu
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$REPO/build}
-SKDCCI=$BUILD/bin/skdcci
-AC=$BUILD/bin/artifact_contract
-GEN=${SKDCCI_GEN:-$BUILD/tests/tools/skdcci_gen}
-[ -x "$SKDCCI" ] && [ -x "$AC" ] && [ -x "$GEN" ] ||
-    { echo "bench/profile.sh: build first (make bins $BUILD/tests/tools/skdcci_gen)" >&2; exit 2; }
+source "$REPO/bench/lib.sh"
+bench_binaries bench/profile.sh
 command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null ||
     { echo "bench/profile.sh: valgrind is required" >&2; exit 2; }
-source "$REPO/bench/lib.sh"
 WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-profile.XXXXXX")}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
 case ${1:-} in
---zst) D=$WORK/zst-${2:-320}; pair "$D" regression --scale "${2:-320}" --zstd --zstd-graphs ;;
+--zst) D=$WORK/zst-${2:-320}; pair_files "$D" regression --scale "${2:-320}" --zstd --zstd-graphs ;;
 --ranks)
     n=${2:?--ranks N}; scale=${3:-320}; r=$(( (scale + n) / (2 * n) ))
-    D=$WORK/ranks$n-$r; pair "$D" multi_rank --ranks "$n" --scale "$r" ;;
-*) D=$WORK/pair-${1:-320}; pair "$D" regression --scale "${1:-320}" ;;
+    D=$WORK/ranks$n-$r; pair_files "$D" multi_rank --ranks "$n" --scale "$r" ;;
+*) D=$WORK/pair-${1:-320}; pair_files "$D" regression --scale "${1:-320}" ;;
 esac
-mapfile -t files < <(files_of "$D")
+files=("${FILES[@]}")
 bytes=$(cat "${files[@]}" | wc -c)
 rm -rf "$WORK/out"
 valgrind -q --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" \

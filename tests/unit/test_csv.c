@@ -7,12 +7,11 @@
 #include <stdlib.h>
 
 /* Serialises header and records as "H[a|b]L2[x|y]..." for comparison. */
-static sk_err collect(const char *data, size_t len, size_t chunk, const rd_csv_opts *opts,
-                      sk_buf *out, sk_diag *d)
+static sk_err collect_from(sk_read_fn read, void *ctx, const rd_csv_opts *opts, sk_buf *out,
+                           sk_diag *d)
 {
-    sk_mem_reader mem = {data, len, 0, chunk};
     rd_csv *c = NULL;
-    sk_err e = rd_csv_new(sk_mem_read, &mem, "kd.csv", opts, &c, d);
+    sk_err e = rd_csv_new(read, ctx, "kd.csv", opts, &c, d);
     if (e == SK_OK)
         e = rd_csv_read_header(c, d);
     if (e == SK_OK) {
@@ -38,6 +37,13 @@ static sk_err collect(const char *data, size_t len, size_t chunk, const rd_csv_o
     }
     rd_csv_free(c);
     return e;
+}
+
+static sk_err collect(const char *data, size_t len, size_t chunk, const rd_csv_opts *opts,
+                      sk_buf *out, sk_diag *d)
+{
+    sk_mem_reader mem = {data, len, 0, chunk};
+    return collect_from(sk_mem_read, &mem, opts, out, d);
 }
 
 static void expect_csv(const char *data, size_t len, const char *want)
@@ -231,22 +237,7 @@ static sk_err collect_failing(const char *data, size_t len, size_t fail_at, unsi
 {
     failing_reader f = {{data, len, 0, 0}, fail_at};
     rd_csv_opts o = {0, 0, 0, flags};
-    rd_csv *c = NULL;
-    sk_err e = rd_csv_new(failing_read, &f, "kd.csv", &o, &c, d);
-    if (e == SK_OK)
-        e = rd_csv_read_header(c, d);
-    while (e == SK_OK) {
-        int have;
-        e = rd_csv_next(c, &have, d);
-        if (e != SK_OK || !have)
-            break;
-        sk_buf_printf(out, "L%llu[", (unsigned long long)rd_csv_line(c));
-        for (size_t i = 0; i < rd_csv_nfields(c); i++)
-            sk_buf_printf(out, "%s%s", i ? "|" : "", rd_csv_field(c, i, NULL));
-        sk_buf_puts(out, "]");
-    }
-    rd_csv_free(c);
-    return e;
+    return collect_from(failing_read, &f, &o, out, d);
 }
 
 /* The record fast path gives the general path's records, lines and errors
