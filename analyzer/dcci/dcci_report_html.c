@@ -158,11 +158,11 @@ static void conclusion(page *p, const dcci_analysis *a)
     ch_pen_put(&p->pen, "<li>决策：");
     rich(p, dcci_report_decision_zh(a->status));
     ch_pen_put(&p->pen, "</li>\n");
-    const char *next[DCCI_TO_COLLECT_MAX];
-    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    const char *next[DCCI_TO_COLLECT_MAX], *next_zh[DCCI_TO_COLLECT_MAX];
+    size_t nnext = dcci_to_collect(a, next, next_zh, DCCI_TO_COLLECT_MAX);
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++) {
         ch_pen_put(&p->pen, "<li>需要采集：");
-        rich(p, next[i]);
+        rich(p, next_zh[i]);
         ch_pen_put(&p->pen, "</li>\n");
     }
     ch_pen_element(&p->pen, "li", NULL,

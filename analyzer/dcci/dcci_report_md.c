@@ -184,10 +184,10 @@ static void section_conclusion(md *m, const dcci_analysis *a)
                  dcci_report_status_zh(a->devices[i].status));
     }
     emit(m, "- 决策：%s\n", dcci_report_decision_zh(a->status));
-    const char *next[DCCI_TO_COLLECT_MAX];
-    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    const char *next[DCCI_TO_COLLECT_MAX], *next_zh[DCCI_TO_COLLECT_MAX];
+    size_t nnext = dcci_to_collect(a, next, next_zh, DCCI_TO_COLLECT_MAX);
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
-        emit(m, "- 需要采集：%s\n", next[i]);
+        emit(m, "- 需要采集：%s\n", next_zh[i]);
     emit(m, "- 声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为**统计相关性**，"
             "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。\n\n");
 }
@@ -749,19 +749,31 @@ static void section_integrity(md *m, const dcci_analysis *a)
 static void section_next(md *m, const dcci_analysis *a)
 {
     dcci_next nx;
-    dcci_next_of(a->status, &nx);
     emit(m, "## %d. 下一步\n\n", 13 + m->shift);
+    if (m->e || (m->e = dcci_next_build(a, &nx, m->d)) != SK_OK)
+        return;
+    emit(m, "动作：`%s`\n\n", nx.action);
+    int placeholders = 0;
     for (size_t i = 0; i < nx.n; i++) {
-        emit(m, "%zu. %s\n", i + 1, nx.steps[i].what_zh);
-        if (nx.steps[i].command)
+        emit(m, "%zu. %s%s%s%s\n", i + 1, nx.steps[i].reason ? "（`" : "",
+             nx.steps[i].reason ? nx.steps[i].reason : "", nx.steps[i].reason ? "`）" : "",
+             nx.steps[i].what_zh);
+        if (nx.steps[i].command) {
             emit(m, "\n   ```sh\n   %s\n   ```\n\n", nx.steps[i].command);
+            placeholders |= strstr(nx.steps[i].command, DCCI_NEXT_NEW_OUTDIR) != NULL;
+        }
     }
     if (a->status == DCCI_STATUS_REPAIR_CANDIDATE)
         emit(m, "`" DCCI_NEXT_OUTDIR "` 是本报告所在的目录；`CANN_SETENV` 是推理所 source 的 CANN "
                 "环境脚本（例如 `<cann>/bin/setenv.bash`）；`DISABLE_ALL_CONFIG` 是采集 disable-all "
                 "时使用的配置；`REPAIR_CONFIG` 是要写出的新配置（不得已存在）。\n");
     else
-        emit(m, "\n不生成任何修复命令。\n");
+        emit(m, "\n不生成任何修复命令。%s\n",
+             placeholders ? "`" DCCI_NEXT_NEW_OUTDIR "` 是一个新的（不存在或为空的）输出目录（本报告所在的"
+                            "目录不能再用）；`NEW_O0`、`NEW_DISABLE_ALL` 是新封存的 O0 与 disable-all "
+                            "根目录；`O0_ROOT`、`DISABLE_ALL_ROOT` 是同一对封存的两个根目录。"
+                          : "");
+    dcci_next_free(&nx);
 }
 
 sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d)
