@@ -1051,7 +1051,7 @@ sk_err dcci_report_write(const dcci_analysis *a, sk_outdir *o, sk_diag *d)
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_MD_NAME, md.data ? md.data : "", md.len, 0644, d);
     if (!e)
-        e = dcci_report_html(a, md.data ? md.data : "", md.len, &html, d);
+        e = dcci_report_html(a, &html, d);
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_HTML_NAME, html.data ? html.data : "", html.len, 0644, d);
     if (!e && a->status == DCCI_STATUS_REPAIR_CANDIDATE) {
