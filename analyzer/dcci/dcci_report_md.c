@@ -207,8 +207,8 @@ static void section_inputs(rep *m, const dcci_analysis *a)
     ch_doc_text(d, a->opts.unsealed ? "（未经契约校验，仅供探索，永远不会生成修复选项）"
                                     : "（已通过契约校验）");
     ch_doc_para_end(d);
-    static const char *const roots[] = {"侧", "根目录", "manifest", "manifest 指纹",
-                                        "manifest SHA-256"};
+    static const char *const roots[] = {"侧", "根目录", "manifest", "采集轮次（round_id）",
+                                        "manifest 指纹", "manifest SHA-256"};
     ch_doc_table_begin(d, NULL, 0, -1);
     ch_doc_head(d, roots, sizeof roots / sizeof roots[0]);
     for (int i = 0; i < 2; i++) {
@@ -217,6 +217,7 @@ static void section_inputs(rep *m, const dcci_analysis *a)
         ch_doc_cell(d, s->name);
         ch_doc_cell_code(d, s->in.root);
         ch_doc_cell_code(d, s->in.has_manifest ? s->in.manifest_path : NULL);
+        ch_doc_cell_code(d, s->in.round_id);
         ch_doc_cell_code(d, s->in.manifest_fingerprint[0] ? s->in.manifest_fingerprint : NULL);
         ch_doc_cell_code(d, s->in.has_manifest ? s->in.manifest_sha256 : NULL);
         ch_doc_row_end(d);
@@ -321,6 +322,15 @@ static void section_thresholds(rep *m, const dcci_analysis *a)
         warmup_lines(m, a);
     }
     item_text(m, "SK 主指标：kernel_details SK 行的 Duration（wall）；sk_prof parent span 与 lane work 仅作诊断");
+    ch_doc_item_begin(d);
+    ch_doc_text(d, "各关卡使用的证据：采集关卡检查两侧采集（O0 轮次 ");
+    ch_doc_code(d, a->side[0].in.round_id ? a->side[0].in.round_id : "—");
+    ch_doc_text(d, "，disable-all 轮次 ");
+    ch_doc_code(d, a->side[1].in.round_id ? a->side[1].in.round_id : "—");
+    ch_doc_text(d, "，第 2 节）的每个文件；映射与 SK 分类使用每侧丢弃预热 step 后的 kernel_details SK 行"
+                   "（每个 SK 的样本数 n 见 SK 对比表）；子节点归因与子节点分类使用每侧 sk_prof 丢弃预热 "
+                   "launch 后的已分析 launch（完整 launch 数见子节点表）");
+    ch_doc_item_end(d);
     ch_doc_item_begin(d);
     ch_doc_text(d, "子节点入选条件：wall ");
     ch_doc_bold(d, "或");

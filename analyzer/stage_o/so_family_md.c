@@ -6,6 +6,7 @@
 
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/chart/ch_doc.h"
+#include "analyzer/chart/ch_text.h"
 #include "analyzer/stage_o/so_family.h"
 #include "analyzer/stage_o/so_family_internal.h"
 
@@ -49,6 +50,30 @@ static void val_code(ch_doc *d, const cJSON *v)
     sk_buf_free(&tmp);
 }
 
+/* A number rounded to decimals for reading (the JSON keeps the exact
+ * value); anything else as value_text says. */
+static void val_round(ch_doc *d, const cJSON *v, int decimals)
+{
+    char t[64];
+    if (!cJSON_IsNumber(v) || decimals < 0) {
+        val(d, v);
+        return;
+    }
+    ch_num_text(v->valuedouble, decimals, t, sizeof t);
+    ch_doc_text(d, t);
+}
+
+static void cell_round(ch_doc *d, const cJSON *v, int decimals)
+{
+    ch_doc_cell_begin(d);
+    val_round(d, v, decimals);
+    ch_doc_cell_end(d);
+}
+
+/* Decimals shown: milliseconds to the microsecond, percentages to 1/100. */
+#define MS_DECIMALS 3
+#define PCT_DECIMALS 2
+
 static void cell(ch_doc *d, const cJSON *v)
 {
     ch_doc_cell_begin(d);
@@ -73,18 +98,25 @@ static const char *status_zh(const char *s)
     return "阻塞（blocked）";
 }
 
-static void issues(ch_doc *d, const cJSON *list, const char *title)
+/* Blockers or notes: the code, then the Chinese text (so_family_zh.c; the
+ * JSON keeps the English message). */
+static void issues(ch_doc *d, const cJSON *doc, const cJSON *list, const char *title)
 {
     if (!cJSON_GetArraySize(list))
         return;
     ch_doc_paraf(d, "%s", title);
     ch_doc_list_begin(d, 0);
     for (const cJSON *e = list->child; e; e = e->next) {
+        sk_buf zh = SK_BUF_INIT;
         ch_doc_item_begin(d);
         val_code(d, get(e, "code"));
         ch_doc_text(d, "：");
-        val(d, get(e, "message"));
+        sk_err err = so_family_issue_zh(doc, e, &zh);
+        if (err && !d->e)
+            d->e = err;
+        ch_doc_text(d, sk_buf_cstr(&zh));
         ch_doc_item_end(d);
+        sk_buf_free(&zh);
     }
     ch_doc_list_end(d);
 }
@@ -129,16 +161,21 @@ static void conclusion(ch_doc *d, const cJSON *doc)
                    "或缓存的根因结论。");
     ch_doc_item_end(d);
     ch_doc_list_end(d);
-    issues(d, get(dec, "blockers"), "阻塞项：");
-    issues(d, get(dec, "notes"), "备注：");
+    issues(d, doc, get(dec, "blockers"), "阻塞项：");
+    issues(d, doc, get(dec, "notes"), "备注：");
 }
 
 static void clean_table(ch_doc *d, const cJSON *doc)
 {
     static const char *const sides[] = {"o0", "disable_all", "repair"};
-    static const char *const keys[] = {"path",      "run_count",  "worst_rank_mean_ms",
-                                       "median_run_worst_rank_mean_ms", "p50_ms", "p90_ms",
-                                       "stddev_ms", "spread_pct_exact", "stable"};
+    /* with the decimals shown (-1: as it is) */
+    static const struct {
+        const char *key;
+        int decimals;
+    } keys[] = {{"path", -1},          {"run_count", -1},  {"worst_rank_mean_ms", MS_DECIMALS},
+                {"median_run_worst_rank_mean_ms", MS_DECIMALS}, {"p50_ms", MS_DECIMALS},
+                {"p90_ms", MS_DECIMALS}, {"stddev_ms", MS_DECIMALS},
+                {"spread_pct", PCT_DECIMALS}, {"stable", -1}};
     static const char *const cols[] = {"条件", "路径", "clean 运行数", "worst-rank 均值 (ms)",
                                        "median-run (ms)", "P50 (ms)", "P90 (ms)", "stddev (ms)",
                                        "spread (%)", "5 次稳定"};
@@ -159,14 +196,19 @@ static void clean_table(ch_doc *d, const cJSON *doc)
         ch_doc_row_begin(d);
         ch_doc_cell(d, sides[i]);
         for (int k = 0; k < 9; k++)
-            cell(d, get(c, keys[k]));
+            cell_round(d, get(c, keys[k].key), keys[k].decimals);
         ch_doc_row_end(d);
     }
     ch_doc_table_end(d);
     ch_doc_para_begin(d);
-    ch_doc_marked(d, "每次运行的 worst-rank 均值与所读日志的 SHA-256 见 JSON 的 `clean.<条件>`。");
+    ch_doc_marked(d, "数值四舍五入显示（ms 保留 3 位小数，百分比保留 2 位）；精确值、每次运行的 "
+                     "worst-rank 均值与所读日志的 SHA-256 见 `" SO_FAMILY_JSON_NAME
+                     "` 的 `clean.<条件>`；每个闸门使用的运行见第 3 节。");
     ch_doc_para_end(d);
-    ch_doc_paraf(d, "clean 运行证据（run 记录、正确性结果和配置，[stage-o.md](stage-o.md) §10）：");
+    ch_doc_para_begin(d);
+    ch_doc_marked(d, "clean 运行证据（run 记录、正确性结果和配置；规则见 skdcci 文档 "
+                     "`docs/stage-o.md` §10）：");
+    ch_doc_para_end(d);
     ch_doc_list_begin(d, 0);
     for (int i = 0; i < 3; i++) {
         const cJSON *e = get2(doc, "clean_evidence", sides[i]);
@@ -189,33 +231,99 @@ static void clean_table(ch_doc *d, const cJSON *doc)
     ch_doc_list_end(d);
 }
 
-static void gate(ch_doc *d, const cJSON *g, const char *title)
+/* What a check of the trial gate requires (docs/stage-o.md §5). */
+static const char *check_zh(const char *name)
+{
+    static const char *const k[][2] = {
+        {"baseline_stable", "基线稳定（恰好 5 次运行，spread ≤ 5%）"},
+        {"baseline_min_runs", "基线恰好 5 次运行"},
+        {"candidate_min_runs", "候选至少 3 次运行"},
+        {"mean_improvement", "均值改进 > 0"},
+        {"median_run_direction", "median-run 改进 > 0"},
+        {"p90_no_material_regression", "合并 decode P90 的回退不超过允许值"},
+        {"stddev_no_material_regression", "总体 stddev 的回退不超过允许值"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strcmp(k[i][0], name) == 0)
+            return k[i][1];
+    return NULL;
+}
+
+/* "run-1（10.300 ms）、run-2（…）": the runs of one configuration the gates
+ * read (the run directories of its logs, in the set's order) with their
+ * worst-rank means. */
+static void runs_of(ch_doc *d, const cJSON *clean_side)
+{
+    const cJSON *logs = get(clean_side, "logs");
+    const cJSON *means = get(clean_side, "run_worst_rank_means_ms");
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    int n = 0;
+    for (const cJSON *l = logs ? logs->child : NULL; l; l = l->next) {
+        const char *path = cJSON_IsString(get(l, "path")) ? get(l, "path")->valuestring : "";
+        const char *slash = strchr(path, '/');
+        size_t len = slash ? (size_t)(slash - path) : strlen(path);
+        if (prev && len == prev_len && strncmp(prev, path, len) == 0)
+            continue;
+        const cJSON *m = cJSON_GetArrayItem(means, n);
+        char t[64] = "-";
+        if (cJSON_IsNumber(m))
+            ch_num_text(m->valuedouble, MS_DECIMALS, t, sizeof t);
+        ch_doc_textf(d, "%s%.*s（%s ms）", n ? "、" : "", (int)len, path, t);
+        prev = path;
+        prev_len = len;
+        n++;
+    }
+    if (!n)
+        ch_doc_text(d, "无");
+}
+
+static void gate(ch_doc *d, const cJSON *doc, const cJSON *g, const char *title)
 {
     if (!cJSON_IsObject(g))
         return;
     ch_doc_paraf(d, "%s%s：%s", title,
                  cJSON_IsTrue(get(g, "decisive")) ? "" : "（仅供参考，不参与决策）",
                  cJSON_IsTrue(get(g, "accepted")) ? "通过" : "未通过");
-    static const char *const cols[] = {"检查", "结果"};
+    ch_doc_list_begin(d, 0);
+    static const char *const roles[2][2] = {{"baseline", "基线"}, {"candidate", "候选"}};
+    for (int i = 0; i < 2; i++) {
+        const char *side = cJSON_IsString(get(g, roles[i][0])) ? get(g, roles[i][0])->valuestring
+                                                               : "o0";
+        const cJSON *c = get2(doc, "clean", side);
+        ch_doc_item_begin(d);
+        ch_doc_textf(d, "%s %s（", roles[i][1], so_family_side_zh(side));
+        val(d, get(c, "path"));
+        ch_doc_text(d, "）使用的运行：");
+        runs_of(d, c);
+        ch_doc_item_end(d);
+    }
+    ch_doc_list_end(d);
+    static const char *const cols[] = {"检查", "要求", "结果"};
     ch_doc_table_begin(d, NULL, 0, -1);
-    ch_doc_head(d, cols, 2);
+    ch_doc_head(d, cols, 3);
     for (const cJSON *c = get(g, "checks")->child; c; c = c->next) {
         ch_doc_row_begin(d);
         ch_doc_cell(d, c->string);
+        ch_doc_cell(d, check_zh(c->string));
         cell(d, c);
         ch_doc_row_end(d);
     }
     ch_doc_table_end(d);
     ch_doc_para_begin(d);
     ch_doc_text(d, "均值改进 ");
-    val(d, get(g, "mean_improvement_pct"));
+    val_round(d, get(g, "mean_improvement_pct"), PCT_DECIMALS);
     ch_doc_text(d, " %，median-run 改进 ");
-    val(d, get(g, "median_run_improvement_pct"));
+    val_round(d, get(g, "median_run_improvement_pct"), PCT_DECIMALS);
     ch_doc_text(d, " %，P90 回退 ");
-    val(d, get(g, "p90_regression_pct"));
+    val_round(d, get(g, "p90_regression_pct"), PCT_DECIMALS);
     ch_doc_text(d, " %，stddev 回退 ");
-    val(d, get(g, "stddev_regression_pct"));
-    ch_doc_text(d, " %。");
+    val_round(d, get(g, "stddev_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %（允许 P90 回退 ");
+    val_round(d, get(g, "allow_p90_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %，stddev 回退 ");
+    val_round(d, get(g, "allow_stddev_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %）。");
     ch_doc_para_end(d);
 }
 
@@ -306,10 +414,10 @@ static void analysis(ch_doc *d, const cJSON *doc)
     ch_doc_table_begin(d, "sks", CH_DOC_SORTABLE, 2);
     ch_doc_head(d, sk_cols, 8);
     for (const cJSON *s = get(a, "sks")->child; s; s = s->next) {
-        const cJSON *cells[8];
+        ch_doc_row_begin(d);
         for (int k = 0; k < 8; k++)
-            cells[k] = get(s, sk_keys[k]);
-        row(d, cells, 8);
+            cell_round(d, get(s, sk_keys[k]), k == 3 ? PCT_DECIMALS : -1);
+        ch_doc_row_end(d);
     }
     ch_doc_table_end(d);
     ch_doc_headingf(d, 2, "6. 回退 SK 的子节点与 token 并集");
@@ -320,7 +428,7 @@ static void analysis(ch_doc *d, const cJSON *doc)
         ch_doc_text(d, "SK ");
         val_code(d, get(c, "key_id"));
         ch_doc_text(d, "（回退 ");
-        val(d, get(c, "regression_pct"));
+        val_round(d, get(c, "regression_pct"), PCT_DECIMALS);
         ch_doc_text(d, " %，归因 ");
         val(d, get(c, "attribution"));
         ch_doc_text(d, "）");
@@ -511,9 +619,9 @@ sk_err so_family_document(const cJSON *doc, ch_doc *d, so_family_hook after_conc
         after_conclusion(ctx, d);
     clean_table(d, doc);
     ch_doc_headingf(d, 2, "3. 试验闸门（基线始终是 O0）");
-    gate(d, get2(doc, "gates", "disable_all_vs_o0"), "disable-all 对 O0");
-    gate(d, get2(doc, "gates", "repair_vs_o0"), "联合修复对 O0");
-    gate(d, get2(doc, "gates", "repair_vs_disable_all"), "联合修复对 disable-all");
+    gate(d, doc, get2(doc, "gates", "disable_all_vs_o0"), "disable-all 对 O0");
+    gate(d, doc, get2(doc, "gates", "repair_vs_o0"), "联合修复对 O0");
+    gate(d, doc, get2(doc, "gates", "repair_vs_disable_all"), "联合修复对 disable-all");
     analysis(d, doc);
     settings(d, doc);
     probe(d, doc);
