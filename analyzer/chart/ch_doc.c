@@ -52,9 +52,7 @@ static void emit_text(ch_doc *d, const char *s, size_t n, int code)
         const char *rep = NULL;
         if (d->in_cell && c == '|')
             rep = "\\|";
-        else if ((d->in_cell || code) && (c == '\n' || c == '\r'))
-            rep = " ";
-        else if (code && c == '`')
+        else if (((d->in_cell || code) && (c == '\n' || c == '\r')) || (code && c == '`'))
             rep = " ";
         if (!rep)
             continue;
