@@ -12,6 +12,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "analyzer/dcci/dcci_next.h"
 #include "tests/unit/t.h"
+#include "tests/unit/t_io.h"
 
 /* The step text of a reason without a step of its own. */
 #define GENERIC "collect both sides again into new empty roots under the contract"
@@ -152,9 +153,9 @@ static void contract_rules_name_the_file(void)
         int rule;
         const char *action, *what;
     } want[] = {
-        {AC_E_ROOT_UNLISTED, "fix_input", "o0 dir/notes.txt was put into the sealed O0 root"},
+        {AC_E_ROOT_UNLISTED, "fix_input", "an entry was put into the sealed O0 root"},
         {AC_E_INPUT_MISSING, "fix_input", "o0 dir/notes.txt is missing"},
-        {AC_E_ARTIFACT_STAT, "recollect", "o0 dir/notes.txt is no longer the file that was sealed"},
+        {AC_E_ARTIFACT_STAT, "recollect", "a file of the O0 capture is no longer the file that was sealed"},
         {AC_E_SET_MISMATCH, "fix_arguments", "not one sealed O0 / disable-all pair"},
         {AC_E_DCCI_CONFIG_DIFF, "recollect", "differ in more than dcci_disable_on_kernel"},
     };
@@ -167,6 +168,7 @@ static void contract_rules_name_the_file(void)
         build(&a, &nx);
         T_EQ_STR(nx.action, want[i].action);
         T_CONTAINS(nx.steps[0].what, want[i].what);
+        T_CONTAINS(nx.steps[0].what, "o0 dir/notes.txt");
         T_CONTAINS(nx.steps[0].what_zh, "o0 dir/notes.txt");
         if (strcmp(want[i].action, "fix_input") == 0)
             T_EQ_STR(nx.steps[nx.n - 1].command, "skdcci analyze 'o0 dir' da -o NEW_OUTDIR");
@@ -207,25 +209,6 @@ static void one_step_per_reason(void)
     dcci_analysis_free(&a);
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
-}
-
 static void expect_own_step(dcci_status s, dcci_gate g, const char *code)
 {
     dcci_analysis a;
@@ -246,7 +229,8 @@ static void every_documented_reason_has_its_step(void)
     const char *repo = getenv("SK_REPO");
     char path[4096];
     snprintf(path, sizeof path, "%s/docs/analyze.md", repo ? repo : ".");
-    char *doc = read_all(path);
+    size_t len;
+    char *doc = t_slurp(path, &len);
     T_CHECK(doc != NULL);
     if (!doc)
         return;
