@@ -65,6 +65,9 @@ static void emit_text(ch_doc *d, const char *s, size_t n, int code)
 
 /* vsnprintf into a temporary buffer, then fn(d, text). */
 static void formatted(ch_doc *d, void (*fn)(ch_doc *, const char *), const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void formatted(ch_doc *d, void (*fn)(ch_doc *, const char *), const char *fmt, va_list ap)
 {
     if (d->e)
         return;
