@@ -1,6 +1,5 @@
 #include "analyzer/dcci/dcci_next.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #include "artifact_contract/ac_codes.h"
@@ -446,11 +445,6 @@ static const char *side_text(const char *side, int zh)
 static void expand(builder *b, sk_buf *out, const char *tmpl, const dcci_issue *it,
                    size_t others, int zh)
 {
-    char where[SK_DIAG_FILE_MAX + 32];
-    if (it->file && it->line)
-        snprintf(where, sizeof where, "%s:%llu", it->file, (unsigned long long)it->line);
-    else
-        snprintf(where, sizeof where, "%s", it->file ? it->file : "");
     if (it->has_device && !b->e)
         b->e = zh ? sk_buf_printf(out, "设备 %llu：", (unsigned long long)it->device)
                   : sk_buf_printf(out, "device %llu: ", (unsigned long long)it->device);
@@ -464,8 +458,13 @@ static void expand(builder *b, sk_buf *out, const char *tmpl, const dcci_issue *
         b->e = sk_buf_append(out, p, (size_t)(open - p));
         size_t n = (size_t)(close - open - 1);
         const char *v = NULL;
+        if (n == 5 && memcmp(open + 1, "where", 5) == 0 && it->file && it->line && !b->e) {
+            b->e = sk_buf_printf(out, "%s:%llu", it->file, (unsigned long long)it->line);
+            p = close + 1;
+            continue;
+        }
         if (n == 5 && memcmp(open + 1, "where", 5) == 0)
-            v = where[0] ? where : it->message;
+            v = it->file ? it->file : it->message;
         else if (n == 4 && memcmp(open + 1, "file", 4) == 0)
             v = it->file ? it->file : it->message;
         else if (n == 4 && memcmp(open + 1, "side", 4) == 0)
