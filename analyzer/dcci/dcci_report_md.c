@@ -925,7 +925,15 @@ static void section_next(rep *m, const dcci_analysis *a)
     ch_doc_text(d, "动作：");
     ch_doc_code(d, nx.action);
     ch_doc_para_end(d);
-    int placeholders = 0;
+    /* the placeholders the commands use, explained after the list */
+    static const char *const names[][2] = {
+        {DCCI_NEXT_NEW_OUTDIR, "是一个新的（不存在或为空的）输出目录（本报告所在的目录不能再用）"},
+        {"NEW_O0", "是新封存的 O0 根目录"},
+        {"NEW_DISABLE_ALL", "是新封存的 disable-all 根目录"},
+        {"O0_ROOT", "是同一对封存的 O0 根目录"},
+        {"DISABLE_ALL_ROOT", "是同一对封存的 disable-all 根目录"},
+    };
+    int used[sizeof names / sizeof names[0]] = {0};
     ch_doc_list_begin(d, 1);
     for (size_t i = 0; i < nx.n; i++) {
         ch_doc_item_begin(d);
@@ -937,7 +945,8 @@ static void section_next(rep *m, const dcci_analysis *a)
         ch_doc_text(d, nx.steps[i].what_zh);
         if (nx.steps[i].command) {
             ch_doc_code_block(d, "sh", nx.steps[i].command);
-            placeholders |= strstr(nx.steps[i].command, DCCI_NEXT_NEW_OUTDIR) != NULL;
+            for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+                used[k] |= strstr(nx.steps[i].command, names[k][0]) != NULL;
         }
         ch_doc_item_end(d);
     }
@@ -947,12 +956,19 @@ static void section_next(rep *m, const dcci_analysis *a)
         ch_doc_marked(d, "`" DCCI_NEXT_OUTDIR "` 是本报告所在的目录；`CANN_SETENV` 是推理所 source 的 CANN "
                          "环境脚本（例如 `<cann>/bin/setenv.bash`）；`DISABLE_ALL_CONFIG` 是采集 disable-all "
                          "时使用的配置；`REPAIR_CONFIG` 是要写出的新配置（不得已存在）。");
-    else
-        ch_doc_marked(d, placeholders
-                             ? "不生成任何修复命令。`" DCCI_NEXT_NEW_OUTDIR "` 是一个新的（不存在或为空的）输出"
-                               "目录（本报告所在的目录不能再用）；`NEW_O0`、`NEW_DISABLE_ALL` 是新封存的 O0 与 "
-                               "disable-all 根目录；`O0_ROOT`、`DISABLE_ALL_ROOT` 是同一对封存的两个根目录。"
-                             : "不生成任何修复命令。");
+    else {
+        ch_doc_text(d, "不生成任何修复命令。");
+        int n = 0;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            if (!used[k])
+                continue;
+            ch_doc_text(d, n++ ? "；" : "");
+            ch_doc_code(d, names[k][0]);
+            ch_doc_textf(d, " %s", names[k][1]);
+        }
+        if (n)
+            ch_doc_text(d, "。");
+    }
     ch_doc_para_end(d);
     dcci_next_free(&nx);
 }
