@@ -463,9 +463,8 @@ static void expand(builder *b, sk_buf *out, const char *tmpl, const dcci_issue *
             p = close + 1;
             continue;
         }
-        if (n == 5 && memcmp(open + 1, "where", 5) == 0)
-            v = it->file ? it->file : it->message;
-        else if (n == 4 && memcmp(open + 1, "file", 4) == 0)
+        if ((n == 5 && memcmp(open + 1, "where", 5) == 0) ||
+            (n == 4 && memcmp(open + 1, "file", 4) == 0))
             v = it->file ? it->file : it->message;
         else if (n == 4 && memcmp(open + 1, "side", 4) == 0)
             v = side_text(it->side, zh);
