@@ -577,7 +577,6 @@ static int fast_record(rd_csv *c)
                 after++;
             if (after < end && s[after] != ',')
                 return 0; /* text after the closing quote */
-            sp = after;
         } else {
             if (sp < i)
                 sp = next_special(s, i, end);
