@@ -43,6 +43,16 @@ void cli_warn(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+void cli_note(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: note: ", prog());
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 void cli_error_diag(const sk_diag *d)
 {
     char line[SK_DIAG_FILE_MAX + SK_DIAG_FIELD_MAX + SK_DIAG_MSG_MAX + 64];
@@ -198,8 +208,8 @@ static void install_interrupt_handlers(void)
 static void report_stale(void *ctx, const char *dir, const char *name)
 {
     (void)ctx;
-    fprintf(stderr, "%s: note: removed stale staging entry %s/%s of a process that no longer runs\n",
-            prog(), strcmp(dir, "/") == 0 ? "" : dir, name);
+    cli_note("removed stale staging entry %s/%s of a process that no longer runs",
+             strcmp(dir, "/") == 0 ? "" : dir, name);
 }
 
 static void setup_staging(const cli_tool *t)
