@@ -84,3 +84,9 @@ rc=$?
 [ "$rc" -eq 0 ] && [ -d torn-hist/attempt-001-unknown ] && cmp -s torn-run/run.json.started.json \
     torn-hist/attempt-001-unknown/records/run.json.started.json && t_pass scene_saves_torn_record_as_unknown \
     || t_fail scene_saves_torn_record_as_unknown "rc=$rc $(ls -R torn-hist 2>&1)"
+
+# --- compile-jobs check: the final path of a running attempt reads its started record
+skdcci compile-jobs check --record run/run.json --record run/run.json.started.json >jobs.out 2>/dev/null
+rc=$?
+[ "$rc" -ne 1 ] && [ "$(awk 'NR > 1 {print $1, $2}' jobs.out | sort -u)" = "run/run.json.started.json started" ] \
+    && t_pass jobs_final_path_while_running || t_fail jobs_final_path_while_running "rc=$rc $(cat jobs.out)"
