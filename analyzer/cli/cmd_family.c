@@ -225,12 +225,14 @@ int cmd_family(int argc, char **argv)
     sk_diag_clear(&d);
     sk_outdir *od = NULL;
     so_family_result r;
+    sk_buf failed = SK_BUF_INIT;
     memset(&r, 0, sizeof r);
     if (sk_outdir_begin(out_dir, 0755, &od, &d) != SK_OK || so_family_build(&o, &r, &d) != SK_OK ||
-        publish(out_dir, &r, od, &d) != SK_OK) {
+        so_family_failed(r.doc, &failed, &d) != SK_OK || publish(out_dir, &r, od, &d) != SK_OK) {
         rc = so_cli_fail(&d);
         goto out;
     }
+    fputs(sk_buf_cstr(&failed), stdout);
     const cJSON *dec = sk_json_get(r.doc, "decision");
     printf("status %s\nreason %s\nincumbent %s\nreport %s/%s\n", so_family_status_name(r.status),
            sk_json_get(dec, "reason_code")->valuestring,
@@ -242,6 +244,7 @@ int cmd_family(int argc, char **argv)
         fprintf(stderr, "skdcci " CMD ": %s: %s\n", so_family_status_name(r.status),
                 sk_json_get(dec, "reason_code")->valuestring);
 out:
+    sk_buf_free(&failed);
     sk_outdir_free(od);
     so_family_result_free(&r);
     return rc;
