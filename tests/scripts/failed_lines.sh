@@ -4,6 +4,7 @@
 # command's summary line, on the stream of that line; the matrix keeps its
 # "violation" lines.  Small generated roots, a few seconds.
 source "$SK_REPO/tests/lib.sh"
+command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }
 TOOLS=$SK_BUILD/tests/tools
 C=$SK_REPO/tests/cases/skdcci
 FORMAT='^failed [^ ]+ measured [^ ]+ threshold .+$'
