@@ -94,6 +94,23 @@ static sk_err started_matches(cs_record *r, sk_diag *d)
     return e ? sk_diag_set(d, SK_E_NOMEM, r->started_path, 0, "out of memory") : SK_OK;
 }
 
+/* Reads one of the two records into r->rec; it must have the state its
+ * name promises. */
+static sk_err load_state(cs_record *r, const char *path, int final, sk_diag *d)
+{
+    sk_err e = ac_producer_record_load(path, final ? "producer record" : "started producer record",
+                                       &r->rec, d);
+    if (e == SK_OK && r->rec->state != (final ? AC_RUN_FINISHED : AC_RUN_STARTED)) {
+        ac_producer_record_free(r->rec);
+        r->rec = NULL;
+        e = sk_diag_set(d, SK_E_CONTRACT, path, 0, "%s",
+                        final ? "final producer record has state 'started' (expected 'finished')"
+                              : "started producer record has state 'finished' (expected "
+                                "'started')");
+    }
+    return e;
+}
+
 sk_err cs_record_load(cs_record *r, sk_diag *d)
 {
     ac_producer_record_free(r->rec);
@@ -104,31 +121,16 @@ sk_err cs_record_load(cs_record *r, sk_diag *d)
     r->started_mismatch = r->started_unreadable = NULL;
     r->started_exists = cs_record_path_exists(r->started_path);
     if (cs_record_path_exists(r->final_path)) {
-        sk_err e = ac_producer_record_load(r->final_path, "producer record", &r->rec, d);
+        sk_err e = load_state(r, r->final_path, 1, d);
         if (e)
             return e;
-        if (r->rec->state != AC_RUN_FINISHED) {
-            ac_producer_record_free(r->rec);
-            r->rec = NULL;
-            return sk_diag_set(d, SK_E_CONTRACT, r->final_path, 0,
-                               "final producer record has state 'started' (expected 'finished')");
-        }
         r->finished = 1;
         return r->started_exists ? started_matches(r, d) : SK_OK;
     }
     if (!r->started_exists)
         return sk_diag_set(d, SK_E_IO, r->final_path, 0,
                            "producer record does not exist (neither it nor %s)", r->started_path);
-    sk_err e = ac_producer_record_load(r->started_path, "started producer record", &r->rec, d);
-    if (e)
-        return e;
-    if (r->rec->state != AC_RUN_STARTED) {
-        ac_producer_record_free(r->rec);
-        r->rec = NULL;
-        return sk_diag_set(d, SK_E_CONTRACT, r->started_path, 0,
-                           "started producer record has state 'finished' (expected 'started')");
-    }
-    return SK_OK;
+    return load_state(r, r->started_path, 0, d);
 }
 
 sk_err cs_record_open(const char *given, cs_record *r, sk_diag *d)

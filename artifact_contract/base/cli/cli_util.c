@@ -23,34 +23,37 @@ static const char *prog(void)
     return current ? current->prog : "skdcci";
 }
 
+/* "<prog>: <kind>: <message>\n" on stderr. */
+static void vline(const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vline(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: %s: ", prog(), kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: error: ", prog());
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("error", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: warning: ", prog());
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("warning", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_note(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: note: ", prog());
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("note", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_error_diag(const sk_diag *d)
