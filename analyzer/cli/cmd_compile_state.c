@@ -84,26 +84,8 @@ int cmd_compile_state(int argc, char **argv)
     const char *json_out = NULL;
     sk_diag d;
     sk_diag_clear(&d);
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int taken = cs_evidence_opt(&ev, cmd, c, optarg, &rc);
-        if (taken < 0)
-            goto out;
-        if (taken)
-            continue;
-        if (c != 'j') {
-            rc = cli_bad_option(cmd, argv, c);
-            goto out;
-        }
-        json_out = optarg;
-    }
-    if (optind < argc) {
-        rc = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
-        goto out;
-    }
-    if ((rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
+    if ((rc = cs_evidence_parse(&ev, cmd, argc, argv, longopts, 'j', &json_out)) != 0 ||
+        (rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
         goto out;
     rc = SKX_FAIL;
     if (cs_compile_state_run(&o, &res, &d)) {
