@@ -30,17 +30,6 @@ const char *cs_diag_verdict_name(cs_diag_verdict v)
     return "confounded";
 }
 
-static int env_name_ok(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return 0;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return 0;
-    return 1;
-}
-
 sk_err cs_diagnose_factor_arg(cs_diagnose_opts *o, const char *arg, sk_diag *d)
 {
     const char *eq = strchr(arg, '=');
@@ -55,7 +44,7 @@ sk_err cs_diagnose_factor_arg(cs_diagnose_opts *o, const char *arg, sk_diag *d)
     if (*slot)
         return sk_diag_set(d, SK_E_ARG, "", 0, "--factor %.*s given more than once",
                            (int)(eq - arg), arg);
-    if (!env_name_ok(eq + 1))
+    if (!cs_is_identifier(eq + 1))
         return sk_diag_set(d, SK_E_ARG, "", 0,
                            "--factor '%s': '%s' is not an environment variable name", arg, eq + 1);
     *slot = eq + 1;
