@@ -196,21 +196,10 @@ static sk_err add_node(parser *p, const char *payload, size_t len, uint64_t line
                                "SK '%s' has more node lines than its Node Count: %llu", sk->name,
                                (unsigned long long)p->expect);
     rd_sknode node;
-    sk_err e = rd_sknode_parse(payload, len, &node, d);
-    if (e == SK_OK && node.kind == RD_NODE_NULL) {
-        e = SK_E_FORMAT;
-        sk_diag_set(d, e, "", 0, "a fused node list cannot contain nullptr");
-        sk_diag_sub(d, RD_NODE_E_SYNTAX);
-    }
-    if (e == SK_OK)
-        e = rd_sknode_check_geometry(&node, d);
-    if (e != SK_OK) {
-        rd_sknode_clear(&node);
-        sk_diag_set_file(d, p->label);
-        if (d)
-            d->line = line;
+    sk_err e = rd_sknode_read_line(payload, len, "a fused node list cannot contain nullptr",
+                                   p->label, line, &node, d);
+    if (e != SK_OK)
         return e;
-    }
     node.line = line;
     size_t pos = sk->n_nodes;
     if (pos == 0)

@@ -624,21 +624,13 @@ static sk_err listing_node(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     size_t *have = p->open == L_SK_BLOCK ? &sk->n_nodes : &sk->n_reordered;
     rd_sknode *dest = p->open == L_SK_BLOCK ? sk->nodes : sk->reordered;
     rd_sknode node;
-    sk_err e = rd_sknode_parse(s, n, &node, d);
-    if (e == SK_OK && node.kind == RD_NODE_NULL && p->open == L_SK_BLOCK) {
-        e = SK_E_FORMAT;
-        sk_diag_set(d, e, "", 0, "an SK Function block cannot contain nullptr");
-        sk_diag_sub(d, RD_NODE_E_SYNTAX);
-    }
-    if (e == SK_OK)
-        e = rd_sknode_check_geometry(&node, d);
-    if (e != SK_OK) {
-        rd_sknode_clear(&node);
-        sk_diag_set_file(d, p->label);
-        if (d)
-            d->line = line;
+    sk_err e = rd_sknode_read_line(s, n,
+                                   p->open == L_SK_BLOCK ? "an SK Function block cannot contain "
+                                                           "nullptr"
+                                                         : NULL,
+                                   p->label, line, &node, d);
+    if (e != SK_OK)
         return e;
-    }
     if (!node.has_index || node.index != *have) {
         rd_sknode_clear(&node);
         return sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
