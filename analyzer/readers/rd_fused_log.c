@@ -262,8 +262,9 @@ static sk_err check_duplicates(parser *p, sk_diag *d)
     return e;
 }
 
-static sk_err handle_line(parser *p, char *text, size_t len, uint64_t number, sk_diag *d)
+static sk_err handle_line(void *ctx, char *text, size_t len, uint64_t number, sk_diag *d)
 {
+    parser *p = ctx;
     rd_logline ll;
     rd_logline_split(text, &len, &ll);
     if (ll.payload_len == 0 || ll.payload[0] == '#')
@@ -306,14 +307,8 @@ sk_err rd_fused_log_parse(sk_read_fn read, void *ctx, const char *label,
         goto out;
     }
     e = rd_lines_new(read, ctx, p.label, p.opts.max_line, &lr, d);
-    while (e == SK_OK) {
-        rd_line line;
-        int have = 0;
-        e = rd_lines_next(lr, &line, &have, d);
-        if (e != SK_OK || !have)
-            break;
-        e = handle_line(&p, line.text, line.len, line.number, d);
-    }
+    if (e == SK_OK)
+        e = rd_lines_each(lr, handle_line, &p, d);
     if (e == SK_OK)
         e = close_block(&p, d);
     if (e == SK_OK)

@@ -661,8 +661,9 @@ static sk_err reorder_done(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     return SK_OK;
 }
 
-static sk_err handle_line(rt *p, char *text, size_t len, uint64_t line, sk_diag *d)
+static sk_err handle_line(void *ctx, char *text, size_t len, uint64_t line, sk_diag *d)
 {
+    rt *p = ctx;
     rd_logline ll;
     rd_logline_split(text, &len, &ll);
     const char *s = ll.payload;
@@ -735,14 +736,8 @@ sk_err rd_runtime_log_parse(sk_read_fn read, void *ctx, const char *label, size_
         goto out;
     }
     e = rd_lines_new(read, ctx, p.label, max_line ? max_line : RD_RTLOG_DEFAULT_MAX_LINE, &lr, d);
-    while (e == SK_OK) {
-        rd_line line;
-        int have = 0;
-        e = rd_lines_next(lr, &line, &have, d);
-        if (e != SK_OK || !have)
-            break;
-        e = handle_line(&p, line.text, line.len, line.number, d);
-    }
+    if (e == SK_OK)
+        e = rd_lines_each(lr, handle_line, &p, d);
     if (e == SK_OK && p.open != L_NONE)
         e = open_incomplete(&p, rd_lines_count(lr), d);
     if (e == SK_OK)
