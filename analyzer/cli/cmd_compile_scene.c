@@ -64,7 +64,6 @@ static int scene_verify(int argc, char **argv)
     if ((rc = cs_evidence_parse(NULL, cmd, argc, argv, longopts, 'H', &history)) != 0 ||
         (rc = history_required(cmd, history)) != 0)
         goto out;
-    rc = SKX_FAIL;
     if (cs_scene_verify(history, &problems, &attempts, &d)) {
         rc = cs_fail(&d);
         goto out;
@@ -100,7 +99,6 @@ static int scene_save(int argc, char **argv)
     if ((rc = cs_evidence_parse(&ev, cmd, argc, argv, longopts, 'H', &history)) != 0 ||
         (rc = history_required(cmd, history)) != 0 || (rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
         goto out;
-    rc = SKX_FAIL;
     if (cs_scene_save(history, &o, &res, &d)) {
         rc = cs_fail(&d);
         goto out;

@@ -87,7 +87,6 @@ int cmd_compile_state(int argc, char **argv)
     if ((rc = cs_evidence_parse(&ev, cmd, argc, argv, longopts, 'j', &json_out)) != 0 ||
         (rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
         goto out;
-    rc = SKX_FAIL;
     if (cs_compile_state_run(&o, &res, &d)) {
         rc = cs_fail(&d);
         goto out;
