@@ -64,6 +64,10 @@ const char cmd_family_usage[] =
     "                       dcci-family-report.json, DCCI_FAMILY_REPORT.md and\n"
     "                       DCCI_FAMILY_REPORT.html\n"
     "\n"
+    "stdout: status, reason, incumbent and the report path; when not accepted, one\n"
+    "line 'failed <check> measured <value> threshold <rule>' per blocker or per\n"
+    "check behind the rejection comes first.\n"
+    "\n"
     "Exit: 0 accepted, 10 rejected (O0 kept or restored), 3 blocked (evidence\n"
     "missing or inconsistent), 1 unreadable or malformed input or I/O error,\n"
     "2 usage error.\n"
@@ -225,12 +229,14 @@ int cmd_family(int argc, char **argv)
     sk_diag_clear(&d);
     sk_outdir *od = NULL;
     so_family_result r;
+    sk_buf failed = SK_BUF_INIT;
     memset(&r, 0, sizeof r);
     if (sk_outdir_begin(out_dir, 0755, &od, &d) != SK_OK || so_family_build(&o, &r, &d) != SK_OK ||
-        publish(out_dir, &r, od, &d) != SK_OK) {
+        so_family_failed(r.doc, &failed, &d) != SK_OK || publish(out_dir, &r, od, &d) != SK_OK) {
         rc = so_cli_fail(&d);
         goto out;
     }
+    fputs(sk_buf_cstr(&failed), stdout);
     const cJSON *dec = sk_json_get(r.doc, "decision");
     printf("status %s\nreason %s\nincumbent %s\nreport %s/%s\n", so_family_status_name(r.status),
            sk_json_get(dec, "reason_code")->valuestring,
@@ -242,6 +248,7 @@ int cmd_family(int argc, char **argv)
         fprintf(stderr, "skdcci " CMD ": %s: %s\n", so_family_status_name(r.status),
                 sk_json_get(dec, "reason_code")->valuestring);
 out:
+    sk_buf_free(&failed);
     sk_outdir_free(od);
     so_family_result_free(&r);
     return rc;
