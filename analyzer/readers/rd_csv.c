@@ -493,16 +493,11 @@ static void top_up(rd_csv *c)
     c->in_len += got;
 }
 
-/* Bytes the fast path stops at: the delimiter and the quote, which it
- * handles, and CR, NUL and non-ASCII bytes, which send the record to the
- * general path (a CR is only allowed right before the LF). */
-static inline int fast_special(unsigned char ch)
-{
-    return ch == ',' || ch == '"' || ch == '\r' || ch == '\0' || ch >= 0x80;
-}
-
-/* The first special byte of s[i..end), or end.  Sixteen bytes per step with
- * SSE2 (the buffer's slack keeps the loads inside it), else one at a time. */
+/* The first byte of s[i..end) the fast path stops at, or end: the delimiter
+ * and the quote, which it handles, and CR, NUL and non-ASCII bytes, which
+ * send the record to the general path (a CR is only allowed right before
+ * the LF).  Sixteen bytes per step with SSE2 (the buffer's slack keeps the
+ * loads inside it), else one at a time. */
 static inline size_t next_special(const unsigned char *s, size_t i, size_t end)
 {
 #ifdef __SSE2__
@@ -521,8 +516,11 @@ static inline size_t next_special(const unsigned char *s, size_t i, size_t end)
     }
     return end;
 #else
-    while (i < end && !fast_special(s[i]))
-        i++;
+    for (; i < end; i++) {
+        unsigned char ch = s[i];
+        if (ch == ',' || ch == '"' || ch == '\r' || ch == '\0' || ch >= 0x80)
+            break;
+    }
     return i;
 #endif
 }
