@@ -386,8 +386,10 @@ static sk_err analyze_ranks(dcci_analysis *a, const dcci_ranks r[2], sk_diag *d)
 sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
 {
     dcci_ranks r[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-    int multi = !dcci_ranks_one_device(&a->side[0]) || !dcci_ranks_one_device(&a->side[1]);
     sk_err e = SK_OK;
+    for (int i = 0; i < 2 && !e; i++)
+        e = dcci_ranks_cycles(&a->side[i], d);
+    int multi = !dcci_ranks_one_device(&a->side[0]) || !dcci_ranks_one_device(&a->side[1]);
     for (int i = 0; i < 2 && !e; i++)
         e = dcci_ranks_split(&a->side[i], multi, &r[i], d);
     if (!e)

@@ -114,9 +114,29 @@ typedef struct dcci_buffer_full {
     uint64_t device, core, first_line, count;
 } dcci_buffer_full;
 
+/* How one rank's files are linked (docs/analyze.md §3.3): its
+ * kernel_details file, the trace copy of its profiler directory and the raw
+ * trace of its process.  Indexes are into the side's files. */
+typedef struct dcci_link {
+    uint64_t device;              /* of the trace copy's name */
+    size_t kd, trace;
+    long raw;                     /* -1 when the side holds no raw trace of the device */
+    size_t dir_len;               /* the profiler directory: the first dir_len bytes of the
+                                     kernel_details path (0: the capture root) */
+    const char *pid_dir;          /* the process (raw trace, else the one metadata process),
+                                     borrowed; NULL when unknown */
+    int has_dir_pid;              /* the directory is named <worker>_<pid>_<time>_ascend_pt */
+    uint64_t dir_pid;
+    int dir_pid_observed;         /* sealed: 1 when the producer's run observed dir_pid, 0 when
+                                     not; -1 unknown (no pid in the name, unsealed) */
+    size_t nskipped;              /* kernel_details of later cycles of the process (skipped) */
+} dcci_link;
+
 typedef struct dcci_side {
     const char *name;             /* DCCI_SIDE_O0 / DCCI_SIDE_DISABLE_ALL (static) */
     dcci_side_input in;
+    dcci_link *links;             /* ranks as linked, ascending device (dcci_ranks.h) */
+    size_t nlinks;
     dcci_model *models;           /* sorted by (profiler id, directory) */
     size_t nmodels;
     dcci_sk *sks;                 /* model order, then fused-log order */
