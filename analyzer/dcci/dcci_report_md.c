@@ -219,6 +219,76 @@ static void completeness_table(md *m, const dcci_analysis *a)
     }
 }
 
+/* Which profiler directory, trace and process form each rank
+ * (docs/analyze.md §3.3). */
+static void ranks_table(md *m, const dcci_analysis *a)
+{
+    if (!a->side[0].nlinks && !a->side[1].nlinks)
+        return;
+    emit(m, "\n各 rank 的文件对应（性能分析目录、trace 副本、原始 trace、进程）：\n\n"
+            "| 侧 | 设备 | 性能分析目录 | trace 副本 | 原始 trace | 进程 | 目录名中的进程 | 未读取的后续周期 |\n"
+            "|---|---|---|---|---|---|---|---|\n");
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        for (size_t r = 0; r < s->nlinks; r++) {
+            const dcci_link *l = &s->links[r];
+            char *dir = l->dir_len ? sk_strndup(s->in.files[l->kd].relpath, l->dir_len)
+                                   : sk_strdup(".");
+            char pid[64];
+            size_t skipped = 0;
+            if (!dir && !m->e)
+                m->e = sk_diag_set(m->d, SK_E_NOMEM, "", 0, "out of memory");
+            emit(m, "|");
+            cell(m, s->name);
+            cell_u64(m, l->device);
+            cell_code(m, dir);
+            cell_code(m, s->in.files[l->trace].relpath);
+            cell_code(m, l->raw >= 0 ? s->in.files[l->raw].relpath : NULL);
+            cell(m, l->pid_dir);
+            if (l->has_dir_pid)
+                snprintf(pid, sizeof pid, "%llu%s", (unsigned long long)l->dir_pid,
+                         l->dir_pid_observed > 0    ? "（生产者运行观测到）"
+                         : l->dir_pid_observed == 0 ? "（生产者运行未观测到）"
+                                                    : "");
+            cell(m, l->has_dir_pid ? pid : NULL);
+            for (size_t f = 0; f < s->in.nfiles; f++)
+                skipped += s->in.files[f].skipped_cycle && s->in.files[f].cycle_kd == l->kd;
+            if (skipped)
+                emit(m, " %zu 个 kernel_details（只分析第一个周期）|", skipped);
+            else
+                cell(m, NULL);
+            emit(m, "\n");
+            sk_free(dir);
+        }
+    }
+}
+
+/* How kernel_details numbers the devices (docs/analyze.md §3.4). */
+static void numbering_line(md *m, const dcci_analysis *a)
+{
+    const dcci_visible *v = &a->side[0].in.visible;
+    int visible = 0;
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++)
+        for (int i = 0; i < 2; i++)
+            visible |= dcci_analysis_part(a, p)->side[i].numbering == DCCI_NUMBERING_VISIBLE;
+    if (v->state == DCCI_VISIBLE_INVALID)
+        emit(m, "\n设备编号：manifest control 的 ASCEND_RT_VISIBLE_DEVICES 不是互不相同的设备号列表，"
+                "不据此换算任何设备号。\n");
+    if (!visible)
+        return;
+    emit(m, "\n设备编号：kernel_details 的 Device_id 是 ASCEND_RT_VISIBLE_DEVICES 给出的驱动设备号，"
+            "SK 运行时的文件用进程内的设备号（aclrtGetDevice）；按 manifest control 换算：");
+    size_t shown = 0;
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *x = dcci_analysis_part(a, p);
+        const dcci_side *s = x->side[0].numbering ? &x->side[0] : &x->side[1];
+        if (s->numbering)
+            emit(m, "%s设备 %llu → Device_id %llu", shown++ ? "，" : "",
+                 (unsigned long long)s->runtime_device, (unsigned long long)s->device);
+    }
+    emit(m, "。\n");
+}
+
 static void section_inputs(md *m, const dcci_analysis *a)
 {
     emit(m, "## 2. 输入与指纹\n\n");
@@ -258,6 +328,8 @@ static void section_inputs(md *m, const dcci_analysis *a)
             emit(m, "\n");
         }
     }
+    ranks_table(m, a);
+    numbering_line(m, a);
     emit(m, "\n");
     if (a->multi_rank)
         emit(m, "各设备的 kernel_details、SK 元数据、sk_prof 与 ASCEND_PROF_SK_ON 见各设备一节。\n");

@@ -109,6 +109,17 @@ typedef enum dcci_occ_mode {
 /* "step_id", "launch_order", NULL for DCCI_OCC_UNKNOWN. */
 const char *dcci_occ_mode_name(dcci_occ_mode m);
 
+/* Which device numbering a side's kernel_details Device_id follows
+ * (docs/analyze.md §3.4): the SK runtime's (aclrtGetDevice, the numbering of
+ * the process under ASCEND_RT_VISIBLE_DEVICES), or the driver's device id
+ * that the control's ASCEND_RT_VISIBLE_DEVICES gives for it. */
+typedef enum dcci_numbering {
+    DCCI_NUMBERING_NONE = 0,    /* no Device_id, or no runtime device to compare with */
+    DCCI_NUMBERING_SAME = 1,    /* both numberings give this Device_id */
+    DCCI_NUMBERING_RUNTIME = 2,
+    DCCI_NUMBERING_VISIBLE = 3
+} dcci_numbering;
+
 typedef struct dcci_buffer_full {
     char *file;                   /* super_kernel.log label */
     uint64_t device, core, first_line, count;
@@ -156,6 +167,8 @@ typedef struct dcci_side {
     uint64_t kd_rounded_rows;
     int has_device;
     uint64_t device;              /* Device_id of the first SK row */
+    dcci_numbering numbering;     /* of that Device_id (check_devices, dcci_gates.c) */
+    uint64_t runtime_device;      /* numbering != NONE: the device the runtime's files name */
     char *device_file;            /* its kernel_details label and line */
     uint64_t device_line;
     dcci_occ_mode occ_mode;       /* of this side's kernel_details */
