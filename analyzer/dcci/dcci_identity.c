@@ -82,26 +82,6 @@ out:
     return e;
 }
 
-/* Sort context: qsort has none, so the comparisons use a merge sort. */
-typedef int (*idx_cmp)(const dcci_side *s, size_t a, size_t b);
-
-static void msort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, idx_cmp cmp)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    msort(s, v, tmp, h, cmp);
-    msort(s, v + h, tmp, n - h, cmp);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = cmp(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
-
 static int cmp_key_order(const dcci_side *s, size_t a, size_t b)
 {
     int c = strcmp(s->sks[a].key_text, s->sks[b].key_text);
@@ -142,7 +122,7 @@ static sk_err sorted_by_key(const dcci_side *s, size_t **out, sk_diag *d)
     }
     for (size_t i = 0; i < s->nsks; i++)
         v[i] = i;
-    msort(s, v, tmp, s->nsks, cmp_key_order);
+    dcci_side_sort(s, v, tmp, s->nsks, cmp_key_order);
     sk_free(tmp);
     *out = v;
     return SK_OK;
@@ -182,7 +162,7 @@ sk_err dcci_identity_build(dcci_side *s, sk_diag *d)
     for (size_t g = 0; g < s->nsks;) {
         size_t end = group_end(s, v, s->nsks, g);
         if (group_has_all_positions(s, v, g, end))
-            msort(s, v + g, tmp, end - g, cmp_key_position);
+            dcci_side_sort(s, v + g, tmp, end - g, cmp_key_position);
         for (size_t i = g; i < end; i++)
             s->sks[v[i]].occurrence = i - g;
         g = end;

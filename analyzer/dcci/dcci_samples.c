@@ -81,7 +81,7 @@ static sk_err take_row(dcci_side *s, const char *label, const rd_kd_row *row, sk
         return mismatch(s, label, row, d, "the name does not follow the SK name grammar");
     if (!row->in_model)
         return mismatch(s, label, row, d, "the row has no captured Model ID");
-    if (s->has_device && s->device != row->device_id &&
+    if (row->has_device_id && s->has_device && s->device != row->device_id &&
         !dcci_issues_has(&s->issues, DCCI_GATE_COLLECTION, "multiple_devices")) {
         sk_err e = dcci_issue_add(&s->issues, DCCI_GATE_COLLECTION, "multiple_devices", s->name,
                                   label, row->line, d, "SK rows of devices %llu and %llu: one "
@@ -91,7 +91,7 @@ static sk_err take_row(dcci_side *s, const char *label, const rd_kd_row *row, sk
         if (e)
             return e;
     }
-    if (!s->has_device) {
+    if (row->has_device_id && !s->has_device) {
         if (!(s->device_file = sk_strdup(label)))
             return nomem(d);
         s->device_line = row->line;
@@ -131,7 +131,8 @@ static sk_err read_one(dcci_side *s, dcci_file *f, sk_diag *d)
         e = rd_kd_open(rd_source_read, r.src, r.label, NULL, &kd, d);
     /* a header without Step Id decides the mode until an SK row does */
     if (!e && !s->occ_from_row)
-        s->occ_mode = rd_kd_has_step_column(kd) ? DCCI_OCC_UNKNOWN : DCCI_OCC_LAUNCH_ORDER;
+        s->occ_mode = rd_kd_has_column(kd, RD_KD_COL_STEP_ID) ? DCCI_OCC_UNKNOWN
+                                                               : DCCI_OCC_LAUNCH_ORDER;
     while (!e) {
         rd_kd_row row;
         int have = 0;

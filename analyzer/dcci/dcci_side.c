@@ -77,6 +77,23 @@ sk_err dcci_side_spill(dcci_side *s, sk_spill **out, sk_diag *d)
     return SK_OK;
 }
 
+void dcci_side_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, dcci_sk_cmp cmp)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    dcci_side_sort(s, v, tmp, h, cmp);
+    dcci_side_sort(s, v + h, tmp, n - h, cmp);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
 static int cmp_key(const dcci_side *s, const dcci_sk *k, uint64_t model, uint64_t scope)
 {
     uint64_t km = s->models[k->model].profiler_id, ks = k->fused->scope_id;

@@ -195,6 +195,11 @@ void dcci_side_init(dcci_side *s, const char *name);
 sk_err dcci_side_spill(dcci_side *s, sk_spill **out, sk_diag *d);
 void dcci_side_free(dcci_side *s);
 
+/* Orders SK indices of s: a stable merge sort (qsort has no context
+ * argument, and the two sides are sorted on two threads); tmp holds n. */
+typedef int (*dcci_sk_cmp)(const dcci_side *s, size_t a, size_t b);
+void dcci_side_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, dcci_sk_cmp cmp);
+
 /* The SK with this (profiler model id, scope id), or NULL. */
 dcci_sk *dcci_side_find_sk(const dcci_side *s, uint64_t profiler_model, uint64_t scope_id);
 /* The model whose runtime id ("48_1") is text[0..len), or -1. */
