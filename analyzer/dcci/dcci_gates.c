@@ -11,6 +11,7 @@
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/dcci/dcci_contract.h"
 #include "analyzer/dcci/dcci_read.h"
+#include "analyzer/readers/rd_kernel_details.h"
 #include "analyzer/readers/rd_prof_capacity.h"
 
 /* The one option the pair may differ in, and its disable-all value
@@ -387,14 +388,24 @@ static sk_err pair_occurrence_mode(dcci_analysis *a, sk_diag *d)
 {
     const dcci_side *o0 = &a->side[0], *da = &a->side[1];
     a->occ_mode = DCCI_OCC_UNKNOWN;
-    if (o0->occ_from_row && da->occ_from_row && o0->occ_mode != da->occ_mode)
+    if (o0->occ_from_row && da->occ_from_row && o0->occ_mode != da->occ_mode) {
+        /* a launch_order side whose files have the column: empty cells */
+        const dcci_side *lo = o0->occ_mode == DCCI_OCC_LAUNCH_ORDER ? o0 : da;
+        char empty[200] = "";
+        if (!(lo->kd_columns_absent & (1u << RD_KD_COL_STEP_ID)))
+            snprintf(empty, sizeof empty, "; %s has a Step Id column, but %llu of its SK row(s) "
+                     "have no value (kernels outside every profiler step)",
+                     lo == o0 ? "O0" : "disable-all",
+                     (unsigned long long)lo->kd_sk_rows_no_step);
         return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "occurrence_mode_mismatch", NULL,
                               da->occ_file, da->occ_line, d,
                               "the sides order kernel_details occurrences differently: O0 by %s "
-                              "(%.300s:%llu), disable-all by %s: profile both sides with the "
+                              "(%.300s:%llu), disable-all by %s%s: profile both sides with the "
                               "same profiler set-up (step markers on both or on neither)",
                               dcci_occ_mode_name(o0->occ_mode), o0->occ_file,
-                              (unsigned long long)o0->occ_line, dcci_occ_mode_name(da->occ_mode));
+                              (unsigned long long)o0->occ_line, dcci_occ_mode_name(da->occ_mode),
+                              empty);
+    }
     for (int pass = 0; pass < 2 && a->occ_mode == DCCI_OCC_UNKNOWN; pass++)
         for (int i = 0; i < 2 && a->occ_mode == DCCI_OCC_UNKNOWN; i++)
             if (a->side[i].occ_from_row || pass == 1)
@@ -793,9 +804,19 @@ size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
                 "afterwards names processes of another run");
         break;
     case DCCI_STATUS_MAPPING_BLOCKED:
-        ADD("collect both sides from the same model and graph: DCCI options must not change "
-            "fusion, so every SK needs exactly one structural partner (status_reasons lists "
-            "those without)");
+        if (has_code(a, DCCI_GATE_MAPPING, "no_matched_sk") ||
+            has_code(a, DCCI_GATE_MAPPING, "sk_unmatched") ||
+            has_code(a, DCCI_GATE_MAPPING, "sk_ambiguous"))
+            ADD("collect both sides from the same model and graph: DCCI options must not change "
+                "fusion, so every SK needs exactly one structural partner (status_reasons lists "
+                "those without)");
+        if (has_code(a, DCCI_GATE_MAPPING, "kd_model_ambiguous"))
+            ADD("collect both sides again with the profiler at profiler_level Level1 "
+                "(torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler."
+                "ProfilerLevel.Level1)): Level0, "
+                "the default, writes no Model ID into kernel_details.csv, and SK rows whose name "
+                "several models of the process fuse cannot be mapped without it "
+                "(status_reasons names them)");
         break;
     case DCCI_STATUS_EVIDENCE_BLOCKED:
         ADD("profile more steps on both sides so that every SK listed in status_reasons has at "

@@ -11,6 +11,7 @@
 #include "analyzer/dcci/dcci_next.h"
 #include "analyzer/dcci/dcci_gates.h"
 #include "analyzer/dcci/dcci_report_internal.h"
+#include "analyzer/readers/rd_kernel_details.h"
 
 /* num / den nanoseconds as exact µs. */
 static void put_us(sk_jb *b, cJSON *o, const char *key, num_i128 num, uint32_t den)
@@ -198,6 +199,8 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
 {
     const dcci_side *s = &a->side[i];
     uint64_t rows = 0, sk_rows = 0, rejected = 0, unmapped = 0, rounded = 0;
+    uint64_t outside = 0, no_step = 0, by_name = 0;
+    unsigned absent = 0;
     size_t models = 0, sks = 0, np = dcci_analysis_nparts(a);
     int meta_ok = np != 0, prof_ok = count_kind(s, DCCI_KIND_SK_PROF) != 0, full = 0;
     for (size_t p = 0; p < np; p++) {
@@ -207,6 +210,10 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
         rejected += x->kd_sk_rows_rejected;
         unmapped += x->kd_sk_rows_unmapped;
         rounded += x->kd_rounded_rows;
+        outside += x->kd_rows_outside_model;
+        no_step += x->kd_sk_rows_no_step;
+        by_name += x->kd_sk_rows_by_name;
+        absent |= x->kd_columns_absent;
         models += x->nmodels;
         sks += x->nsks;
         meta_ok = meta_ok && meta_complete(x);
@@ -221,6 +228,14 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
     sk_jb_put_uint(b, kd, "sk_rows_rejected", rejected);
     sk_jb_put_uint(b, kd, "sk_rows_unmapped", unmapped);
     sk_jb_put_uint(b, kd, "rows_rounded_below_ns", rounded);
+    sk_jb_put_uint(b, kd, "rows_outside_model", outside);
+    sk_jb_put_uint(b, kd, "sk_rows_without_step_id", no_step);
+    sk_jb_put_uint(b, kd, "sk_rows_mapped_by_name", by_name);
+    cJSON *cols = sk_jb_arr(b);
+    for (unsigned col = 0; col < RD_KD_NCOLUMNS; col++)
+        if (absent & (1u << col))
+            sk_jb_put(b, cols, NULL, sk_jb_str(b, rd_kd_column_name((rd_kd_column)col)));
+    sk_jb_put(b, kd, "columns_absent", cols);
     sk_jb_put_bool(b, kd, "complete", count_kind(s, DCCI_KIND_KERNEL_DETAILS) && !unmapped);
     sk_jb_put(b, c, "kernel_details", kd);
     cJSON *meta = sk_jb_obj(b);

@@ -15,6 +15,7 @@
 #include "analyzer/dcci/dcci_gates.h"
 #include "analyzer/dcci/dcci_report_internal.h"
 #include "analyzer/dcci/dcci_next.h"
+#include "analyzer/readers/rd_kernel_details.h"
 
 typedef struct md {
     sk_buf *out;
@@ -357,6 +358,34 @@ static void warmup_lines(md *m, const dcci_analysis *a)
              dcci_value_source_name(a->warmup_launches_source[i]));
 }
 
+/* What the kernel_details files of side i lacked and how the analysis went
+ * on (docs/analyze.md §4.3); nothing when every column was there. */
+static void kd_column_lines(md *m, const dcci_analysis *a, int i)
+{
+    const char *side = a->side[i].name;
+    uint64_t empty_steps = 0, by_name = 0;
+    unsigned absent = 0;
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_side *x = &dcci_analysis_part(a, p)->side[i];
+        absent |= x->kd_columns_absent;
+        by_name += x->kd_sk_rows_by_name;
+        if (!(x->kd_columns_absent & (1u << RD_KD_COL_STEP_ID)))
+            empty_steps += x->kd_sk_rows_no_step;
+    }
+    if (empty_steps)
+        emit(m, "- %s 侧 %llu 个 SK 行的 Step Id 为空（不在任何 profiler step 内）："
+                "整侧按无 Step Id 列处理（launch_order）\n",
+             side, (unsigned long long)empty_steps);
+    if (absent & (1u << RD_KD_COL_MODEL_ID))
+        emit(m, "- %s 侧 kernel_details 无 Model ID 列（profiler_level Level0）：%llu 个 SK 行"
+                "映射到模型（进程只有一个模型，或名称只属于一个模型）；名称属于多个模型的 SK 行无法映射"
+                "（kd_model_ambiguous）\n",
+             side, (unsigned long long)by_name);
+    if (absent & (1u << RD_KD_COL_DEVICE_ID))
+        emit(m, "- %s 侧 kernel_details 无 Device_id 列（torch_npu 7.1.0 之前）：设备取自 sk_prof "
+                "文件名、图的 deviceId 与 buffer-full 告警\n", side);
+}
+
 static void section_thresholds(md *m, const dcci_analysis *a)
 {
     const dcci_classify_opts *c = &a->opts.classify;
@@ -377,6 +406,8 @@ static void section_thresholds(md *m, const dcci_analysis *a)
              (unsigned long long)a->opts.warmup_steps);
     else
         warmup_lines(m, a);
+    for (int i = 0; i < 2; i++)
+        kd_column_lines(m, a, i);
     emit(m, "- SK 主指标：kernel_details SK 行的 Duration（wall）；sk_prof parent span 与 lane work 仅作诊断\n");
     emit(m, "- 子节点入选条件：wall **或** max-lane 显著变慢；duration-sum、AIC/AIV max-lane 与 skew 仅作诊断\n\n");
 }

@@ -51,6 +51,7 @@ void dcci_side_free(dcci_side *s)
         model_clear(&s->models[i]);
     sk_free(s->models);
     sk_free(s->by_model_scope);
+    sk_free(s->by_name);
     sk_free(s->prof_file);
     sk_free(s->device_file);
     sk_free(s->occ_file);
