@@ -217,6 +217,8 @@ static void find_trace(const dcci_side *s, size_t k, link_find *out)
     } else {
         for (size_t m = dir_len(kp);; m = parent_len(kp, m)) {
             out->dir_len = m;
+            out->copies = out->kds = 0;
+            out->trace = -1;
             for (size_t j = 0; j < s->in.nfiles; j++) {
                 const dcci_file *f = &s->in.files[j];
                 if (ascend_pt_len(f->relpath) || !below(f->relpath, kp, m))
