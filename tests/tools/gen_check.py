@@ -494,6 +494,16 @@ def first_tokens(children):
     return seen
 
 
+def exactly_files(root, side, want):
+    """The side's root holds exactly the files want (relative paths)."""
+    got = set()
+    for dirpath, _, names in os.walk(os.path.join(root, side)):
+        for nm in names:
+            got.add(os.path.relpath(os.path.join(dirpath, nm), os.path.join(root, side)))
+    if got != want:
+        problem("%s: files %s missing, %s unexpected" % (side, sorted(want - got)[:4], sorted(got - want)[:4]))
+
+
 def check_ranks(root, gt):
     """Multi-rank layout and truth consistency (run.ranks >= 2)."""
     run = gt["run"]
@@ -520,12 +530,7 @@ def check_ranks(root, gt):
             prof_copy = read_bytes_file(os.path.join(root, side, e["files"]["sk_prof"]))
             if raw != prof_copy:
                 problem("%s: rank %d raw trace differs from its profiler copy" % (side, e["rank"]))
-        got = set()
-        for dirpath, _, names in os.walk(os.path.join(root, side)):
-            for nm in names:
-                got.add(os.path.relpath(os.path.join(dirpath, nm), os.path.join(root, side)))
-        if got != want:
-            problem("%s: files %s missing, %s unexpected" % (side, sorted(want - got)[:4], sorted(got - want)[:4]))
+        exactly_files(root, side, want)
         if gt["sides"][side]["files"] != entries[0]["files"] or gt["sides"][side]["pid"] != entries[0]["pid"]:
             problem(side + ": the side's files are not rank 0's")
     if len(set(pids)) != len(pids):
@@ -667,13 +672,7 @@ def check_pair(root):
     if not multi:  # a one-device side holds exactly its files
         for side in ("o0", "disable_all"):
             sp = gt["sides"][side]
-            want = set(sp["files"].values()) | set(sp.get("later_cycles_kernel_details", []))
-            got = set()
-            for dirpath, _, names in os.walk(os.path.join(root, side)):
-                for nm in names:
-                    got.add(os.path.relpath(os.path.join(dirpath, nm), os.path.join(root, side)))
-            if got != want:
-                problem("%s: files %s missing, %s unexpected" % (side, sorted(want - got)[:4], sorted(got - want)[:4]))
+            exactly_files(root, side, set(sp["files"].values()) | set(sp.get("later_cycles_kernel_details", [])))
     odiff = pointers(graphs["o0"]["options"], graphs["disable_all"]["options"])
     want = ["/dcci_disable_on_kernel/value"] + (["/split_mode/value"] if gt["integrity"]["options_differ_beyond_dcci"] else [])
     if odiff != sorted(want):
