@@ -24,8 +24,9 @@
 # renumbered without ASCEND_RT_VISIBLE_DEVICES in the control
 # (device_mismatch), ranks numbered two ways (device_numbering_mismatch).
 # The generator's options are checked too: gen_check.py passes every pair
-# (and rejects a trace copy moved out of its collection folder), invalid
-# combinations are usage errors.
+# (and rejects a trace copy moved out of its collection folder), the project's
+# readers take them (gen_readers_check), the same arguments give the same
+# bytes, invalid combinations are usage errors.
 source "$SK_REPO/tests/lib.sh"
 GEN=$TOOLS/skdcci_gen
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
@@ -117,6 +118,10 @@ if out=$(python3 "$GEN_CHECK" "$W"/{one_ref,one_l1,one_l0_crlf,one_no_step,one_l
 else
     t_fail generator_checks "$out"
 fi
+# the same arguments write the same bytes; the project's readers take every form
+gen one_l1_again "${R[@]}" "${T[@]}" && t_ok generator_deterministic diff -r "$W/one_l1" "$W/one_l1_again"
+t_ok readers_take_the_forms "$TOOLS/gen_readers_check" "$W/one_l1" "$W/one_l0_crlf" "$W/one_l0_bare" \
+    "$W/one_cycles"
 pids=()
 for d in one_ref one_l1 one_l0_crlf one_no_step one_l0_bare one_cycles two_ref two_visible four_ref \
          four_l0 two_models; do
