@@ -859,7 +859,9 @@ static int pair_device(const dcci_analysis *a, uint64_t *dev)
 {
     for (int i = 0; i < 2; i++)
         if (a->side[i].has_device) {
-            *dev = a->side[i].device;
+            /* in the runtime's numbering when ASCEND_RT_VISIBLE_DEVICES renumbered it */
+            *dev = a->side[i].numbering == DCCI_NUMBERING_VISIBLE ? a->side[i].runtime_device
+                                                                  : a->side[i].device;
             return 1;
         }
     for (int i = 0; i < 2; i++)

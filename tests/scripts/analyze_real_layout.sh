@@ -256,6 +256,16 @@ assert doc['device_numbering']['kernel_details'] == 'visible', doc['device_numbe
     cp -R "$W/renumbered" "$W/renumbered_spaced"
     manifest "$W/renumbered_spaced" '{"ASCEND_PROF_SK_ON": 1024, "ASCEND_RT_VISIBLE_DEVICES": "4, 5"}'
     blocked renumbered_spaced device_mismatch "is not a list of distinct device ids"
+    # one device: the same, and the pair's device is the runtime's number
+    if gen renumbered_one "${R[@]}" "${T[@]}" --device 1 --visible-devices 6,7; then
+        manifest "$W/renumbered_one" '{"ASCEND_PROF_SK_ON": 1024, "ASCEND_RT_VISIBLE_DEVICES": [6, 7]}'
+        analyse renumbered_one --unsealed
+        report renumbered_one "
+assert 'device_mismatch' not in codes(), issues
+assert doc['devices'] == [1], doc['devices']
+assert doc['device_numbering']['devices'] == [{'device': 1, 'kernel_details_device_id': 7}], doc['device_numbering']
+"
+    fi
     # rank 1 numbered as the runtime does, rank 0 by the driver's id
     cp -R "$W/renumbered_listed" "$W/numbered_twice"
     for side in o0 disable_all; do
