@@ -110,23 +110,6 @@ static int cmp_key_position(const dcci_side *s, size_t a, size_t b)
     return a < b ? -1 : a > b;
 }
 
-/* SK indices sorted by (key, order). */
-static sk_err sorted_by_key(const dcci_side *s, size_t **out, sk_diag *d)
-{
-    size_t *v = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *v);
-    size_t *tmp = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *tmp);
-    if (!v || !tmp) {
-        sk_free(v);
-        sk_free(tmp);
-        return nomem(d);
-    }
-    for (size_t i = 0; i < s->nsks; i++)
-        v[i] = i;
-    dcci_side_sort(s, v, tmp, s->nsks, cmp_key_order);
-    sk_free(tmp);
-    *out = v;
-    return SK_OK;
-}
 
 static size_t group_end(const dcci_side *s, const size_t *v, size_t n, size_t start)
 {
@@ -152,7 +135,7 @@ sk_err dcci_identity_build(dcci_side *s, sk_diag *d)
         e = key_of(s, &s->sks[i], d);
     if (e)
         return e;
-    if ((e = sorted_by_key(s, &v, d)))
+    if ((e = dcci_side_sorted(s, cmp_key_order, &v, d)))
         return e;
     tmp = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *tmp);
     if (!tmp) {
@@ -296,7 +279,7 @@ sk_err dcci_align(dcci_side *o0, dcci_side *dis, dcci_alignment *out, sk_diag *d
     sk_err e = SK_OK;
     memset(out, 0, sizeof *out);
     for (int s = 0; s < 2 && !e; s++) {
-        e = sorted_by_key(side[s], &v[s], d);
+        e = dcci_side_sorted(side[s], cmp_key_order, &v[s], d);
         if (!e)
             e = resort_groups_by_occurrence(side[s], v[s], d);
     }

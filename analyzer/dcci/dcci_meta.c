@@ -497,17 +497,9 @@ static int index_cmp_side(const dcci_side *s, size_t a, size_t b)
 
 static sk_err build_index(dcci_side *s, sk_diag *d)
 {
-    size_t *tmp = NULL;
-    sk_err e = SK_OK;
-    s->by_model_scope = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *s->by_model_scope);
-    tmp = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *tmp);
-    if (!s->by_model_scope || !tmp) {
-        e = nomem(d);
-        goto out;
-    }
-    for (size_t i = 0; i < s->nsks; i++)
-        s->by_model_scope[i] = i;
-    dcci_side_sort(s, s->by_model_scope, tmp, s->nsks, index_cmp_side);
+    sk_err e = dcci_side_sorted(s, index_cmp_side, &s->by_model_scope, d);
+    if (e)
+        return e;
     for (size_t i = 1; i < s->nsks; i++) {
         const dcci_sk *a = &s->sks[s->by_model_scope[i - 1]], *b = &s->sks[s->by_model_scope[i]];
         const dcci_model *ma = &s->models[a->model], *mb = &s->models[b->model];
@@ -518,12 +510,10 @@ static sk_err build_index(dcci_side *s, sk_diag *d)
                                (unsigned long long)mb->profiler_id,
                                (unsigned long long)b->fused->scope_id, ma->dir, mb->dir);
             if (e)
-                goto out;
+                return e;
         }
     }
-out:
-    sk_free(tmp);
-    return e;
+    return SK_OK;
 }
 
 sk_err dcci_meta_load(dcci_side *s, sk_diag *d)

@@ -74,22 +74,6 @@ static int by_name_cmp(const dcci_side *s, size_t a, size_t b)
     return c ? c : (a > b) - (a < b);
 }
 
-static sk_err build_by_name(dcci_side *s, sk_diag *d)
-{
-    size_t n = s->nsks ? s->nsks : 1;
-    size_t *v = sk_malloc(n * sizeof *v), *tmp = sk_malloc(n * sizeof *tmp);
-    if (!v || !tmp) {
-        sk_free(v);
-        sk_free(tmp);
-        return nomem(d);
-    }
-    for (size_t i = 0; i < s->nsks; i++)
-        v[i] = i;
-    dcci_side_sort(s, v, tmp, s->nsks, by_name_cmp);
-    sk_free(tmp);
-    s->by_name = v;
-    return SK_OK;
-}
 
 /* The SKs named name: by_name[*lo .. *lo + count). */
 static size_t find_by_name(const dcci_side *s, const char *name, size_t *lo)
@@ -120,7 +104,7 @@ static sk_err map_by_name(dcci_side *s, const char *label, const rd_kd_row *row,
     size_t lo = 0;
     *out = NULL;
     if (!s->by_name) {
-        sk_err e = build_by_name(s, d);
+        sk_err e = dcci_side_sorted(s, by_name_cmp, &s->by_name, d);
         if (e)
             return e;
     }

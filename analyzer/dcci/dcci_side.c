@@ -95,6 +95,24 @@ void dcci_side_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, dcci_s
     memcpy(v, tmp, n * sizeof *v);
 }
 
+sk_err dcci_side_sorted(const dcci_side *s, dcci_sk_cmp cmp, size_t **out, sk_diag *d)
+{
+    size_t n = s->nsks ? s->nsks : 1;
+    size_t *v = sk_malloc(n * sizeof *v), *tmp = sk_malloc(n * sizeof *tmp);
+    *out = NULL;
+    if (!v || !tmp) {
+        sk_free(v);
+        sk_free(tmp);
+        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    }
+    for (size_t i = 0; i < s->nsks; i++)
+        v[i] = i;
+    dcci_side_sort(s, v, tmp, s->nsks, cmp);
+    sk_free(tmp);
+    *out = v;
+    return SK_OK;
+}
+
 static int cmp_key(const dcci_side *s, const dcci_sk *k, uint64_t model, uint64_t scope)
 {
     uint64_t km = s->models[k->model].profiler_id, ks = k->fused->scope_id;

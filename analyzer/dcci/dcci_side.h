@@ -206,6 +206,8 @@ void dcci_side_free(dcci_side *s);
  * argument, and the two sides are sorted on two threads); tmp holds n. */
 typedef int (*dcci_sk_cmp)(const dcci_side *s, size_t a, size_t b);
 void dcci_side_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, dcci_sk_cmp cmp);
+/* The indices of every SK of s ordered by cmp, in *out (sk_free).  SK_E_NOMEM. */
+sk_err dcci_side_sorted(const dcci_side *s, dcci_sk_cmp cmp, size_t **out, sk_diag *d);
 
 /* The SK with this (profiler model id, scope id), or NULL. */
 dcci_sk *dcci_side_find_sk(const dcci_side *s, uint64_t profiler_model, uint64_t scope_id);

@@ -6,6 +6,7 @@
 #include "analyzer/dcci/dcci_meta.h"
 #include "analyzer/dcci/dcci_samples.h"
 #include "analyzer/readers/rd_kernel_details.h"
+#include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "tests/unit/t.h"
 #include "tests/unit/t_dcci.h"
@@ -302,7 +303,7 @@ static void level0_one_model_maps_every_row(void)
  * a name two models fuse is kd_model_ambiguous (mapping gate), once per
  * name, naming both directories and the fix; a name no model fuses is
  * metadata_mismatch. */
-static void level0_several_models_map_by_unique_name(void)
+static const char *setup_two_models(void)
 {
     const char *root = setup(LEVEL0 "1," SK1 ",SuperKernel,MIX_AIC,1,10,0,2\r\n"
                                     "1,sk_3_L2_start_kA_end_kA,SuperKernel,MIX_AIC,2,30,0,2\r\n"
@@ -316,6 +317,12 @@ static void level0_several_models_map_by_unique_name(void)
              "SK Function: sk_3_L2_start_kA_end_kA, scope id: 3, Node Count: 1\n%s\n",
              tdc_kernel(0, 2, "kA", "AIV_ONLY", 2, 1), tdc_kernel(0, 3, "kA", "AIV_ONLY", 2, 1));
     add_model(root, "model_49_1", log);
+    return root;
+}
+
+static void level0_several_models_map_by_unique_name(void)
+{
+    const char *root = setup_two_models();
     dcci_side s;
     sk_diag d;
     T_EQ_INT(load(&s, root, 0, &d), SK_OK);
@@ -343,6 +350,30 @@ static void level0_several_models_map_by_unique_name(void)
                                       "name");
     dcci_side_free(&s);
     tfs_rm_rf(root);
+}
+
+/* Every allocation of the Level0 mapping (the name index, the issue, the
+ * deciding row's file) fails cleanly, and the side is freed. */
+static void level0_mapping_alloc_failures(void)
+{
+#ifdef SK_TEST_HOOKS
+    const char *root = setup_two_models();
+    int ok = 0;
+    for (unsigned long n = 1; n < 2000 && !ok; n++) {
+        dcci_side s;
+        sk_diag d;
+        sk_alloc_fail_at(n);
+        sk_err e = load(&s, root, 0, &d);
+        sk_alloc_fail_at(0);
+        T_CHECK(e == SK_OK || e == SK_E_NOMEM);
+        ok = e == SK_OK;
+        if (ok)
+            T_EQ_INT(s.issues.n, 2);
+        dcci_side_free(&s);
+    }
+    T_CHECK(ok);
+    tfs_rm_rf(root);
+#endif
 }
 
 /* Model ID 4294967295: kernels outside every captured model are counted and
@@ -376,6 +407,7 @@ static const t_case cases[] = {
     T(level0_one_model_maps_every_row),
     T(level0_several_models_map_by_unique_name),
     T(rows_outside_every_model_are_counted),
+    T(level0_mapping_alloc_failures),
     {NULL, NULL},
 };
 

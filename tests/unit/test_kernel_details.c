@@ -79,6 +79,24 @@ static void expect_rows(const char *data, size_t len, const char *want)
     }
 }
 
+/* Reads every row of t; the reader's counters at the end. */
+static rd_kd_stats read_stats(const char *t)
+{
+    sk_mem_reader mem = {t, strlen(t), 0, 0};
+    rd_kd_reader *r = NULL;
+    rd_kd_stats st = {0};
+    sk_diag d;
+    T_EQ_INT(rd_kd_open(sk_mem_read, &mem, "kernel_details.csv", NULL, &r, &d), SK_OK);
+    rd_kd_row row;
+    int have;
+    while (r && rd_kd_next(r, &row, &have, &d) == SK_OK && have) {
+    }
+    if (r)
+        st = *rd_kd_get_stats(r);
+    rd_kd_free(r);
+    return st;
+}
+
 static void kd_reference_fixtures(void)
 {
     size_t len;
@@ -135,21 +153,12 @@ static void kd_rejected_rows_are_returned_not_errors(void)
                 "L5 step=1 dev=0 model=48 name=k type=K core=AI_CORE task=1 stream=1 blocks=1 mix=0 start=5000 dur=-3250 wait=0 REJECTED(duration <= 0)\n"
                 "L6 step=1 dev=0 model=48 name=k type=K core=AI_CORE task=1 stream=1 blocks=1 mix=0 start=5000 dur=0 wait=0 REJECTED(duration <= 0)\n"
                 "L7 step=1 dev=0 model=48 name=k type=K core=AI_CORE task=1 stream=1 blocks=1 mix=0 start=5000 dur=1 wait=0\n");
-    sk_mem_reader mem = {t, strlen(t), 0, 0};
-    rd_kd_reader *r = NULL;
-    sk_diag d;
-    T_EQ_INT(rd_kd_open(sk_mem_read, &mem, "x", NULL, &r, &d), SK_OK);
-    rd_kd_row row;
-    int have;
-    while (rd_kd_next(r, &row, &have, &d) == SK_OK && have) {
-    }
-    const rd_kd_stats *st = rd_kd_get_stats(r);
-    T_EQ_U64(st->rows, 6);
-    T_EQ_U64(st->rejected[RD_KD_REJECT_MISSING_START], 1);
-    T_EQ_U64(st->rejected[RD_KD_REJECT_MISSING_DURATION], 1);
-    T_EQ_U64(st->rejected[RD_KD_REJECT_NONPOSITIVE_DURATION], 3);
-    T_EQ_U64(st->sk_rows, 0);
-    rd_kd_free(r);
+    rd_kd_stats st = read_stats(t);
+    T_EQ_U64(st.rows, 6);
+    T_EQ_U64(st.rejected[RD_KD_REJECT_MISSING_START], 1);
+    T_EQ_U64(st.rejected[RD_KD_REJECT_MISSING_DURATION], 1);
+    T_EQ_U64(st.rejected[RD_KD_REJECT_NONPOSITIVE_DURATION], 3);
+    T_EQ_U64(st.sk_rows, 0);
 }
 
 static void kd_occurrence_fallback(void)
@@ -355,18 +364,10 @@ static void kd_level1_header(void)
                 "stream=2 blocks=20 mix=0 start=1736413971560588764 dur=501170 wait=2200\n"
                 "L4 step=7 dev=0 model=48 name=hcom_allGather__7 type=hcom_allGather_ core=HCCL "
                 "start=1736413971560600000 dur=12000 wait=0\n");
-    sk_mem_reader mem = {t, strlen(t), 0, 0};
-    rd_kd_reader *r = NULL;
-    sk_diag d;
-    T_EQ_INT(rd_kd_open(sk_mem_read, &mem, "kernel_details.csv", NULL, &r, &d), SK_OK);
-    rd_kd_row row;
-    int have;
-    while (rd_kd_next(r, &row, &have, &d) == SK_OK && have) {
-    }
-    T_EQ_U64(rd_kd_get_stats(r)->rows, 3);
-    T_EQ_U64(rd_kd_get_stats(r)->outside_model_rows, 1);
-    T_EQ_U64(rd_kd_get_stats(r)->sk_rows, 1);
-    rd_kd_free(r);
+    rd_kd_stats st = read_stats(t);
+    T_EQ_U64(st.rows, 3);
+    T_EQ_U64(st.outside_model_rows, 1);
+    T_EQ_U64(st.sk_rows, 1);
 }
 
 /* torch_npu before 7.1.0 writes no Device_id, before 26.0.0 "Block Dim" and
