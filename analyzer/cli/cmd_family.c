@@ -80,7 +80,7 @@ static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_MD_NAME, r->markdown.data, r->markdown.len, 0644, d);
     if (rc == SK_OK)
-        rc = so_family_html(r->doc, sk_buf_cstr(&r->markdown), r->markdown.len, &html, d);
+        rc = so_family_html(r->doc, &html, d);
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_HTML_NAME, sk_buf_cstr(&html), html.len, 0644, d);
     if (rc == SK_OK)

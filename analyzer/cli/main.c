@@ -109,7 +109,10 @@ static const cli_cmd commands[] = {
     "Exit: 0 stable, 10 unstable, 1 input error, 2 usage error.\n"
     "Details: docs/stage-o.md\n"},
     {"trial", cmd_trial, "Stage O option-trial gate: trial vs incumbent (exit 10 when rejected)",
-     "Usage: skdcci trial --baseline DIR --candidate NAME=DIR [options]\n"
+     "Usage: skdcci trial --baseline DIR --candidate NAME=DIR [--warmup N] [--expected-ranks N]\n"
+    "                    [--allow-p90-regression-pct X] [--allow-stddev-regression-pct X]\n"
+    "                    [--json-out FILE] [--robust] [--option-trial]\n"
+    "                    [--min-improvement-pct X]\n"
     "\n"
     "The Stage O option-trial gate: compares one trial CLEAN root against the current\n"
     "five-run incumbent exactly as analyze_performance.py --option-trial does, and\n"

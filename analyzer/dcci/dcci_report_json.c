@@ -996,16 +996,23 @@ static cJSON *overview_obj(sk_jb *b, const dcci_analysis *a)
 static cJSON *next_obj(sk_jb *b, const dcci_analysis *a)
 {
     dcci_next nx;
-    dcci_next_of(a->status, &nx);
+    sk_diag nd;
+    sk_err e = dcci_next_build(a, &nx, b->d ? b->d : &nd);
+    if (e) {
+        sk_jb_fail(b, e);
+        return NULL;
+    }
     cJSON *o = sk_jb_obj(b), *steps = sk_jb_arr(b);
     sk_jb_put_str(b, o, "action", nx.action);
     for (size_t i = 0; i < nx.n; i++) {
         cJSON *st = sk_jb_obj(b);
+        sk_jb_put(b, st, "reason", sk_jb_str(b, nx.steps[i].reason));
         sk_jb_put_str(b, st, "what", nx.steps[i].what);
         sk_jb_put(b, st, "command", sk_jb_str(b, nx.steps[i].command));
         sk_jb_put(b, steps, NULL, st);
     }
     sk_jb_put(b, o, "steps", steps);
+    dcci_next_free(&nx);
     return o;
 }
 
@@ -1033,7 +1040,7 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     }
     sk_jb_put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
     const char *next[DCCI_TO_COLLECT_MAX];
-    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    size_t nnext = dcci_to_collect(a, next, NULL, DCCI_TO_COLLECT_MAX);
     cJSON *tc = sk_jb_arr(&b);
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
         sk_jb_put_str(&b, tc, NULL, next[i]);
@@ -1147,7 +1154,7 @@ sk_err dcci_report_write(const dcci_analysis *a, sk_outdir *o, sk_diag *d)
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_MD_NAME, md.data ? md.data : "", md.len, 0644, d);
     if (!e)
-        e = dcci_report_html(a, md.data ? md.data : "", md.len, &html, d);
+        e = dcci_report_html(a, &html, d);
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_HTML_NAME, html.data ? html.data : "", html.len, 0644, d);
     if (!e && a->status == DCCI_STATUS_REPAIR_CANDIDATE) {
