@@ -282,6 +282,14 @@ static const reason k_reasons[] = {
      "same model and graph (DCCI options must not change fusion)",
      "{side} 的 SK 没有唯一的结构对应（{msg}）：两侧必须来自同一模型与同一图（DCCI 选项不得改变"
      "融合）"},
+    {"kd_model_ambiguous", NULL, {0}, ACT_RECOLLECT,
+     "kernel_details of {side} has no Model ID column (profiler_level Level0) and an SK name is "
+     "fused by several models of the process ({msg}): collect both sides again with "
+     "torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel."
+     "Level1)",
+     "{side} 的 kernel_details 没有 Model ID 列（profiler_level Level0），且进程中多个模型融合了同名 "
+     "SK（{msg}）：请用 torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler."
+     "ProfilerLevel.Level1) 重新采集两侧"},
     /* evidence: rejected rows (dcci_gates.c names invalid_profile_occurrence), or too few */
     {"sk_unclassified", "invalid_profile_occurrence", {0}, ACT_RECOLLECT,
      "kernel_details rows of an SK were rejected on {side} (no start, no duration or a "
