@@ -38,6 +38,7 @@ const char cmd_ledger_usage[] =
     "       skdcci ledger check --ledger FILE --config CONFIG\n"
     "       skdcci ledger show --ledger FILE [--json-out FILE]\n"
     "       skdcci ledger verify --ledger FILE [--head HASH]\n"
+    "       skdcci ledger matrix --ledger FILE -o MATRIX\n"
     "\n"
     "The append-only record of one Stage O: JSON Lines, one canonical record per\n"
     "line with its sequence number, UTC time, the SHA-256 of the previous line\n"
@@ -69,6 +70,9 @@ const char cmd_ledger_usage[] =
     "check     a later (P/FINAL) config against BASE's option maps: exit 10 naming\n"
     "          each changed option.\n"
     "show      incumbent chain, item states, BASE, head hash, next action.\n"
+    "matrix    writes the winner option matrix from the frozen matrix and the\n"
+    "          records (statuses, trials, top-ups, DCCI D1-D4, blockers, scenes;\n"
+    "          paths relative to MATRIX); it must pass matrix validate.\n"
     "verify    re-checks the chain, re-hashes every bound file and run, re-runs every\n"
     "          recorded gate; exit 10 naming the first diverging record and file.\n"
     "\n"
@@ -491,6 +495,29 @@ static int run_verify(const args *a)
     return rc;
 }
 
+static int run_matrix(const args *a)
+{
+    sk_diag d;
+    sk_diag_clear(&d);
+    so_ledger *l = NULL;
+    cJSON *doc = NULL;
+    int rc = SKX_OK;
+    if (so_cli_output_free(a->output, &d) != SK_OK || so_ledger_read(a->ledger, &l, &d) != SK_OK ||
+        so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, &d) != SK_OK ||
+        so_ledger_matrix(l, a->output, &doc, &d) != SK_OK ||
+        so_cli_publish_json(a->output, doc, &d) != SK_OK) {
+        rc = fail(&d);
+    } else {
+        const cJSON *fi = sk_json_get(doc, "final_incumbent");
+        printf("matrix %s\nsettled %s\nincumbent %s\n", a->output,
+               cJSON_IsTrue(sk_json_get(doc, "settled")) ? "true" : "false",
+               cJSON_IsObject(fi) ? sk_json_get(fi, "id")->valuestring : so_ledger_current(l)->id);
+    }
+    cJSON_Delete(doc);
+    so_ledger_free(l);
+    return rc;
+}
+
 int cmd_ledger(int argc, char **argv)
 {
     args a;
@@ -504,6 +531,6 @@ int cmd_ledger(int argc, char **argv)
     if (strcmp(a.sub, "verify") == 0)
         return run_verify(&a);
     if (strcmp(a.sub, "matrix") == 0)
-        return cli_usage(CMD, "ledger matrix is not available yet");
+        return run_matrix(&a);
     return run_append(&a);
 }

@@ -104,10 +104,15 @@ sk_err so_ledger_build_probe(const so_ledger *l, const char *item, const char *r
                              so_ledger_result *r, sk_diag *d);
 sk_err so_ledger_build_repair(const so_ledger *l, const char *item, const char *config,
                               so_ledger_result *r, sk_diag *d);
-/* command: the launch command file of BASE, or NULL (the seed's is kept). */
 sk_err so_ledger_build_freeze(const so_ledger *l, so_ledger_result *r, sk_diag *d);
 sk_err so_ledger_build_check(const so_ledger *l, const char *config, so_ledger_result *r,
                              sk_diag *d);
+
+/* The winner option matrix of the ledger's state (docs/ledger.md §6): the
+ * frozen matrix the ledger was started with, with every item's progress
+ * from the records and every path relative to out_path's directory; checked
+ * by the matrix validator (a violation is SO_LEDGER_SUB_REFUSED). */
+sk_err so_ledger_matrix(const so_ledger *l, const char *out_path, cJSON **doc, sk_diag *d);
 
 /* ------------------------------------------------------------ verification */
 

@@ -325,3 +325,9 @@ has edited_line_seq 'record [0-9]+ \(settle\): body_sha256'
 expect edited_line_caught_by_append 1 skdcci ledger check --ledger "$L" --config configs/p-same.json
 cp "$W/ledger.saved" "$L"
 expect verify_after_restore 0 skdcci ledger verify --ledger "$L"
+
+# ------------------------------------------------------------ the matrix from the ledger
+expect matrix_written 0 skdcci ledger matrix --ledger "$L" -o settled/matrix.json
+expect matrix_validates_settled 0 skdcci matrix validate settled/matrix.json --settled
+has matrix_incumbent '^valid: 4 items, 4 settled, incumbent O2, probe report checked$'
+expect matrix_never_overwritten 1 skdcci ledger matrix --ledger "$L" -o settled/matrix.json
