@@ -19,6 +19,7 @@
 
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_diag.h"
+#include "analyzer/stage_o/so_family.h"
 #include "analyzer/stage_o/so_ledger.h"
 #include "analyzer/stage_o/so_ledger_write.h"
 
@@ -113,6 +114,35 @@ sk_err so_ledger_build_check(const so_ledger *l, const char *config, so_ledger_r
  * from the records and every path relative to out_path's directory; checked
  * by the matrix validator (a violation is SO_LEDGER_SUB_REFUSED). */
 sk_err so_ledger_matrix(const so_ledger *l, const char *out_path, cJSON **doc, sk_diag *d);
+
+/* ------------------------------------------------------------ the DCCI family report */
+
+#define SO_LEDGER_FAMILY_PATHS 8
+#define SO_LEDGER_FAMILY_FAILED 64
+
+/* The inputs of `family report --ledger`: every path is the one a DCCI
+ * record bound (O0, disable-all and repair roots and configs, the analysis,
+ * the probe report, the failure scenes of the family's attempts), the gate
+ * settings the ledger's. */
+typedef struct so_ledger_family {
+    so_family_opts opts;
+    const so_ledger_item *item; /* the DCCI item */
+    char *paths[SO_LEDGER_FAMILY_PATHS];
+    const char *names[SO_LEDGER_FAMILY_FAILED];
+    const char *scenes[SO_LEDGER_FAMILY_FAILED];
+    char *scene_paths[SO_LEDGER_FAMILY_FAILED];
+} so_ledger_family;
+
+/* SO_LEDGER_SUB_BLOCKED when the family has no judged disable-all trial. */
+sk_err so_ledger_family_inputs(const so_ledger *l, so_ledger_family *f, sk_diag *d);
+void so_ledger_family_free(so_ledger_family *f);
+/* The family decision built from those inputs must agree with the ledger
+ * (accepted exactly when the ledger's DCCI item is accepted;
+ * SO_LEDGER_SUB_EVIDENCE otherwise); adds the "ledger" member {path, head,
+ * item, status, phase, incumbent_after, records [{seq, kind, line_sha256}]}
+ * to the report document. */
+sk_err so_ledger_family_check(const so_ledger *l, const so_ledger_family *f, so_family_result *r,
+                              sk_diag *d);
 
 /* ------------------------------------------------------------ verification */
 

@@ -230,6 +230,10 @@ runs configs/repair.json clean/O1-D4 4 5
 expect d4_top_up_accepted 0 skdcci ledger top-up --ledger "$L" --item O1 --runs clean/O1-D4 \
     --json-out gates/O1-d4-stability.json
 has d4_incumbent_is_o1 '^incumbent O1$'
+expect family_from_ledger 0 skdcci family report --ledger "$L" -o family
+has family_from_ledger_accepted '^reason repair_beats_o0$'
+has family_names_ledger_head '^ledger .* head [0-9a-f]{64} item O1 accepted$'
+expect family_ledger_takes_no_folders 2 skdcci family report --ledger "$L" --o0 clean/O0 -o family-x
 
 # ------------------------------------------------------------ O2 accepted after its top-up
 config aop repair auto_op_parallel=1
@@ -298,12 +302,18 @@ has later_config_names_option "changed changed $P/auto_op_parallel"
 
 # ------------------------------------------------------------ tampering
 cp "$L" "$W/ledger.saved"
-# a run added to a bound folder
+# a run added to a bound folder (the rejected-then-"rescued" case of the reference tools)
 mkdir clean/O3/run-4 && cp clean/O3/run-1/* clean/O3/run-4/
 expect added_run_caught_by_verify 10 skdcci ledger verify --ledger "$L"
 has added_run_named 'clean/O3/run-4: a run the ledger did not bind'
 expect added_run_caught_by_show 1 skdcci ledger show --ledger "$L"
 rm -rf clean/O3/run-4
+mkdir clean/O1-D1/run-4 && cp clean/O1-D1/run-1/* clean/O1-D1/run-4/
+expect added_da_run_caught_by_family_report 1 skdcci family report --ledger "$L" -o family-tampered
+has added_da_run_named 'clean/O1-D1/run-4: a run the ledger did not bind'
+t_ok added_da_run_no_report test ! -e family-tampered
+expect added_da_run_caught_by_verify 10 skdcci ledger verify --ledger "$L"
+rm -rf clean/O1-D1/run-4
 # one changed byte in a bound log
 cp clean/O2/run-2/log_1.log "$W/log.saved"
 sed -i '2s/10.0/10.1/' clean/O2/run-2/log_1.log
