@@ -8,9 +8,10 @@
 # the tamper cases: a run added to a bound folder, a changed byte in a bound
 # log, an edited ledger line.
 #
-# The runtime is replaced by test doubles: the clean launcher writes rank logs
-# whose decode times come from "<config>.ms" (one time per run), the
-# diagnostic launcher and the probe are those of tests/data/workflow/.
+# The runtime is replaced by test doubles: the clean launcher
+# (tests/data/ledger/launch.sh) writes rank logs whose decode times come from
+# "<config>.ms", the diagnostic launcher and the probe are those of
+# tests/data/workflow/.
 source "$SK_REPO/tests/lib.sh"
 W=$PWD
 DATA=$SK_REPO/tests/data/workflow
@@ -22,119 +23,27 @@ if ! "$TOOLS/skdcci_gen" --out "$W/raw" --scenario regression >/dev/null 2>"$W/g
     t_fail generate_pair "$(cat "$W/gen.err")"
     exit 0
 fi
-export WF_RAW="$W/raw" RANKS=2 WARMUP=0
+export WF_RAW="$W/raw"
 cat >"$W/cann/setenv.bash" <<EOF
 export ASCEND_HOME_PATH=$W/cann
 export LD_LIBRARY_PATH=$W/cann/lib64
 EOF
 unset ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_AICPU_PATH ASCEND_OPP_PATH LD_LIBRARY_PATH
 
-# the clean launcher double: CONFIG RUN_DIR
-cat >"$W/launch.sh" <<'EOF'
-#!/usr/bin/env bash
-set -eu
-config=$1 dir=$2 n=${2##*/run-}
-read -r -a ms <"$config.ms"
-v=${ms[n - 1]:?no time for run $n}
-for ((r = 0; r < RANKS; r++)); do
-    for i in 1 2 3; do echo "step=$i Inference time (decode): $v ms"; done >"$dir/log_$r.log"
-done
-printf '{"schema_version":"skdcci-correctness-1","passed":true,"compared":"tokens","tool":"launch.sh"}\n' \
-    >"$dir/correctness.json"
-EOF
-chmod +x "$W/launch.sh"
-
 E=$W/stage-o
 L=$E/ledger.jsonl
-mkdir -p "$E/configs" "$E/intake" "$E/gates" "$E/probe"
-cd "$E"
-
-clean_run() { # CONFIG ROOT N
-    local run=$2/run-$3
-    mkdir -p "$run"
-    cp "$1" "$run/config.json"
-    artifact_contract run --purpose clean --timeout 600 --record-out "$run/run-record.json" \
-        -- "$W/launch.sh" "$1" "$run" >/dev/null
-}
-runs() { # CONFIG ROOT FIRST LAST
-    local n
-    for ((n = $3; n <= $4; n++)); do clean_run "$1" "$2" "$n" || return 1; done
-}
-# config NAME BASE [KEY=JSON...]: BASE with members set in the optimize map
-config() {
-    python3 - "$E/configs/$1.json" "$E/configs/$2.json" "${@:3}" <<'PY'
-import json, sys
-out, base = sys.argv[1], json.load(open(sys.argv[2]))
-opts = base["model_config"]["custom_params"]["super_kernel_optimize_options"]
-for kv in sys.argv[3:]:
-    k, v = kv.split("=", 1)
-    opts[k] = json.loads(v)
-json.dump(base, open(out, "w"), indent=2)
-PY
-}
-ms() { echo "$2" >"$E/configs/$1.json.ms"; }
-
-# expect NAME WANT_RC CMD...: one TAP line, output in $OUT
 OUT=$W/out
-expect() {
-    local name=$1 want=$2 rc=0
-    shift 2
-    "$@" >"$OUT" 2>&1 || rc=$?
-    if [ "$rc" = "$want" ]; then t_pass "$name"; else t_fail "$name" "exit $rc, want $want" "$(head -c 3000 "$OUT")"; fi
-}
-has() { # NAME PATTERN: the last output holds PATTERN (grep -E)
-    if grep -qE -- "$2" "$OUT"; then t_pass "$1"; else t_fail "$1" "no '$2' in" "$(head -c 2000 "$OUT")"; fi
-}
-same_bytes() { # NAME: the ledger is byte-identical to the saved copy
-    if cmp -s "$L" "$W/ledger.saved"; then t_pass "$1"; else t_fail "$1" "the ledger changed"; fi
-}
+source "$SK_REPO/tests/data/ledger/lib.sh"
 
 # ------------------------------------------------------------ inputs
-cp "$W/raw/inputs/o0/config.json" "$E/configs/seed.json"
-cp "$W/raw/inputs/disable_all/config.json" "$E/configs/disable-all.json"
-cp "$W/raw/inputs/o0/workload.json" "$W/raw/inputs/o0/control.json" "$E/intake/"
+if ! stage_o_start "$W/raw" 2>"$W/start.err"; then t_fail stage_o_inputs "$(cat "$W/start.err")"; exit 0; fi
+cd "$E"
 P=/model_config/custom_params/super_kernel_optimize_options
-ms seed "10.3 10.3 10.2 10.3 10.3"
 ms disable-all "11.0 11.1 11.0"
 config aop seed auto_op_parallel=1
-config aggr seed 'aggressive_opt_strategies={"task_breaker_bypass":1,"value_breaker_bypass":0}'
 echo "early_start needs SetNextTaskStart/WaitPreTaskEnd in the operators; none here" >"$E/intake/early-start.md"
-bash -c 'source "$1" && exec python3 "$2" --json' probe "$W/cann/setenv.bash" "$DATA/check_environment.py" \
-    >"$E/probe/environment.json"
-
-# the frozen matrix: every item pending
-python3 - "$E" <<'PY'
-import hashlib, json, os, sys
-e = sys.argv[1]
-P = "/model_config/custom_params/super_kernel_optimize_options/"
-sha = lambda p: hashlib.sha256(open(os.path.join(e, p), "rb").read()).hexdigest()
-def item(i, cat, opt, value, risk="low"):
-    return {"id": i, "category": cat, "risk": risk, "status": "pending", "option": opt,
-            "value": value, "pointer": P + opt, "original_value": {"present": False},
-            "probe": {"accepted": True, "matched_value": value}}
-dcci = {"id": "O1", "category": "dcci", "risk": "medium", "status": "pending", "phase": "D1",
-        "d1": {"option": "dcci_disable_on_kernel", "value": [".*"], "pointer": P + "dcci_disable_on_kernel",
-               "original_value": {"present": False}, "probe": {"accepted": True, "matched_value": [".*"]},
-               "outcome": "pending"}}
-items = [dcci, item("O2", "auto_op_parallel", "auto_op_parallel", 1),
-         item("O3", "aggressive", "aggressive_opt_strategies",
-              {"task_breaker_bypass": 1, "value_breaker_bypass": 0}, "medium"),
-         item("O4", "other_experimental", "early_start", 1, "medium")]
-plan = {"schema_version": "superkernel-winner-option-matrix-v1", "seed_id": "Sbest-SEED", "o0_id": "O0",
-        "items": [{k: (it["d1"] if it["category"] == "dcci" and k in ("option", "value", "pointer", "original_value") else it)[k]
-                   for k in ("id", "category", "risk", "option", "value", "pointer", "original_value")} for it in items]}
-m = {"schema_version": "superkernel-winner-option-matrix-v1", "frozen_before_execution": True,
-     "plan_fingerprint": hashlib.sha256(json.dumps(plan, sort_keys=True, separators=(",", ":"),
-                                                   ensure_ascii=True).encode()).hexdigest(),
-     "seed_id": "Sbest-SEED",
-     "o0": {"id": "O0", "clean_root": "clean/O0", "run_count": 5, "stable": True, "spread_pct": 0.97},
-     "probe_report": {"path": "probe/environment.json", "sha256": sha("probe/environment.json")},
-     "settled": False, "items": items, "final_incumbent": None, "sbest_base_id": None}
-json.dump(m, open(os.path.join(e, "matrix.json"), "w"), indent=2)
-PY
 
 # ------------------------------------------------------------ O0 and init
-if ! runs configs/seed.json clean/O0 1 5 2>"$W/run.err"; then t_fail o0_runs "$(cat "$W/run.err")"; exit 0; fi
 expect init_refuses_unknown_option 2 skdcci ledger init --ledger "$L" --bogus x
 expect init 0 skdcci ledger init --ledger "$L" --seed-config configs/seed.json --o0 clean/O0 \
     --matrix matrix.json --source-revision rev-1 --workload intake/workload.json \
@@ -155,7 +64,7 @@ ms aop "10.1 10.1 10.1 10.0 10.1"
 expect order_refused 10 skdcci ledger trial --ledger "$L" --item O2 --config configs/aop.json \
     --runs clean/O2-early --json-out gates/O2-early.json
 has order_names_o1 'cannot start before O1'
-same_bytes order_refused_ledger_unchanged
+same_bytes order_refused_ledger_unchanged "$L" "$W/ledger.saved"
 t_ok order_refused_wrote_no_summary test ! -e gates/O2-early.json
 
 # ------------------------------------------------------------ DCCI D1: regression
@@ -257,14 +166,14 @@ runs configs/aggr.json clean/O3 4 5
 cp "$L" "$W/ledger.saved"
 expect o3_top_up_refused 10 skdcci ledger top-up --ledger "$L" --item O3 --runs clean/O3
 has o3_top_up_reason 'already settled \(rejected'
-same_bytes o3_top_up_ledger_unchanged
+same_bytes o3_top_up_ledger_unchanged "$L" "$W/ledger.saved"
 rm -rf clean/O3/run-4 clean/O3/run-5
 
 # ------------------------------------------------------------ O4 blocked
 cp "$L" "$W/ledger.saved"
 expect o4_no_profiling_reason_refused 10 skdcci ledger settle --ledger "$L" --item O4 --status blocked \
     --blocker prerequisite_missing --reason-zh "没有 profiling 证据" --evidence intake/early-start.md
-same_bytes o4_refusal_ledger_unchanged
+same_bytes o4_refusal_ledger_unchanged "$L" "$W/ledger.saved"
 expect o4_english_reason_refused 10 skdcci ledger settle --ledger "$L" --item O4 --status blocked \
     --blocker prerequisite_missing --reason-zh "operators not adapted" --evidence intake/early-start.md
 expect o4_blocked 0 skdcci ledger settle --ledger "$L" --item O4 --status blocked \
