@@ -246,6 +246,7 @@ cp "$W/ledger.saved" "$L"
 expect verify_after_restore 0 skdcci ledger verify --ledger "$L"
 
 # ------------------------------------------------------------ the matrix from the ledger
+mkdir settled
 expect matrix_written 0 skdcci ledger matrix --ledger "$L" -o settled/matrix.json
 expect matrix_validates_settled 0 skdcci matrix validate settled/matrix.json --settled
 has matrix_incumbent '^valid: 4 items, 4 settled, incumbent O2, probe report checked$'
