@@ -388,11 +388,11 @@ sk_err so_lb_runs_load(const so_ledger *l, size_t rec, const cJSON *runs, int ex
             rc = lost(l, rec, root_rel, d);
             break;
         }
-        const char *what = strcmp(f.record_sha, str(r, "record_sha256")) ? SO_HYGIENE_RECORD_NAME
-                           : strcmp(f.correctness_sha, str(r, "correctness_sha256"))
+        const char *what = strcmp(f.record_sha, str(r, "record_sha256")) != 0 ? SO_HYGIENE_RECORD_NAME
+                           : strcmp(f.correctness_sha, str(r, "correctness_sha256")) != 0
                                ? SO_HYGIENE_CORRECTNESS_NAME
-                           : strcmp(f.config_sha, str(sk_json_get(r, "config"), "sha256")) ||
-                                   strcmp(f.config_name, str(sk_json_get(r, "config"), "name"))
+                           : strcmp(f.config_sha, str(sk_json_get(r, "config"), "sha256")) != 0 ||
+                                   strcmp(f.config_name, str(sk_json_get(r, "config"), "name")) != 0
                                ? f.config_name
                                : NULL;
         if (what) {

@@ -68,9 +68,12 @@ void so_ledger_state_next(so_ledger *l);
 void so_ledger_attempt_name(const char *item, size_t n, char *out, size_t size);
 
 /* Diagnostic for record i: file = ledger path, line = its line,
- * "record <seq> (<kind>): <msg>". */
-sk_err so_ledger_fail(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
+ * "record <seq> (<kind>): <msg>"; evaluates to SK_E_CONTRACT (a macro, so
+ * that the code is visible to the static analyzer, as sk_diag_set is). */
+void so_ledger_fail_impl(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+#define so_ledger_fail(l, i, sub, d, ...) \
+    (so_ledger_fail_impl((l), (i), (sub), (d), __VA_ARGS__), SK_E_CONTRACT)
 
 /* ------------------------------------------------------------ evidence (so_ledger_bind.c) */
 

@@ -2,7 +2,6 @@
 #include "analyzer/stage_o/so_ledger_ops.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,16 +36,9 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static sk_err refuse(sk_diag *d, int sub, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static sk_err refuse(sk_diag *d, int sub, const char *fmt, ...)
-{
-    char msg[SK_DIAG_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return sk_diag_set_sub(d, SK_E_CONTRACT, sub, "", 0, "%s", msg);
-}
+/* A refusal: SK_E_CONTRACT with the sub-code (a macro, so that the returned
+ * code is visible to the static analyzer, as sk_diag_set is). */
+#define refuse(d, sub, ...) sk_diag_set_sub((d), SK_E_CONTRACT, (sub), "", 0, __VA_ARGS__)
 
 static sk_err nomem(sk_diag *d)
 {
@@ -218,8 +210,8 @@ static sk_err load_scene(const char *dir, const char *arg, const char *item, con
                     "%s: an environment blocker is not an attempt (it never launched): settle the "
                     "item blocked instead",
                     arg);
-    if (rc == SK_OK && (!sr.trial || strcmp(sr.trial, item) || !sr.attempt ||
-                        strcmp(sr.attempt, attempt)))
+    if (rc == SK_OK && (!sr.trial || strcmp(sr.trial, item) != 0 || !sr.attempt ||
+                        strcmp(sr.attempt, attempt) != 0))
         rc = refuse(d, REFUSED, "%s: the scene names trial %s attempt %s, not %s attempt %s", arg,
                     sr.trial ? sr.trial : "?", sr.attempt ? sr.attempt : "?", item, attempt);
     if (rc == SK_OK) {
@@ -700,6 +692,10 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
     so_item_status status;
     sk_jb b = SK_JB_INIT(d);
     body = sk_jb_obj(&b);
+    if (!failed_attempt && (!hy[1] || !runs_abs)) {
+        rc = sk_diag_set(d, SK_E_INTERNAL, "", 0, "a judged trial without its runs");
+        goto out;
+    }
     if (!failed_attempt) {
         so_set_opts opts = set_opts(l);
         rc = so_lb_runs_load(l, cur->record, cur->runs, 1, &base, d);

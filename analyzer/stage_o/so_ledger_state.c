@@ -228,7 +228,7 @@ static sk_err check_change(so_ledger *l, size_t i, const so_ledger_item *it, con
     const char *pointer = str(it->plan, "pointer");
     const cJSON *v0 = cJSON_IsArray(vals) ? vals->child : NULL;
     if (cJSON_GetArraySize(ptrs) != 1 || !str_is(change, "vs", so_ledger_current(l)->id) ||
-        !cJSON_IsString(ptrs->child) || !pointer || strcmp(ptrs->child->valuestring, pointer) ||
+        !cJSON_IsString(ptrs->child) || !pointer || strcmp(ptrs->child->valuestring, pointer) != 0 ||
         cJSON_GetArraySize(vals) != 1 || !str_is(v0, "pointer", pointer))
         return so_ledger_fail(l, i, STATE, d,
                               "a trial of %s changes exactly its pointer %s against the "

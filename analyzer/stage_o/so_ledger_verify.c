@@ -161,7 +161,7 @@ static sk_err trial_ok(ver *v, size_t i)
             cJSON_Delete(fresh);
             const char *d1 = str(b, "d1_outcome");
             if (rc == SK_OK && d1 && !e.accepted &&
-                strcmp(d1, so_disable_all_regressed(base, cand, &e) ? "regression" : "neutral"))
+                strcmp(d1, so_disable_all_regressed(base, cand, &e) ? "regression" : "neutral") != 0)
                 rc = so_ledger_fail(l, i, GATE, v->d,
                                     "the disable-all outcome re-computed on the bound runs is not "
                                     "%s",
