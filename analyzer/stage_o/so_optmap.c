@@ -19,19 +19,6 @@ void so_optmaps_free(so_optmaps *m)
     memset(m, 0, sizeof *m);
 }
 
-static const char *kind_name(const cJSON *v)
-{
-    if (cJSON_IsArray(v))
-        return "a list";
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    return "null";
-}
-
 static const char *map_name(const char *key)
 {
     if (strcmp(key, SO_OPTMAP_OPTIMIZE) == 0)
@@ -52,7 +39,7 @@ static sk_err add_map(collect *c, const char *name, const cJSON *options, sk_dia
 {
     if (!cJSON_IsObject(options))
         return sk_diag_set(d, SK_E_SCHEMA, c->label, 0, "%s: %s must be a mapping, found %s",
-                           sk_buf_cstr(&c->ptr), name, kind_name(options));
+                           sk_buf_cstr(&c->ptr), name, so_cdiff_value_kind(options));
     if (c->m->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 4;
         so_optmap *grown = sk_realloc(c->m->maps, cap * sizeof *grown);
