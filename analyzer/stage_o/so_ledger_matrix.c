@@ -267,9 +267,10 @@ static void dcci(mw *m, cJSON *o, const so_ledger_item *it)
             if (!ptr[k])
                 sk_jb_fail(m->b, SK_E_NOMEM);
             sk_jb_put_str(m->b, ptrs, names[k], ptr[k]);
-            cJSON *all = sk_jb_arr(m->b);
-            sk_jb_put(m->b, all, NULL, sk_jb_str(m->b, ".*"));
-            sk_jb_put(m->b, settings, names[k], k ? sk_jb_copy(m->b, list) : all);
+            cJSON *value = k ? sk_jb_copy(m->b, list) : sk_jb_arr(m->b);
+            if (!k)
+                sk_jb_put(m->b, value, NULL, sk_jb_str(m->b, ".*"));
+            sk_jb_put(m->b, settings, names[k], value);
             if (k) {
                 cJSON *p = sk_jb_obj(m->b);
                 sk_jb_put_bool(m->b, p, "accepted", 1);
