@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
 #include "analyzer/cli/so_cli.h"
@@ -20,9 +21,9 @@ const char cmd_family_usage[] =
     "Usage: skdcci family report --o0 DIR --disable-all DIR [--repair DIR]\n"
     "                            [--analysis OUTDIR] [--probe REPORT]\n"
     "                            [--probe-check REPORT]\n"
-    "                            [--failed-attempt NAME[=SCENE]]...\n"
+    "                            [--failed-attempt TRIAL/PHASE/ATTEMPT[=SCENE]]...\n"
     "                            [--configs O0 DA REPAIR] [--warmup N]\n"
-    "                            [--expected-ranks N] -o OUT\n"
+    "                            [--expected-ranks N] [--allow-unproven] -o OUT\n"
     "\n"
     "Assembles the DCCI family result: for O0, disable-all and the joint repair\n"
     "the clean run counts, worst-rank mean, median-run, P50, P90, stddev, spread,\n"
@@ -35,11 +36,13 @@ const char cmd_family_usage[] =
     "disable-all is not enough) with a stable five-run top-up; when disable-all did\n"
     "not regress it is judged on its own trial; otherwise the family is rejected\n"
     "and O0 restored; missing or inconsistent evidence blocks the decision.\n"
-    "Clean evidence per run (run-N/run-record.json, correctness.json, config;\n"
-    "docs/stage-o.md section 10): a functional failure of a trial run rejects the\n"
-    "family (functional_failure), an unclean run blocks it (o0_not_clean,\n"
-    "disable_all_not_clean, repair_not_clean), runs without a record are noted\n"
-    "(clean_unproven).\n"
+    "Clean evidence per run (run-N/run-record.json, correctness.json, config,\n"
+    "the root's attempts.jsonl; docs/stage-o.md section 10): a functional failure\n"
+    "of a trial run rejects the family (functional_failure), an unclean run blocks\n"
+    "it (o0_not_clean, disable_all_not_clean, repair_not_clean).  A run without a\n"
+    "run record is unclean, and so is a run made with another config than its\n"
+    "side's config of --configs, one that was moved or copied, or one whose group\n"
+    "ran a profiler or had an instrumentation variable on.\n"
     "\n"
     "Options:\n"
     "  --o0 DIR             O0 CLEAN root (five runs, run-*/log_<rank>.log)\n"
@@ -50,14 +53,21 @@ const char cmd_family_usage[] =
     "  --probe-check REPORT the `skdcci probe check --json-out` report; blocks\n"
     "                       (probe_values_mismatch) unless it checked the analysis's\n"
     "                       option-values.json (same SHA-256)\n"
-    "  --failed-attempt NAME[=SCENE]  a failed attempt of a family trial and its\n"
-    "                       failure scene (skdcci scene check); without a valid\n"
-    "                       post-launch scene of attempt NAME the decision is blocked\n"
-    "                       (failure_scene_missing, _invalid, _environment_blocker,\n"
-    "                       _other_attempt); a functional failure (correctness,\n"
-    "                       crash, hang, timeout, execution) rejects the family\n"
+    "  --failed-attempt TRIAL/PHASE/ATTEMPT[=SCENE]  a failed attempt of a family\n"
+    "                       trial, named by its full identity, and its failure scene\n"
+    "                       (skdcci scene check, its artifacts opened and hashed);\n"
+    "                       without a valid post-launch scene whose identity has\n"
+    "                       exactly this trial, phase and attempt the decision is\n"
+    "                       blocked (failure_scene_missing, _invalid,\n"
+    "                       _environment_blocker, _other_attempt); a functional\n"
+    "                       failure (correctness, crash, hang, timeout, execution)\n"
+    "                       rejects the family\n"
     "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
-    "                       trial exists\n"
+    "                       trial exists.  Each side's runs must have been made with\n"
+    "                       its config (the SHA-256 their records name)\n"
+    "  --allow-unproven     runs without a run record are unproven instead of\n"
+    "                       unclean (the reference-compatible behaviour); every\n"
+    "                       output says so first\n"
     "  --warmup N           decode samples dropped per rank log (8)\n"
     "  --expected-ranks N   rank logs required per run (8)\n"
     "  -o, --output OUT     output directory (must not exist or be empty): \n"
@@ -102,7 +112,8 @@ int cmd_family(int argc, char **argv)
         OPT_FAILED,
         OPT_CONFIGS,
         OPT_WARMUP,
-        OPT_RANKS
+        OPT_RANKS,
+        OPT_ALLOW_UNPROVEN
     };
     static const struct option opts[] = {
         {"o0", required_argument, NULL, OPT_O0},
@@ -115,6 +126,7 @@ int cmd_family(int argc, char **argv)
         {"configs", required_argument, NULL, OPT_CONFIGS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"expected-ranks", required_argument, NULL, OPT_RANKS},
+        {"allow-unproven", no_argument, NULL, OPT_ALLOW_UNPROVEN},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
@@ -130,8 +142,12 @@ int cmd_family(int argc, char **argv)
     o.set_opts.expected_ranks = 8;
     const char *out_dir = NULL;
     const char **slot = NULL;
-    /* NAME=SCENE split in place: the names point into argv, '=' becomes NUL */
+    /* TRIAL/PHASE/ATTEMPT=SCENE split in place: the parts point into argv,
+     * the separators become NUL */
+    const char *failed_trials[FAILED_MAX], *failed_phases[FAILED_MAX];
     const char *failed_names[FAILED_MAX], *failed_scenes[FAILED_MAX];
+    o.failed_trials = failed_trials;
+    o.failed_phases = failed_phases;
     o.failed_names = failed_names;
     o.failed_scenes = failed_scenes;
     optind = 0;
@@ -163,19 +179,35 @@ int cmd_family(int argc, char **argv)
             break;
         case OPT_FAILED: {
             char *eq = strchr(optarg, '=');
-            if (eq == optarg || !optarg[0])
-                return cli_usage(CMD, "--failed-attempt needs NAME or NAME=SCENE, got '%s'", optarg);
-            if (o.n_failed == FAILED_MAX)
-                return cli_usage(CMD, "at most %d --failed-attempt options", FAILED_MAX);
+            char *s1 = strchr(optarg, '/');
+            char *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
             if (eq)
                 *eq = '\0';
+            if (!s1 || !s2 || strchr(s2 + 1, '/') || s1 == optarg || s2 == s1 + 1 || !s2[1]) {
+                if (eq)
+                    *eq = '=';
+                return cli_usage(CMD, "--failed-attempt needs TRIAL/PHASE/ATTEMPT or "
+                                      "TRIAL/PHASE/ATTEMPT=SCENE (the scene's full identity), "
+                                      "got '%s'",
+                                 optarg);
+            }
+            if (o.n_failed == FAILED_MAX)
+                return cli_usage(CMD, "at most %d --failed-attempt options", FAILED_MAX);
+            *s1 = *s2 = '\0';
             for (size_t i = 0; i < o.n_failed; i++)
-                if (strcmp(failed_names[i], optarg) == 0)
-                    return cli_usage(CMD, "--failed-attempt %s is given twice", optarg);
-            failed_names[o.n_failed] = optarg;
+                if (strcmp(failed_trials[i], optarg) == 0 &&
+                    strcmp(failed_phases[i], s1 + 1) == 0 && strcmp(failed_names[i], s2 + 1) == 0)
+                    return cli_usage(CMD, "--failed-attempt %s/%s/%s is given twice", optarg,
+                                     s1 + 1, s2 + 1);
+            failed_trials[o.n_failed] = optarg;
+            failed_phases[o.n_failed] = s1 + 1;
+            failed_names[o.n_failed] = s2 + 1;
             failed_scenes[o.n_failed++] = eq && eq[1] ? eq + 1 : NULL;
             continue;
         }
+        case OPT_ALLOW_UNPROVEN:
+            o.allow_unproven = 1;
+            continue;
         case OPT_CONFIGS:
             if (o.configs[0])
                 return cli_usage(CMD, "--configs is given twice");
@@ -232,6 +264,8 @@ int cmd_family(int argc, char **argv)
         goto out;
     }
     const cJSON *dec = sk_json_get(r.doc, "decision");
+    if (o.allow_unproven)
+        printf("%s\n", SO_ALLOW_UNPROVEN_LINE);
     printf("status %s\nreason %s\nincumbent %s\nreport %s/%s\n", so_family_status_name(r.status),
            sk_json_get(dec, "reason_code")->valuestring,
            sk_json_get(dec, "incumbent_after")->valuestring, out_dir, SO_FAMILY_MD_NAME);

@@ -11,6 +11,7 @@
 #include "analyzer/chart/ch_svg.h"
 #include "analyzer/chart/ch_text.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_hygiene.h"
 
 #define WIDTH 960.0
 
@@ -155,6 +156,8 @@ sk_err so_family_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_b
     if (!p.pen.e)
         p.pen.e = ch_page_begin(out, "DCCI 家族报告");
     ch_pen_element(&p.pen, "h1", NULL, "DCCI 家族报告");
+    if (cJSON_IsTrue(sk_json_get(doc, SO_ALLOW_UNPROVEN_KEY)))
+        ch_pen_element(&p.pen, "p", NULL, SO_ALLOW_UNPROVEN_LINE);
     ch_pen_put(&p.pen, "<ul>\n");
     item(&p, "家族决策：", sk_json_get(dec, "status"));
     item(&p, "原因代码：", sk_json_get(dec, "reason_code"));

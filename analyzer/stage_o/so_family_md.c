@@ -4,6 +4,7 @@
 
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_hygiene.h"
 
 typedef struct md {
     sk_buf *out;
@@ -410,7 +411,10 @@ static void failed_attempts(md *m, const cJSON *doc)
 sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d)
 {
     md m = {out, SK_OK};
-    put(&m, "# DCCI 家族报告\n\n本报告由 `skdcci family report` 生成，JSON 版本 "
+    put(&m, "# DCCI 家族报告\n\n");
+    if (cJSON_IsTrue(sk_json_get(doc, SO_ALLOW_UNPROVEN_KEY)))
+        put(&m, SO_ALLOW_UNPROVEN_LINE "\n\n");
+    put(&m, "本报告由 `skdcci family report` 生成，JSON 版本 "
             "`dcci-family-report.json` 为准。\n\n");
     conclusion(&m, doc);
     clean_table(&m, doc);
