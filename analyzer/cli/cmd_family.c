@@ -251,6 +251,10 @@ int cmd_family(int argc, char **argv)
         return cli_usage(CMD, "--disable-all is required");
     if (!out_dir)
         return cli_usage(CMD, "-o OUT is required");
+    if (!o.configs[0] && !o.allow_unproven)
+        return cli_usage(CMD, "--configs O0 DA REPAIR is required: each side's runs must have "
+                              "been made with its config; --allow-unproven skips the clean-run "
+                              "proof");
 
     int rc = SKX_FAIL;
     sk_diag d;

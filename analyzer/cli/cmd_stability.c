@@ -63,6 +63,10 @@ int cmd_stability(int argc, char **argv)
     const char *dir = argv[optind];
     if (!dir[0])
         return cli_usage(CMD, "the CLEAN directory must not be empty");
+    if (!config && !allow_unproven)
+        return cli_usage(CMD, "--config CONFIG is required: the config the runs were made with "
+                              "(their records must name its SHA-256); --allow-unproven skips the "
+                              "clean-run proof");
 
     int rc = SKX_FAIL;
     sk_diag d;

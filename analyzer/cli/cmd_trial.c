@@ -154,10 +154,12 @@ int cmd_trial(int argc, char **argv)
                               "'baseline'");
     if (!baseline[0])
         return cli_usage(CMD, "--baseline DIR must not be empty");
-    if (!config && !allow_unproven)
-        return cli_usage(CMD, "--config CONFIG is required: the config the trial's runs were "
-                              "made with (their records must name its SHA-256); "
-                              "--allow-unproven skips the clean-run proof");
+    if ((!config || !baseline_config) && !allow_unproven)
+        return cli_usage(CMD, "%s is required: the config the %s runs were made with (their "
+                              "records must name its SHA-256); --allow-unproven skips the "
+                              "clean-run proof",
+                         !config ? "--config CONFIG" : "--baseline-config CONFIG",
+                         !config ? "trial's" : "incumbent's");
 
     int rc = SKX_FAIL;
     sk_diag d;

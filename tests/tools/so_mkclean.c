@@ -1,7 +1,7 @@
 /* Writes a CLEAN root for the Stage O tests:
  *
  *   so_mkclean [--warm LIST] [--prefill V] [--junk] [--first-run K]
- *              [--record CONFIG [--env NAME=VALUE]... [--fail-correctness K]]
+ *              [--record CONFIG [--env NAME=VALUE]... [--fail-correctness K] [--hold MS]]
  *              ROOT RANKS RUN...
  *
  * Creates ROOT/run-<k>/log_<r>.log for r in 0..RANKS-1 and one run directory
@@ -34,7 +34,7 @@
 extern char **environ;
 
 typedef struct spec {
-    const char *warm, *prefill;
+    const char *warm, *prefill, *hold;
     int junk;
 } spec;
 
@@ -114,7 +114,7 @@ static int write_correctness(const char *dir, int passed)
  * [--warm L] [--prefill V] [--junk] (options after the four words). */
 static int as_run(int argc, char **argv)
 {
-    spec sp = {NULL, NULL, 0};
+    spec sp = {NULL, NULL, NULL, 0};
     if (argc < 6)
         return 2;
     for (int i = 6; i < argc; i++) {
@@ -124,6 +124,8 @@ static int as_run(int argc, char **argv)
             sp.prefill = argv[++i];
         else if (strcmp(argv[i], "--junk") == 0)
             sp.junk = 1;
+        else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
+            usleep((useconds_t)atoi(argv[++i]) * 1000u);
     }
     if (write_run(argv[2], atoi(argv[3]), argv[4], &sp))
         return 1;
@@ -156,6 +158,8 @@ static int record_run(const char *dir, int ranks, const char *run_spec, const sp
         argv[a++] = "--prefill", argv[a++] = sp->prefill;
     if (sp->junk)
         argv[a++] = "--junk";
+    if (sp->hold)
+        argv[a++] = "--hold", argv[a++] = sp->hold;
     argv[a] = NULL;
     size_t n_env = 0;
     while (environ[n_env])
@@ -189,7 +193,7 @@ static int record_run(const char *dir, int ranks, const char *run_spec, const sp
 
 int main(int argc, char **argv)
 {
-    spec sp = {NULL, NULL, 0};
+    spec sp = {NULL, NULL, NULL, 0};
     const char *config = NULL;
     char *extra_env[32];
     int n_extra = 0, first_run = 1, fail_correctness = 0, i = 1;
@@ -210,6 +214,8 @@ int main(int argc, char **argv)
             extra_env[n_extra++] = argv[++i];
         else if (strcmp(argv[i], "--fail-correctness") == 0 && i + 1 < argc)
             fail_correctness = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
+            sp.hold = argv[++i];
         else
             return fprintf(stderr, "so_mkclean: bad option %s\n", argv[i]), 2;
     }
