@@ -11,7 +11,10 @@ rc=$?
 [ "$rc" -eq 0 ] && t_pass exit_zero_status || t_fail exit_zero_status "rc=$rc"
 rec_check exit_zero_records s1.producer.json '
 assert r["state"] == "finished" and s["state"] == "started"
-assert r["schema_version"] == "skdcci-producer-run-1"
+assert r["schema_version"] == "skdcci-producer-run-2"
+assert r["run_directory"]["path"] == os.path.realpath(".") and r["config"] is None
+assert r["attempt"] is None and r["observed_members_truncated"] is False
+assert [m["pid"] for m in r["observed_members"]] == [r["process"]["pid"]]
 assert r["exit"] == {"kind": "exited", "code": 0, "signal": None, "signal_name": None}, r["exit"]
 assert r["timed_out"] is False and r["termination"] is None and r["interruption"] is None
 assert r["group_survivors"] == 0
@@ -155,8 +158,9 @@ assert pid == pgid == sid == r["process"]["pid"]
 # --- a run without a capture session (--purpose clean|compile-health): the
 #     same two records, "purpose" instead of the session keys, no begin needed
 mkdir -p clean11/run-1
-ASCEND_PROF_SK_ON=0 artifact_contract run --purpose clean --record-out clean11/run-1/run-record.json \
-    -- sh -c 'echo x > clean11/run-1/out; exit 3'
+echo '{"model": 1}' >cfg11.json
+ASCEND_PROF_SK_ON=0 artifact_contract run --purpose clean --config cfg11.json \
+    --record-out clean11/run-1/run-record.json -- sh -c 'echo x > clean11/run-1/out; exit 3'
 rc=$?
 [ "$rc" -eq 3 ] && t_pass purpose_clean_status || t_fail purpose_clean_status "rc=$rc"
 rec_check purpose_clean_record clean11/run-1/run-record.json '
@@ -166,6 +170,14 @@ for k in ("session_fingerprint", "capture_role", "capture_root"):
     assert k not in r and k not in s, k
 assert r["exit"] == {"kind": "exited", "code": 3, "signal": None, "signal_name": None}
 assert r["command"]["environment"]["ASCEND_PROF_SK_ON"] == "0"
+import hashlib
+assert r["config"] == {"path": os.path.realpath("cfg11.json"), "bytes": 13,
+                       "sha256": hashlib.sha256(open("cfg11.json", "rb").read()).hexdigest()}
+assert r["run_directory"]["path"] == os.path.realpath("clean11/run-1")
+assert r["run_directory"]["inode"] == os.stat("clean11/run-1").st_ino
+j = open("clean11/attempts.jsonl", "rb").read()
+assert j.count(b"\n") == 1 and json.loads(j)["run"] == "run-1" and json.loads(j)["index"] == 1
+assert r["attempt"] == {"line": 1, "journal_sha256": hashlib.sha256(j).hexdigest()}
 '
 artifact_contract run --purpose compile-health --record-out ch12.json --timeout 60 -- true
 rec_check purpose_compile_health_record ch12.json '
