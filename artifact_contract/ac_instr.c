@@ -102,6 +102,10 @@ size_t ac_instr_scan_assignments(const char *arg, char *value_buf, size_t value_
             continue;
         }
         const ac_instr_var *v = ac_instr_var_find(p, n);
+        if (!v) {
+            p += n; /* another name's value may itself hold an assignment */
+            continue;
+        }
         const char *val = p + n + 1;
         size_t vlen = 0;
         while (!value_end(val[vlen]))
@@ -113,14 +117,12 @@ size_t ac_instr_scan_assignments(const char *arg, char *value_buf, size_t value_
             while (val[vlen] && val[vlen] != q)
                 vlen++;
         }
-        if (v) {
-            size_t keep = vlen < value_cap - 1 ? vlen : value_cap - 1;
-            memcpy(value_buf, val, keep);
-            value_buf[keep] = '\0';
-            if (ac_instr_value_on(value_buf)) {
-                found(v, value_buf, ctx);
-                calls++;
-            }
+        size_t keep = vlen < value_cap - 1 ? vlen : value_cap - 1;
+        memcpy(value_buf, val, keep);
+        value_buf[keep] = '\0';
+        if (ac_instr_value_on(value_buf)) {
+            found(v, value_buf, ctx);
+            calls++;
         }
         p = val + vlen - 1; /* the loop's p++ continues after the value */
     }
