@@ -304,7 +304,9 @@ ac_proc_look ac_proc_read_environ(int64_t pid, size_t name_max, size_t value_max
         /* end of file ends the last entry even without its NUL */
         size_t len = n == 0 ? 1 : (size_t)n;
         for (size_t i = 0; i < len; i++) {
-            char c = n == 0 ? '\0' : chunk[i];
+            char c = '\0';
+            if (n > 0)
+                c = chunk[i];
             if (c == '\0') {
                 if (e.total && e.in_value && e.name_len <= name_max && keep(e.name, e.name_len) &&
                     visit(e.name, e.name_len, e.value, e.value_len, e.cut, ctx)) {

@@ -109,21 +109,23 @@ typedef struct ac_producer_record {
     uint64_t runner_start_time_ticks;
     int64_t started_realtime_ns, started_monotonic_ns;
     /* version 2: the physical directory the record was published in (a
-     * clean run's run-N directory) and its inode number */
+     * clean run's run-N directory), its inode number and birth time (a copy
+     * put back in place may get the same inode number, not the same birth;
+     * has_run_dir_birth 0 when the filesystem reports none) */
     const char *run_dir_path;
     uint64_t run_dir_inode;
-    int has_run_dir_birth;    /* the filesystem reports birth times (statx) */
-    int64_t run_dir_birth_ns; /* the directory's birth time: a copy put back in place
-                                 may get the same inode number, not the same birth */
-    /* version 2: the config given with `run --config` (has_config 0: null) */
-    int has_config;
-    const char *config_path;  /* physical, absolute */
-    char config_sha256[65];
+    int64_t run_dir_birth_ns;
+    /* version 2: the config given with `run --config` (has_config 0: null);
+     * config_path is physical and absolute */
+    const char *config_path;
     int64_t config_bytes;
     /* version 2, clean runs: the run's line in its root's attempt journal
      * and the SHA-256 of the journal's first attempt_line lines */
-    int has_attempt;
     int64_t attempt_line;
+    int has_run_dir_birth;
+    int has_config;
+    int has_attempt;
+    char config_sha256[65];
     char attempt_journal_sha256[65];
     int has_timeout;
     int64_t timeout_s, deadline_monotonic_ns;

@@ -388,7 +388,9 @@ static void check_members(findings *fs, const ac_producer_record *rec)
             const cJSON *argv = sk_json_get(im, "argv"), *env = sk_json_get(im, "environment");
             const cJSON *un = sk_json_get(im, "unreadable");
             const cJSON *a0 = cJSON_IsArray(argv) ? argv->child : NULL;
-            const char *argv0 = cJSON_IsString(a0) ? a0->valuestring : "?";
+            const char *argv0 = "?";
+            if (a0 && cJSON_IsString(a0))
+                argv0 = a0->valuestring;
             if (cJSON_IsString(un) && strcmp(un->valuestring, "exited") != 0)
                 note(fs, "member_unreadable", un->valuestring,
                      "pid %lld (%s): its environment could not be read (%s)", pid, argv0,

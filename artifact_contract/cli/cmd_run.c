@@ -21,6 +21,8 @@ extern char **environ;
  * parsed exactly (no floating point). */
 static int parse_seconds_ms(const char *s, int64_t max_ms, int64_t *out)
 {
+    if (!s)
+        return -1;
     size_t n = strlen(s);
     sk_fixed_result r;
     /* no sign, no blank, no "N/A", no "5." (".5" is half a second) */
