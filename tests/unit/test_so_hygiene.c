@@ -445,6 +445,39 @@ static void bad_evidence_is_an_error(void)
     tfs_rm_rf(root);
 }
 
+/* Every allocation of a check failing in turn: SK_E_NOMEM and nothing
+ * returned, or the same verdict as without the failure. */
+static void allocation_failures_are_clean(void)
+{
+    const char *root = fresh_root("hyg-alloc");
+    const char *cfg = keep(tfs_path("%s/cfg.json", root));
+    const char *sk_on[] = {"ASCEND_PROF_SK_ON=4", NULL};
+    tfs_write_str(cfg, CLEAN_CONFIG);
+    T_EQ_INT(clean_run(root, 1, RUN_BODY, NULL, cfg), 0);
+    T_EQ_INT(clean_run(root, 2, RUN_BODY, sk_on, cfg), 0);
+    tfs_write_str(tfs_path("%s/run-2/config.json", root), "{\"debug_sync_all\": 1}\n");
+    int failures = 0;
+    for (unsigned long n = 1; n < 20000; n++) {
+        so_set_hygiene *h = NULL;
+        sk_diag d;
+        sk_diag_clear(&d);
+        sk_alloc_fail_at(n);
+        sk_err e = so_hygiene_check(root, cfg, 0, &h, &d);
+        sk_alloc_fail_at(0);
+        if (e == SK_OK) {
+            T_EQ_U64(h->n_proven, 1);
+            T_EQ_U64(h->n_rejected, 1);
+            so_hygiene_free(h);
+            break;
+        }
+        T_EQ_INT(e, SK_E_NOMEM);
+        T_CHECK(h == NULL);
+        failures++;
+    }
+    T_CHECK(failures > 50);
+    tfs_rm_rf(root);
+}
+
 static const t_case cases[] = {
     T(env_rule),
     T(value_rule),
@@ -455,6 +488,7 @@ static const t_case cases[] = {
     T(unreadable_member),
     T(one_process_per_run),
     T(bad_evidence_is_an_error),
+    T(allocation_failures_are_clean),
     {NULL, NULL},
 };
 T_MAIN(cases)
