@@ -756,15 +756,13 @@ static sk_err check_history(const char *root, so_set_hygiene *h, sk_diag *d)
 {
     ac_attempt_journal j;
     sk_err rc = SK_OK;
-    int exists = 0, recorded = 0;
+    int exists = 0;
     char *path = join3(root, "", AC_ATTEMPT_JOURNAL_NAME);
     sk_diag jd;
     sk_diag_clear(&jd);
     memset(&j, 0, sizeof j);
     if (!path)
         return sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
-    for (size_t i = 0; i < h->n_runs; i++)
-        recorded |= h->runs[i].attempt_line > 0;
     sk_err lr = ac_attempt_journal_load(path, &j, &exists, &jd);
     if (is_nomem(lr)) {
         rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
