@@ -237,19 +237,24 @@ static ssize_t read_retry(int fd, char *buf, size_t cap)
     return n;
 }
 
-ac_proc_look ac_proc_read_cmdline(int64_t pid, size_t cap, sk_buf *out, int *truncated)
+ac_proc_read ac_proc_read_file(const char *path, size_t cap, sk_buf *out, int *truncated,
+                               int *err)
 {
-    ac_proc_look st;
     char chunk[4096];
+    ac_proc_read r = AC_PROC_READ_OK;
     sk_buf_reset(out);
     *truncated = 0;
-    int fd = open_proc_file(pid, "cmdline", &st);
-    if (fd < 0)
-        return st;
+    *err = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0) {
+        *err = errno;
+        return AC_PROC_OPEN_FAILED;
+    }
     for (;;) {
         ssize_t n = read_retry(fd, chunk, sizeof chunk);
         if (n < 0) {
-            st = look_errno(errno);
+            *err = errno;
+            r = AC_PROC_READ_FAILED;
             break;
         }
         if (n == 0)
@@ -260,16 +265,27 @@ ac_proc_look ac_proc_read_cmdline(int64_t pid, size_t cap, sk_buf *out, int *tru
             *truncated = 1;
         }
         if (sk_buf_append(out, chunk, take)) {
-            st = AC_LOOK_FAILED;
+            r = AC_PROC_READ_NOMEM;
             break;
         }
         if (*truncated)
             break;
     }
     close(fd);
-    if (st == AC_LOOK_OK && out->len == 0)
-        st = AC_LOOK_EXITED;
-    return st;
+    return r;
+}
+
+ac_proc_look ac_proc_read_cmdline(int64_t pid, size_t cap, sk_buf *out, int *truncated)
+{
+    char path[64];
+    int err;
+    snprintf(path, sizeof path, "/proc/%lld/cmdline", (long long)pid);
+    ac_proc_read r = ac_proc_read_file(path, cap, out, truncated, &err);
+    if (r == AC_PROC_READ_NOMEM)
+        return AC_LOOK_FAILED;
+    if (r != AC_PROC_READ_OK)
+        return look_errno(err);
+    return out->len == 0 ? AC_LOOK_EXITED : AC_LOOK_OK;
 }
 
 /* The entry being assembled from the stream: its name (cut at name_max + 1

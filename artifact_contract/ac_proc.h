@@ -66,6 +66,21 @@ typedef enum ac_proc_look {
     AC_LOOK_FAILED   /* another read error, or out of memory */
 } ac_proc_look;
 
+/* How a bounded read of one /proc file went (ac_proc_read_file). */
+typedef enum ac_proc_read {
+    AC_PROC_READ_OK = 0,
+    AC_PROC_OPEN_FAILED, /* open failed; *err holds its errno */
+    AC_PROC_READ_FAILED, /* a read failed; *err holds its errno */
+    AC_PROC_READ_NOMEM   /* out of memory */
+} ac_proc_read;
+
+/* Reads the file at path (a /proc file reports size 0, so it is read to end
+ * of file; a symbolic link is not followed) into out, at most cap bytes;
+ * *truncated = 1 when there was more.  *err is the errno of a failed open or
+ * read, 0 otherwise. */
+ac_proc_read ac_proc_read_file(const char *path, size_t cap, sk_buf *out, int *truncated,
+                               int *err);
+
 /* Reads /proc/<pid>/cmdline (the NUL-terminated arguments) into out, at most
  * cap bytes; *truncated = 1 when there was more.  An empty file (a zombie or
  * a process that is exiting) is AC_LOOK_EXITED. */
