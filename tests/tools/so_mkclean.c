@@ -110,23 +110,37 @@ static int write_correctness(const char *dir, int passed)
     return fclose(f) != 0;
 }
 
+/* The options that shape a run's files, shared by both modes; 1 when
+ * argv[*i] was one of them (*i then points at its last word). */
+static int spec_option(int argc, char **argv, int *i, spec *sp)
+{
+    const char *o = argv[*i];
+    int has_value = *i + 1 < argc;
+    if (strcmp(o, "--junk") == 0)
+        sp->junk = 1;
+    else if (strcmp(o, "--warm") == 0 && has_value)
+        sp->warm = argv[++*i];
+    else if (strcmp(o, "--prefill") == 0 && has_value)
+        sp->prefill = argv[++*i];
+    else if (strcmp(o, "--hold") == 0 && has_value)
+        sp->hold = argv[++*i];
+    else
+        return 0;
+    return 1;
+}
+
 /* The run's process under --record: so_mkclean --as-run DIR RANKS SPEC PASSED
- * [--warm L] [--prefill V] [--junk] (options after the four words). */
+ * [--warm L] [--prefill V] [--junk] [--hold MS] (options after the four words). */
 static int as_run(int argc, char **argv)
 {
     spec sp = {NULL, NULL, NULL, 0};
     if (argc < 6)
         return 2;
-    for (int i = 6; i < argc; i++) {
-        if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc)
-            sp.warm = argv[++i];
-        else if (strcmp(argv[i], "--prefill") == 0 && i + 1 < argc)
-            sp.prefill = argv[++i];
-        else if (strcmp(argv[i], "--junk") == 0)
-            sp.junk = 1;
-        else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
-            usleep((useconds_t)atoi(argv[++i]) * 1000u);
-    }
+    for (int i = 6; i < argc; i++)
+        if (!spec_option(argc, argv, &i, &sp))
+            return 2;
+    if (sp.hold)
+        usleep((useconds_t)atoi(sp.hold) * 1000u);
     if (write_run(argv[2], atoi(argv[3]), argv[4], &sp))
         return 1;
     return write_correctness(argv[2], strcmp(argv[5], "1") == 0);
@@ -200,13 +214,9 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--as-run") == 0)
         return as_run(argc, argv);
     for (; i < argc && argv[i][0] == '-' && argv[i][1] == '-'; i++) {
-        if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc)
-            sp.warm = argv[++i];
-        else if (strcmp(argv[i], "--prefill") == 0 && i + 1 < argc)
-            sp.prefill = argv[++i];
-        else if (strcmp(argv[i], "--junk") == 0)
-            sp.junk = 1;
-        else if (strcmp(argv[i], "--first-run") == 0 && i + 1 < argc)
+        if (spec_option(argc, argv, &i, &sp))
+            continue;
+        if (strcmp(argv[i], "--first-run") == 0 && i + 1 < argc)
             first_run = atoi(argv[++i]);
         else if (strcmp(argv[i], "--record") == 0 && i + 1 < argc)
             config = argv[++i];
@@ -214,8 +224,6 @@ int main(int argc, char **argv)
             extra_env[n_extra++] = argv[++i];
         else if (strcmp(argv[i], "--fail-correctness") == 0 && i + 1 < argc)
             fail_correctness = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
-            sp.hold = argv[++i];
         else
             return fprintf(stderr, "so_mkclean: bad option %s\n", argv[i]), 2;
     }
