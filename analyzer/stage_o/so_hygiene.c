@@ -67,26 +67,34 @@ int so_hygiene_value_on(const cJSON *v)
 
 /* ------------------------------------------------------------ reasons */
 
+/* A reason's or issue's detail: the formatted text (cut at 511 bytes) in a
+ * fresh allocation, or NULL when out of memory. */
+static char *format_detail(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *format_detail(const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return sk_strdup(msg);
+}
+
 static sk_err add_reason(so_run_hygiene *r, const char *code, int functional, const char *fmt,
                          ...) __attribute__((format(printf, 4, 5)));
 static sk_err add_reason(so_run_hygiene *r, const char *code, int functional, const char *fmt,
                          ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char *detail = format_detail(fmt, ap);
     va_end(ap);
-    so_hygiene_reason *nr = sk_realloc(r->reasons, (r->n_reasons + 1) * sizeof *nr);
-    if (!nr)
+    so_hygiene_reason *nr = detail ? sk_realloc(r->reasons, (r->n_reasons + 1) * sizeof *nr) : NULL;
+    if (!nr) {
+        sk_free(detail);
         return SK_E_NOMEM;
+    }
     r->reasons = nr;
     nr[r->n_reasons].code = code;
     nr[r->n_reasons].functional = functional;
-    nr[r->n_reasons].detail = sk_strdup(msg);
-    if (!nr[r->n_reasons].detail)
-        return SK_E_NOMEM;
-    r->n_reasons++;
+    nr[r->n_reasons++].detail = detail;
     return SK_OK;
 }
 
@@ -338,8 +346,9 @@ static void argv_assignment(const ac_instr_var *var, const char *value, void *ct
         note(p->fs, var->code, key, "the command line sets %s=%s, which turns on %s", var->name,
              value, var->what);
     else
-        note(p->fs, var->code, key, "pid %lld (%s) has %s=%s on its command line, which turns on %s",
-             p->pid, p->argv0, var->name, value, var->what);
+        note(p->fs, var->code, key,
+             "pid %lld (%s) has %s=%s on its command line, which turns on %s", p->pid, p->argv0,
+             var->name, value, var->what);
 }
 
 /* argv as a C array (borrowed strings); NULL entries for non-strings. */
@@ -717,20 +726,20 @@ static sk_err add_issue(so_set_hygiene *h, const char *run, const char *code, co
 static sk_err add_issue(so_set_hygiene *h, const char *run, const char *code, const char *fmt,
                         ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char *detail = format_detail(fmt, ap);
     va_end(ap);
-    so_hygiene_issue *ni = sk_realloc(h->issues, (h->n_issues + 1) * sizeof *ni);
-    if (!ni)
+    so_hygiene_issue *ni = detail ? sk_realloc(h->issues, (h->n_issues + 1) * sizeof *ni) : NULL;
+    if (!ni) {
+        sk_free(detail);
         return SK_E_NOMEM;
+    }
     h->issues = ni;
     ni[h->n_issues].code = code;
+    ni[h->n_issues].detail = detail;
     ni[h->n_issues].run = sk_strdup(run);
-    ni[h->n_issues].detail = sk_strdup(msg);
-    h->n_issues++;
-    return ni[h->n_issues - 1].run && ni[h->n_issues - 1].detail ? SK_OK : SK_E_NOMEM;
+    return ni[h->n_issues++].run ? SK_OK : SK_E_NOMEM;
 }
 
 static so_run_hygiene *run_by_index(so_set_hygiene *h, int64_t idx)
