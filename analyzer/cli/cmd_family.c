@@ -22,7 +22,7 @@ const char cmd_family_usage[] =
     "                            [--analysis OUTDIR] [--probe REPORT]\n"
     "                            [--probe-check REPORT]\n"
     "                            [--failed-attempt TRIAL/PHASE/ATTEMPT[=SCENE]]...\n"
-    "                            [--configs O0 DA REPAIR] [--warmup N]\n"
+    "                            --configs O0 DA REPAIR [--warmup N]\n"
     "                            [--expected-ranks N] [--allow-unproven] -o OUT\n"
     "\n"
     "Assembles the DCCI family result: for O0, disable-all and the joint repair\n"
@@ -64,7 +64,8 @@ const char cmd_family_usage[] =
     "                       rejects the family\n"
     "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
     "                       trial exists.  Each side's runs must have been made with\n"
-    "                       its config (the SHA-256 their records name)\n"
+    "                       its config (the SHA-256 their records name); required\n"
+    "                       unless --allow-unproven\n"
     "  --allow-unproven     runs without a run record are unproven instead of\n"
     "                       unclean (the reference-compatible behaviour); every\n"
     "                       output says so first\n"
@@ -90,7 +91,7 @@ static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_MD_NAME, r->markdown.data, r->markdown.len, 0644, d);
     if (rc == SK_OK)
-        rc = so_family_html(r->doc, sk_buf_cstr(&r->markdown), r->markdown.len, &html, d);
+        rc = so_family_html(r->doc, &html, d);
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_HTML_NAME, sk_buf_cstr(&html), html.len, 0644, d);
     if (rc == SK_OK)

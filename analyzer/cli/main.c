@@ -89,7 +89,8 @@ static const cli_cmd commands[] = {
     {"stability", cmd_stability, "five-run stability of one CLEAN root (exit 10 when unstable)",
      "Usage: skdcci stability DIR --config CONFIG [--warmup N] [--expected-ranks N]\n"
     "                        [--json-out FILE]\n"
-    "       skdcci stability DIR --allow-unproven [options]\n"
+    "       skdcci stability DIR --allow-unproven [--config CONFIG] [--warmup N]\n"
+    "                        [--expected-ranks N] [--json-out FILE]\n"
     "\n"
     "The five-run stability check of one CLEAN root on its own (S0, O0, and every\n"
     "accepted trial after its top-up to five runs): stable iff exactly 5 runs and\n"
@@ -119,8 +120,11 @@ static const cli_cmd commands[] = {
     "Exit: 0 stable, 10 unstable, 1 input error, 2 usage error.\n"
     "Details: docs/stage-o.md\n"},
     {"trial", cmd_trial, "Stage O option-trial gate: trial vs incumbent (exit 10 when rejected)",
-     "Usage: skdcci trial --baseline DIR --baseline-config CONFIG\n"
-    "                    --candidate NAME=DIR --config CONFIG [options]\n"
+     "Usage: skdcci trial --baseline DIR --baseline-config CONFIG --candidate NAME=DIR\n"
+    "                    --config CONFIG [--warmup N] [--expected-ranks N]\n"
+    "                    [--allow-p90-regression-pct X] [--allow-stddev-regression-pct X]\n"
+    "                    [--json-out FILE] [--robust] [--option-trial]\n"
+    "                    [--min-improvement-pct X]\n"
     "       skdcci trial --baseline DIR --candidate NAME=DIR --allow-unproven [options]\n"
     "\n"
     "The Stage O option-trial gate: compares one trial CLEAN root against the current\n"

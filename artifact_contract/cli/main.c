@@ -18,6 +18,7 @@
 static const cli_cmd commands[] = {
     {"begin", cmd_begin, "record a session for an empty capture root and mark the root",
      "Usage: artifact_contract begin --role ROLE --root PATH --session-out PATH\n"
+     "                               [--json-errors]\n"
      "\n"
      "Records a collection session for the capture root PATH, which must be empty\n"
      "(it is created when missing), writes the session record to --session-out\n"
@@ -105,6 +106,7 @@ static const cli_cmd commands[] = {
      "         --workload FILE --config FILE --control FILE\n"
      "         --file ROLE=RELPATH [--file ...] --out ROOT/NAME.json\n"
      "         [--round-id ID] [--strict-root | --no-strict-root] [--jobs N]\n"
+     "         [--json-errors]\n"
      "\n"
      "Seals the listed artifacts of the session's capture root in a manifest\n"
      "published atomically at --out (directly inside the root, never overwritten).\n"
@@ -137,6 +139,7 @@ static const cli_cmd commands[] = {
     {"validate-set", cmd_validate_set, "re-prove a set of manifests and print its summary",
      "Usage: artifact_contract validate-set --manifest ROLE=PATH [--manifest ...]\n"
      "         [--json-out PATH] [--strict-root | --no-strict-root] [--jobs N]\n"
+     "         [--json-errors]\n"
      "\n"
      "Re-proves every manifest against the filesystem (marker, scan, SHA-256 and\n"
      "stat of every artifact) and the set's consistency, then prints the summary\n"
@@ -154,7 +157,7 @@ static const cli_cmd commands[] = {
      "Exit status: 0 valid, 2 usage error or contract violation.\n"},
     {"validate", cmd_validate, "re-prove one manifest and print its summary",
      "Usage: artifact_contract validate --manifest PATH [--role ROLE] [--json-out PATH]\n"
-     "         [--strict-root | --no-strict-root] [--jobs N]\n"
+     "         [--strict-root | --no-strict-root] [--jobs N] [--json-errors]\n"
      "\n"
      "Re-proves a single manifest (the rules of validate-set for one role) and\n"
      "prints its one-role summary.  Without --role the manifest's capture_role is\n"
@@ -167,7 +170,7 @@ static const cli_cmd commands[] = {
      "\n"
      "Exit status: 0 valid, 2 usage error or contract violation.\n"},
     {"status", cmd_status, "say whether a capture root is empty, begun, finalized or invalid",
-     "Usage: artifact_contract status [--jobs N] ROOT\n"
+     "Usage: artifact_contract status [--jobs N] [--json-errors] ROOT\n"
      "\n"
      "Prints one canonical JSON object describing ROOT:\n"
      "  absent     ROOT does not exist\n"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 # Clean-run evidence (docs/stage-o.md §10) with real run records: every run
 # of the CLEAN roots is launched under `artifact_contract run --purpose clean
 # --config CONFIG` by a test launcher that writes the rank logs, the
