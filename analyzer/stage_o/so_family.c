@@ -845,26 +845,28 @@ static int decide_failed(fam *f, decision *dc)
                  {"invalid", "failure_scene_invalid"},
                  {"environment_blocker", "failure_scene_environment_blocker"},
                  {"other_attempt", "failure_scene_other_attempt"}};
-    const char *functional = NULL;
+    char functional[512] = "";
     for (size_t i = 0; i < f->o->n_failed; i++) {
         const failed_attempt *a = &f->fa[i];
+        char id[512]; /* trial/phase/attempt, as --failed-attempt names it */
+        snprintf(id, sizeof id, "%s/%s/%s", f->o->failed_trials[i], f->o->failed_phases[i],
+                 f->o->failed_names[i]);
         for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
             if (strcmp(a->status, codes[k].status) == 0)
-                add_issue(f, f->blockers, codes[k].code, "failed attempt %s: %s",
-                          f->o->failed_names[i], a->problem);
-        if (a->functional && !functional)
-            functional = f->o->failed_names[i];
+                add_issue(f, f->blockers, codes[k].code, "failed attempt %s: %s", id, a->problem);
+        if (a->functional && !functional[0])
+            snprintf(functional, sizeof functional, "%s", id);
         else if (strcmp(a->status, "valid") == 0 && !a->functional)
             add_issue(f, f->notes, "failed_attempt_not_functional",
                       "failed attempt %s failed in %s: not a functional failure; the trial needs "
-                      "a new attempt", f->o->failed_names[i], a->kind);
+                      "a new attempt", id, a->kind);
     }
     if (cJSON_GetArraySize(f->blockers)) {
         set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
                      "失败的尝试缺少有效的失败现场，无法判定 DCCI 家族", "O0");
         return 1;
     }
-    if (functional) {
+    if (functional[0]) {
         add_issue(f, f->notes, "functional_failure",
                   "failed attempt %s is a functional failure (correctness, crash, hang, timeout "
                   "or execution)", functional);

@@ -593,15 +593,15 @@ static void failed_attempts(ch_doc *d, const cJSON *doc)
     if (!cJSON_IsArray(fl))
         return;
     ch_doc_headingf(d, 2, "10. 失败的尝试与失败现场");
-    static const char *const cols[] = {"尝试", "现场文件", "SHA-256", "现场状态", "失败类型",
-                                       "功能失败", "问题"};
+    static const char *const cols[] = {"试验", "阶段", "尝试", "现场文件", "SHA-256",
+                                       "现场状态", "失败类型", "功能失败", "问题"};
     ch_doc_table_begin(d, NULL, 0, -1);
-    ch_doc_head(d, cols, 7);
+    ch_doc_head(d, cols, 9);
     for (const cJSON *a = fl->child; a; a = a->next) {
-        const cJSON *cells[7] = {get(a, "attempt"), get(a, "scene"), get(a, "sha256"),
-                                 get(a, "scene_status"), get(a, "kind"), get(a, "functional"),
-                                 get(a, "problem")};
-        row(d, cells, 7);
+        const cJSON *cells[9] = {get(a, "trial"), get(a, "phase"), get(a, "attempt"),
+                                 get(a, "scene"), get(a, "sha256"), get(a, "scene_status"),
+                                 get(a, "kind"), get(a, "functional"), get(a, "problem")};
+        row(d, cells, 9);
     }
     ch_doc_table_end(d);
 }

@@ -120,7 +120,8 @@ static void functional_failure(zh *z)
         const cJSON *fl = get(z->doc, "failed_attempts");
         for (const cJSON *a = fl ? fl->child : NULL; a; a = a->next)
             if (cJSON_IsTrue(get(a, "functional"))) {
-                putf(z, "失败的尝试 %s 是功能失败（%s：正确性、崩溃、挂起、超时或执行失败）",
+                putf(z, "失败的尝试 %s/%s/%s 是功能失败（%s：正确性、崩溃、挂起、超时或执行失败）",
+                     str(get(a, "trial"), "?"), str(get(a, "phase"), "?"),
                      str(get(a, "attempt"), "?"), str(get(a, "kind"), "?"));
                 return;
             }
@@ -136,7 +137,9 @@ static void failed_attempt(zh *z, const char *what)
     const cJSON *fl = get(z->doc, "failed_attempts");
     const char *m = str(get(z->issue, "message"), "");
     for (const cJSON *a = fl ? fl->child : NULL; a; a = a->next) {
-        const char *name = str(get(a, "attempt"), "");
+        char name[512]; /* the full identity the message names */
+        snprintf(name, sizeof name, "%s/%s/%s", str(get(a, "trial"), ""),
+                 str(get(a, "phase"), ""), str(get(a, "attempt"), ""));
         size_t n = strlen(name);
         if (strncmp(m, "failed attempt ", 15) != 0 || strncmp(m + 15, name, n) != 0 ||
             (m[15 + n] != ':' && m[15 + n] != ' '))
