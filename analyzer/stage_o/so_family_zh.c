@@ -86,6 +86,10 @@ static void unclean_runs(zh *z, const char *side, int functional_only)
                 continue;
             putf(z, "%s%s：%s", n++ ? "、" : "", str(get(r, "run"), "?"), str(get(k, "code"), "?"));
         }
+    /* the root's own problems (a run the attempt journal names that is gone) */
+    const cJSON *issues = get2(get(z->doc, "clean_evidence"), side, "issues");
+    for (const cJSON *k = issues && !functional_only ? issues->child : NULL; k; k = k->next)
+        putf(z, "%s%s：%s", n++ ? "、" : "", str(get(k, "run"), "?"), str(get(k, "code"), "?"));
     if (!n)
         put(z, "无");
 }
