@@ -38,6 +38,9 @@ static const cli_cmd commands[] = {
      cmd_repair_config_usage},
     {"family", cmd_family, "family report: the DCCI family decision with all its evidence",
      cmd_family_usage},
+    {"ledger", cmd_ledger,
+     "the Stage O ledger: init, trial, top-up, settle, DCCI records, freeze, show, verify",
+     cmd_ledger_usage},
     {"scene", cmd_scene, "check a failure scene: the eight items, environment blocker or not",
      cmd_scene_usage},
     {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
@@ -82,6 +85,9 @@ static const cli_cmd commands[] = {
     "                     --option-probes)\n"
     "  --json-out FILE    write the per-value result; never overwrites\n"
     "\n"
+    "Each value not accepted (and an unusable report) gets a line 'failed <check>\n"
+    "measured <value> threshold <rule>' before the verdict line.\n"
+    "\n"
     "Exit: 0 every value accepted, 10 some value rejected by the wrapper,\n"
     "3 unknown (report not usable) or incomplete (a value was not probed),\n"
     "1 input error, 2 usage error.\n"
@@ -104,7 +110,9 @@ static const cli_cmd commands[] = {
     "its group ran a profiler or had profiling, SK metadata, sk_prof, trace or debug\n"
     "sync on; its config (CONFIG, or another one) turns instrumentation on; it was\n"
     "moved or copied; its index was deleted or reused; correctness failed or\n"
-    "missing; crash, timeout.\n"
+    "missing; crash, timeout.  The lines name the root by its directory name.  Each\n"
+    "failed check prints 'failed <check> measured <value> threshold <rule>' before\n"
+    "the 'stable' line.\n"
     "\n"
     "Options:\n"
     "  --config CONFIG     the config the runs were made with (required unless\n"
@@ -145,6 +153,14 @@ static const cli_cmd commands[] = {
     "copied, a deleted or reused index, correctness failed) exits 10 with\n"
     "'clean-run-rejected' lines before any gate; otherwise a 'clean-evidence' line\n"
     "per root says proven (or unproven with --allow-unproven).\n"
+    "\n"
+    "Output: the reference's table and lines; each failed check prints 'failed\n"
+    "<check> measured <value> threshold <rule>' before 'option-trial-accepted'.\n"
+    "'retained-incumbent' is the reference's word for the recommended root; the\n"
+    "line 'candidate-status NAME <status>: ...' after it says what the verdict\n"
+    "means: rejected, recommended-for-top-up (accepted with fewer than 5 runs: not\n"
+    "yet the incumbent), incumbent (accepted with a stable 5-run top-up) or\n"
+    "top-up-unstable.\n"
     "\n"
     "Options:\n"
     "  --baseline DIR                     current incumbent CLEAN root (required)\n"

@@ -357,6 +357,8 @@ static sk_err analyze_ranks(dcci_analysis *a, const dcci_ranks r[2], sk_diag *d)
     }
     for (int i = 0; i < 2 && !e; i++)
         e = dcci_ranks_check_copies(&a->side[i], d);
+    if (!e)
+        e = dcci_gates_device_numbering(a, d);
     if (!e && !a->ndevices && !collection_blocked(a))
         e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "missing_input", NULL, NULL, 0, d,
                            "no device has a complete rank on both sides");
@@ -386,12 +388,16 @@ static sk_err analyze_ranks(dcci_analysis *a, const dcci_ranks r[2], sk_diag *d)
 sk_err dcci_analyze_sides(dcci_analysis *a, sk_diag *d)
 {
     dcci_ranks r[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
-    int multi = !dcci_ranks_one_device(&a->side[0]) || !dcci_ranks_one_device(&a->side[1]);
     sk_err e = SK_OK;
     for (int i = 0; i < 2 && !e; i++)
+        e = dcci_ranks_cycles(&a->side[i], d);
+    int multi = !dcci_ranks_one_device(&a->side[0]) || !dcci_ranks_one_device(&a->side[1]);
+    for (int i = 0; i < 2 && !e; i++)
         e = dcci_ranks_split(&a->side[i], multi, &r[i], d);
-    if (!e)
+    if (!e) {
+        dcci_gates_link_pids(a);
         e = multi ? analyze_ranks(a, r, d) : analyze_one(a, d);
+    }
     dcci_ranks_free(&r[0]);
     dcci_ranks_free(&r[1]);
     return e;

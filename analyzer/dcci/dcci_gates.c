@@ -188,6 +188,32 @@ static sk_err o0_without_dcci(dcci_analysis *a, sk_diag *d)
     return e;
 }
 
+/* 1 when the manifest's observed_pids list pid. */
+static int observed_pid(const cJSON *pids, uint64_t pid)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pids) {
+        int64_t v;
+        if (!sk_json_get_i64(p, &v) && v >= 0 && (uint64_t)v == pid)
+            return 1;
+    }
+    return 0;
+}
+
+void dcci_gates_link_pids(dcci_analysis *a)
+{
+    if (a->opts.unsealed || !a->contract)
+        return;
+    for (int i = 0; i < 2; i++) {
+        const cJSON *m = ac_set_manifest(a->contract, i == 0 ? DCCI_ROLE_O0 : DCCI_ROLE_DISABLE_ALL);
+        const cJSON *pids = sk_json_get(sk_json_get(m, "producer_evidence"), "observed_pids");
+        dcci_side *s = &a->side[i];
+        for (size_t k = 0; k < s->nlinks; k++)
+            if (s->links[k].has_dir_pid)
+                s->links[k].dir_pid_observed = observed_pid(pids, s->links[k].dir_pid);
+    }
+}
+
 /* Sealed mode: the process that wrote SK metadata (sk_meta/<pid>/) must be
  * one the producer's run saw in its process group (the manifest's
  * producer_evidence.observed_pids, docs/artifact_contract.md "Copied
@@ -209,15 +235,8 @@ static sk_err producer_bound(dcci_analysis *a, int i, sk_diag *d)
         if (first < k) /* one issue per process directory */
             continue;
         uint64_t pid = 0;
-        int seen = 0;
-        if (!sk_parse_u64_strict(dir, strlen(dir), INT64_MAX, &pid, NULL)) {
-            const cJSON *p;
-            cJSON_ArrayForEach(p, pids) {
-                int64_t v;
-                if (!sk_json_get_i64(p, &v) && v == (int64_t)pid)
-                    seen = 1;
-            }
-        }
+        int seen = !sk_parse_u64_strict(dir, strlen(dir), INT64_MAX, &pid, NULL) &&
+                   observed_pid(pids, pid);
         if (!seen)
             e = dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, DCCI_PRODUCER_UNBOUND, s->name,
                                s->in.manifest_path, 0, d,
@@ -235,7 +254,7 @@ static sk_err producer_bound(dcci_analysis *a, int i, sk_diag *d)
 typedef struct device_seen {
     int has, reported;
     uint64_t id;
-    char what[400];
+    char what[600];
 } device_seen;
 
 /* Records a device named by what (file, line); a second device is the
@@ -258,17 +277,76 @@ static sk_err name_device(dcci_analysis *a, dcci_side *s, device_seen *seen, uin
                           (unsigned long long)seen->id, seen->what, (unsigned long long)dev, what);
 }
 
+/* The device the SK runtime's files name first (the sk_prof file name, a
+ * graph's deviceId, a buffer-full warning; all from aclrtGetDevice): 1 and
+ * *dev, else 0. */
+static int runtime_device(const dcci_side *s, uint64_t *dev)
+{
+    for (size_t i = 0; i < s->in.nfiles; i++)
+        if (s->in.files[i].kind == DCCI_KIND_SK_PROF && dcci_sk_prof_device(s->in.files[i].relpath, dev))
+            return 1;
+    for (size_t i = 0; i < s->nmodels; i++) {
+        const dcci_model *m = &s->models[i];
+        if (m->device_origin.has || m->device_updated.has) {
+            *dev = m->device_origin.has ? m->device_origin.id : m->device_updated.id;
+            return 1;
+        }
+    }
+    if (s->nbuffer_full) {
+        *dev = s->buffer_full[0].device;
+        return 1;
+    }
+    return 0;
+}
+
+/* The device kernel_details names, in the runtime's numbering: its
+ * Device_id, or the runtime's device r when the manifest control's
+ * ASCEND_RT_VISIBLE_DEVICES gives Device_id as r's driver device id (the
+ * profiler numbers devices that way, docs/analyze.md §3.4).  Sets
+ * s->numbering. */
+static uint64_t kd_device(dcci_side *s, char *what, size_t cap)
+{
+    const dcci_visible *v = &s->in.visible;
+    uint64_t r;
+    snprintf(what, cap, "Device_id of %.200s:%llu", s->device_file,
+             (unsigned long long)s->device_line);
+    s->numbering = DCCI_NUMBERING_NONE;
+    if (!runtime_device(s, &r))
+        return s->device;
+    s->runtime_device = r;
+    int mapped = v->state == DCCI_VISIBLE_LIST && r < v->n;
+    if (s->device == r) {
+        s->numbering = mapped && v->ids[r] != r ? DCCI_NUMBERING_RUNTIME : DCCI_NUMBERING_SAME;
+        return r;
+    }
+    if (mapped && v->ids[r] == s->device) {
+        s->numbering = DCCI_NUMBERING_VISIBLE;
+        snprintf(what, cap, "Device_id %llu of %.200s:%llu, the driver id of device %llu under "
+                 "the control's ASCEND_RT_VISIBLE_DEVICES", (unsigned long long)s->device,
+                 s->device_file, (unsigned long long)s->device_line, (unsigned long long)r);
+        return r;
+    }
+    if (v->state == DCCI_VISIBLE_INVALID)
+        snprintf(what, cap, "Device_id of %.200s:%llu; the control's ASCEND_RT_VISIBLE_DEVICES "
+                 "is not a list of distinct device ids, so it renumbers nothing", s->device_file,
+                 (unsigned long long)s->device_line);
+    else if (mapped)
+        snprintf(what, cap, "Device_id of %.200s:%llu; the control's ASCEND_RT_VISIBLE_DEVICES "
+                 "gives device %llu the driver id %u", s->device_file,
+                 (unsigned long long)s->device_line, (unsigned long long)r, v->ids[r]);
+    return s->device;
+}
+
 /* kernel_details Device_id, sk_prof_device_<d>.json, the graphs' deviceId
  * and the buffer-full warnings of super_kernel.log must name one device. */
 static sk_err check_devices(dcci_analysis *a, dcci_side *s, sk_diag *d)
 {
     device_seen seen = {0, 0, 0, ""};
-    char what[400];
+    char what[600];
     sk_err e = SK_OK;
     if (s->has_device) {
-        snprintf(what, sizeof what, "Device_id of %.300s:%llu", s->device_file,
-                 (unsigned long long)s->device_line);
-        e = name_device(a, s, &seen, s->device, what, s->device_file, s->device_line, d);
+        uint64_t dev = kd_device(s, what, sizeof what);
+        e = name_device(a, s, &seen, dev, what, s->device_file, s->device_line, d);
     }
     for (size_t i = 0; i < s->in.nfiles && !e; i++) {
         uint64_t dev;
@@ -383,7 +461,34 @@ sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d)
         e = o0_without_dcci(a, d);
     if (!e)
         e = pair_occurrence_mode(a, d);
+    /* a device of a multi-rank pair: the pair checks every device's */
+    if (!e && !a->opts.part_only)
+        e = dcci_gates_device_numbering(a, d);
     return e;
+}
+
+sk_err dcci_gates_device_numbering(dcci_analysis *a, sk_diag *d)
+{
+    const dcci_side *seen[DCCI_NUMBERING_VISIBLE + 1] = {NULL, NULL, NULL, NULL};
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++)
+        for (int i = 0; i < 2; i++) {
+            const dcci_side *s = &dcci_analysis_part(a, p)->side[i];
+            if (!seen[s->numbering])
+                seen[s->numbering] = s;
+        }
+    const dcci_side *rt = seen[DCCI_NUMBERING_RUNTIME], *vis = seen[DCCI_NUMBERING_VISIBLE];
+    if (!rt || !vis)
+        return SK_OK;
+    return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "device_numbering_mismatch", NULL,
+                          vis->device_file, vis->device_line, d,
+                          "kernel_details files number devices two ways: %.300s:%llu names "
+                          "device %llu as the SK runtime does, %.300s:%llu names device %llu by "
+                          "its driver id %llu under ASCEND_RT_VISIBLE_DEVICES; one profiler "
+                          "numbers every device of a run the same way",
+                          rt->device_file, (unsigned long long)rt->device_line,
+                          (unsigned long long)rt->runtime_device, vis->device_file,
+                          (unsigned long long)vis->device_line,
+                          (unsigned long long)vis->runtime_device, (unsigned long long)vis->device);
 }
 
 /* ------------------------------------------------------------ attribution */
@@ -690,14 +795,27 @@ size_t dcci_to_collect(const dcci_analysis *a, const char **out, const char **ou
         if (has_code(a, DCCI_GATE_COLLECTION, "rank_unbound") ||
             has_code(a, DCCI_GATE_COLLECTION, "rank_duplicate") ||
             has_code(a, DCCI_GATE_COLLECTION, "trace_copy_mismatch") ||
+            has_code(a, DCCI_GATE_COLLECTION, "profiler_pid_mismatch") ||
             has_code(a, DCCI_GATE_COLLECTION, "device_set_mismatch"))
             ADD("profile the same devices on both sides and keep, for every rank, the process's "
                 "metadata directory sk_meta/<pid>/ with its raw trace "
-                "sk_prof_device_<d>.json and the process's profiler output with "
-                "kernel_details.csv and the copy of that trace",
+                "sk_prof_device_<d>.json and the process's profiler directory "
+                "<worker>_<pid>_<time>_ascend_pt/ as the profiler wrote it (kernel_details.csv "
+                "in ASCEND_PROFILER_OUTPUT/, the copy of that trace in PROF_*/)",
                 "两侧在相同的设备上采集，并为每个 rank 保留进程的元数据目录 sk_meta/<pid>/ 及其原始 "
-                "trace sk_prof_device_<d>.json，以及含 kernel_details.csv 与该 trace 副本的进程 "
-                "profiler 输出");
+                "trace sk_prof_device_<d>.json，以及 profiler 写出的进程目录 "
+                "<worker>_<pid>_<time>_ascend_pt/（ASCEND_PROFILER_OUTPUT/ 中的 kernel_details.csv、"
+                "PROF_*/ 中该 trace 的副本）");
+        if (has_code(a, DCCI_GATE_COLLECTION, "repeated_cycles"))
+            ADD("profile one cycle per process: torch_npu.profiler.schedule(wait, warmup, active, "
+                "repeat=1, skip_first) and stop the process after the profiler's parse step",
+                "每个进程只采集一个周期：torch_npu.profiler.schedule(wait, warmup, active, "
+                "repeat=1, skip_first)，并在 profiler 的解析步骤之后结束进程");
+        if (has_code(a, DCCI_GATE_COLLECTION, "device_numbering_mismatch"))
+            ADD("collect every rank of both sides with the same CANN and torch_npu and record the "
+                "run's ASCEND_RT_VISIBLE_DEVICES in the manifest control",
+                "两侧的每个 rank 都用相同的 CANN 与 torch_npu 采集，并把运行时的 "
+                "ASCEND_RT_VISIBLE_DEVICES 记入 manifest 的 control");
         if (has_code(a, DCCI_GATE_COLLECTION, "producer_unbound"))
             ADD("run the profiling command itself under artifact_contract run --session and "
                 "finalize each side from its record (--producer-record): a capture copied in "

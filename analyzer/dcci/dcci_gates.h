@@ -31,6 +31,18 @@ sk_err dcci_gates_unsealed(dcci_analysis *a, sk_diag *d);
  * (option, manifest workload warmup, else 0) and sk_prof capacity. */
 sk_err dcci_gates_collection(dcci_analysis *a, sk_diag *d);
 
+/* The device numbering of every side's kernel_details (one side of each
+ * part: the pair, or every device analysis of a multi-rank pair): the issue
+ * device_numbering_mismatch when one names its device as the SK runtime
+ * does and another by the driver id ASCEND_RT_VISIBLE_DEVICES gives it
+ * (docs/analyze.md §3.4).  dcci_gates_collection calls it for a one-device
+ * pair. */
+sk_err dcci_gates_device_numbering(dcci_analysis *a, sk_diag *d);
+
+/* Sealed mode: sets dir_pid_observed of every link of both sides from the
+ * manifest's producer_evidence.observed_pids. */
+void dcci_gates_link_pids(dcci_analysis *a);
+
 /* Compares the two sides' graph options.  On a difference, fills *names (a
  * comma-separated list of the differing option names, allocated) and
  * returns 1; 0 when they differ only as allowed; -1 when out of memory. */
@@ -51,7 +63,7 @@ sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d);
 /* What to collect next for a blocked status: fixed sentences, in order,
  * into out (English) and out_zh (Chinese, NULL: not wanted), at most cap
  * each; returns how many apply (0 when nothing blocks). */
-#define DCCI_TO_COLLECT_MAX 6
+#define DCCI_TO_COLLECT_MAX 8
 size_t dcci_to_collect(const dcci_analysis *a, const char **out, const char **out_zh, size_t cap);
 
 /* The final status from the issues and results. */

@@ -564,6 +564,56 @@ static int get_count(const cJSON *v, int64_t *out)
     return 0;
 }
 
+/* Appends device id v to vis; 0 when it is out of range, repeated or one
+ * too many. */
+static int visible_add(dcci_visible *vis, uint64_t v)
+{
+    if (v >= DCCI_MAX_VISIBLE || vis->n >= DCCI_MAX_VISIBLE)
+        return 0;
+    for (size_t i = 0; i < vis->n; i++)
+        if (vis->ids[i] == v)
+            return 0;
+    vis->ids[vis->n++] = (uint32_t)v;
+    return 1;
+}
+
+/* ASCEND_RT_VISIBLE_DEVICES as the run set it: "4,5,6,7" (no spaces, no
+ * empty entry) or [4, 5, 6, 7].  The runtime reads a malformed value up to
+ * its first bad character; a value that needs that reading proves nothing,
+ * so it is invalid here. */
+static void take_visible(dcci_visible *vis, const cJSON *v)
+{
+    memset(vis, 0, sizeof *vis);
+    if (!v)
+        return;
+    vis->state = DCCI_VISIBLE_INVALID;
+    if (cJSON_IsArray(v)) {
+        const cJSON *x;
+        cJSON_ArrayForEach(x, v) {
+            int64_t id;
+            if (!sk_json_is_int(x) || sk_json_get_i64(x, &id) || id < 0 ||
+                !visible_add(vis, (uint64_t)id))
+                return;
+        }
+    } else if (cJSON_IsString(v)) {
+        const char *p = v->valuestring;
+        for (;;) {
+            size_t n = strspn(p, "0123456789");
+            uint64_t id;
+            if (!n || sk_parse_u64_strict(p, n, UINT32_MAX, &id, NULL) || !visible_add(vis, id))
+                return;
+            p += n;
+            if (!*p)
+                break;
+            if (*p++ != ',')
+                return;
+        }
+    } else {
+        return;
+    }
+    vis->state = vis->n ? DCCI_VISIBLE_LIST : DCCI_VISIBLE_INVALID;
+}
+
 void dcci_input_take_manifest_values(dcci_side_input *in, const cJSON *workload,
                                      const cJSON *control)
 {
@@ -584,6 +634,8 @@ void dcci_input_take_manifest_values(dcci_side_input *in, const cJSON *workload,
         in->has_sk_on = 1;
         in->sk_on = v;
     }
+    take_visible(&in->visible,
+                 cJSON_IsObject(control) ? sk_json_get(control, "ASCEND_RT_VISIBLE_DEVICES") : NULL);
 }
 
 sk_err dcci_input_read_unvalidated_manifest(dcci_side_input *in, sk_diag *d)

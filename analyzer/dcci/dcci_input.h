@@ -67,6 +67,9 @@ typedef struct dcci_file {
                                    of which the profiler output holds a copy (§3.3) */
     int has_copy;               /* raw trace read through its profiler copy (dcci_ranks.h) */
     size_t copy;                /* index of that copy in the side's files */
+    int skipped_cycle;          /* kernel_details of a later profiler cycle of a process whose
+                                   first cycle is analysed (dcci_ranks.h): not read */
+    size_t cycle_kd;            /* skipped_cycle: the analysed kernel_details file's index */
     /* filled by the reader */
     int read;                   /* the analyzer parsed the whole file */
     char sha256[SK_SHA256_HEX_LEN + 1]; /* of the raw bytes as read */
@@ -94,6 +97,24 @@ const char *dcci_value_source_name(dcci_value_source s);
 
 struct ac_set;
 
+/* At most this many entries in ASCEND_RT_VISIBLE_DEVICES (the driver's
+ * device ids are below 64). */
+#define DCCI_MAX_VISIBLE 64
+
+/* The manifest control's ASCEND_RT_VISIBLE_DEVICES (docs/analyze.md §3.4):
+ * the driver device id of each device the process numbers 0, 1, ... */
+typedef enum dcci_visible_state {
+    DCCI_VISIBLE_ABSENT = 0,
+    DCCI_VISIBLE_LIST = 1,   /* ids[0..n) */
+    DCCI_VISIBLE_INVALID = 2 /* present, but not a list of distinct device ids */
+} dcci_visible_state;
+
+typedef struct dcci_visible {
+    dcci_visible_state state;
+    size_t n;
+    uint32_t ids[DCCI_MAX_VISIBLE];
+} dcci_visible;
+
 typedef struct dcci_side_input {
     char *root;                 /* capture root as given (or the manifest's directory) */
     struct ac_set *contract;    /* sealed: the validated set the files are read through
@@ -110,6 +131,7 @@ typedef struct dcci_side_input {
     int64_t warmup;
     int has_sk_on;              /* control ASCEND_PROF_SK_ON */
     int64_t sk_on;
+    dcci_visible visible;       /* control ASCEND_RT_VISIBLE_DEVICES */
     dcci_file *files;           /* sorted by relpath */
     size_t nfiles;
 } dcci_side_input;
@@ -145,9 +167,11 @@ sk_err dcci_input_discover(const char *arg, dcci_side_input *in, sk_diag *d);
 sk_err dcci_input_read_unvalidated_manifest(dcci_side_input *in, sk_diag *d);
 
 /* Reads warmup (aliases warmup, warmup_runs, warmup_iterations; the first
- * present integer >= 0) from a workload object and ASCEND_PROF_SK_ON (a
- * positive integer, as a number or decimal text) from a control object into
- * in.  Absent or unusable values leave has_* at 0. */
+ * present integer >= 0) from a workload object, ASCEND_PROF_SK_ON (a
+ * positive integer, as a number or decimal text) and ASCEND_RT_VISIBLE_DEVICES
+ * (decimal ids joined by single commas, or an array of integers; distinct,
+ * below 64) from a control object into in.  Absent or unusable values leave
+ * has_* at 0; an unusable ASCEND_RT_VISIBLE_DEVICES is DCCI_VISIBLE_INVALID. */
 void dcci_input_take_manifest_values(dcci_side_input *in, const cJSON *workload,
                                      const cJSON *control);
 

@@ -177,15 +177,31 @@ static const reason k_reasons[] = {
      "rank 采集，每个进程一个原始 trace）"},
     {"rank_unbound", NULL, {0}, ACT_RECOLLECT,
      "a rank of the {side} capture is incomplete ({msg}): keep, for every rank, sk_meta/<pid>/ "
-     "with its raw trace sk_prof_device_<d>.json and the profiler output with kernel_details.csv "
-     "and the copy of that trace; collect the side again",
+     "with its raw trace sk_prof_device_<d>.json and the process's profiler directory with "
+     "kernel_details.csv and the copy of that trace (docs/analyze.md 3.3); collect the side again",
      "{side} 采集的某个 rank 不完整（{msg}）：每个 rank 都要保留 sk_meta/<pid>/ 及其原始 trace "
-     "sk_prof_device_<d>.json，以及含 kernel_details.csv 与该 trace 副本的 profiler 输出；请重新采集"
-     "这一侧"},
+     "sk_prof_device_<d>.json，以及含 kernel_details.csv 与该 trace 副本的进程 profiler 目录"
+     "（docs/analyze.md 3.3）；请重新采集这一侧"},
     {"rank_duplicate", NULL, {0}, ACT_RECOLLECT,
      "the {side} capture holds two processes or profiler outputs of one device ({msg}): collect "
      "one inference process per device",
      "{side} 采集中同一设备有两个进程或两份 profiler 输出（{msg}）：每个设备只采集一个推理进程"},
+    {"profiler_pid_mismatch", NULL, {0}, ACT_RECOLLECT,
+     "a profiler directory of {side} is named after another process than the trace it holds "
+     "({msg}): seal each process's <worker>_<pid>_<time>_ascend_pt/ and sk_meta/<pid>/ as that "
+     "process wrote them; collect the side again",
+     "{side} 的某个 profiler 目录以另一个进程命名，与其中的 trace 不符（{msg}）：请原样封存每个进程"
+     "写出的 <worker>_<pid>_<time>_ascend_pt/ 与 sk_meta/<pid>/，重新采集这一侧"},
+    {"repeated_cycles", NULL, {0}, ACT_RECOLLECT,
+     "a process of {side} left several profiler cycles and the trace copy settles none ({msg}): "
+     "profile one cycle (torch_npu.profiler.schedule with repeat=1) and collect the side again",
+     "{side} 的某个进程留下了多个 profiler 周期，trace 副本无法确定其中任何一个（{msg}）：请只采集一个"
+     "周期（torch_npu.profiler.schedule 的 repeat=1），重新采集这一侧"},
+    {"device_numbering_mismatch", NULL, {0}, ACT_RECOLLECT,
+     "the kernel_details files number devices two ways ({msg}): collect every rank of both sides "
+     "with the same CANN and torch_npu, with the run's ASCEND_RT_VISIBLE_DEVICES in the control",
+     "kernel_details 文件用两种方式给设备编号（{msg}）：两侧所有 rank 用相同的 CANN 与 torch_npu "
+     "采集，并把运行时的 ASCEND_RT_VISIBLE_DEVICES 记入 control"},
     {"trace_copy_mismatch", NULL, {0}, ACT_RECOLLECT,
      "the raw trace and its profiler copy differ on the {side} side ({msg}): seal the files the "
      "run wrote, unchanged; collect the side again",
@@ -266,6 +282,14 @@ static const reason k_reasons[] = {
      "same model and graph (DCCI options must not change fusion)",
      "{side} 的 SK 没有唯一的结构对应（{msg}）：两侧必须来自同一模型与同一图（DCCI 选项不得改变"
      "融合）"},
+    {"kd_model_ambiguous", NULL, {0}, ACT_RECOLLECT,
+     "kernel_details of {side} has no Model ID column (profiler_level Level0) and an SK name is "
+     "fused by several models of the process ({msg}): collect both sides again with "
+     "torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel."
+     "Level1)",
+     "{side} 的 kernel_details 没有 Model ID 列（profiler_level Level0），且进程中多个模型融合了同名 "
+     "SK（{msg}）：请用 torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler."
+     "ProfilerLevel.Level1) 重新采集两侧"},
     /* evidence: rejected rows (dcci_gates.c names invalid_profile_occurrence), or too few */
     {"sk_unclassified", "invalid_profile_occurrence", {0}, ACT_RECOLLECT,
      "kernel_details rows of an SK were rejected on {side} (no start, no duration or a "

@@ -7,18 +7,27 @@
  * rank is therefore the chain
  *
  *   sk_meta/<pid>/  <->  sk_meta/<pid>/sk_prof_device_<d>.json
- *                   <->  <profiler dir>/sk_prof_device_<d>.json (same bytes)
- *                   <->  <profiler dir>/kernel_details.csv
+ *                   <->  <profiler dir>/.../sk_prof_device_<d>.json (same bytes)
+ *                   <->  <profiler dir>/.../kernel_details.csv
  *
- * dcci_ranks_split builds it from the file list and names every broken
- * link as a collection issue of the side; the device analysis then checks
- * by content that every file of the rank names device d (kernel_details
- * Device_id, the graphs' deviceId, the buffer-full lines), and
- * dcci_ranks_check_copies that each raw trace equals its profiler copy.
+ * The profiler directory is the *_ascend_pt directory that holds both files
+ * at any depth (torch_npu: ASCEND_PROFILER_OUTPUT/kernel_details.csv and
+ * PROF_<n>_<time>_<rand>/sk_prof_device_<d>.json); outside such
+ * directories it is the nearest directory above the kernel_details file
+ * that holds a trace copy, and it must hold exactly one of each.  When the
+ * directory is named <worker>_<pid>_<time>_ascend_pt, its pid must be the
+ * raw trace's (profiler_pid_mismatch).
+ *
+ * dcci_ranks_split builds the chain from the file list and names every
+ * broken link as a collection issue of the side; the device analysis then
+ * checks by content that every file of the rank names device d
+ * (kernel_details Device_id, the graphs' deviceId, the buffer-full lines),
+ * and dcci_ranks_check_copies that each raw trace equals its profiler copy.
  *
  * A side with at most one kernel_details file and traces of at most one
  * device is a one-device capture: no split, today's rules (a raw trace with
- * a profiler copy is only compared, not parsed twice).
+ * a profiler copy is only compared, not parsed twice); its link is still
+ * reported (s->links) and its directory's pid checked.
  *
  * Ownership: dcci_ranks owns its array; pid_dir points into the side's
  * file list.
@@ -46,6 +55,16 @@ typedef struct dcci_ranks {
 } dcci_ranks;
 
 void dcci_ranks_free(dcci_ranks *r);
+
+/* Repeated profiler cycles: several *_ascend_pt directories named after
+ * one process (<worker>_<pid>_<time>_ascend_pt).  The SK runtime copies
+ * its trace into the collection folder of the first cycle only, so when
+ * exactly the first (earliest) directory holds the trace copy and a
+ * kernel_details file, the kernel_details files of the later cycles are
+ * marked skipped_cycle (kind DCCI_KIND_OTHER: not read); otherwise the
+ * collection issue repeated_cycles names the process and the reason.  Call
+ * before dcci_ranks_one_device. */
+sk_err dcci_ranks_cycles(dcci_side *s, sk_diag *d);
 
 /* Splits s->in into ranks.  Broken or duplicated links are collection
  * issues on s->issues (codes rank_unbound, rank_duplicate); only complete

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_build.h"
 #include "artifact_contract/base/sk_version.h"
@@ -250,6 +251,45 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
     return c;
 }
 
+/* The linked ranks of a side (docs/analyze.md §3.3). */
+static cJSON *ranks_arr(sk_jb *b, const dcci_side *s)
+{
+    cJSON *out = sk_jb_arr(b);
+    for (size_t r = 0; r < s->nlinks; r++) {
+        const dcci_link *l = &s->links[r];
+        const char *kp = s->in.files[l->kd].relpath;
+        uint64_t pid;
+        cJSON *x = sk_jb_obj(b), *skipped = sk_jb_arr(b);
+        sk_jb_put_uint(b, x, "device", l->device);
+        char *dir = l->dir_len ? sk_strndup(kp, l->dir_len) : sk_strdup(".");
+        if (!dir)
+            sk_jb_fail(b, SK_E_NOMEM);
+        sk_jb_put_str(b, x, "profiler_dir", dir);
+        sk_free(dir);
+        sk_jb_put_str(b, x, "kernel_details", kp);
+        sk_jb_put_str(b, x, "trace", s->in.files[l->trace].relpath);
+        sk_jb_put_str(b, x, "raw_trace", l->raw >= 0 ? s->in.files[l->raw].relpath : NULL);
+        if (l->pid_dir && !sk_parse_u64_strict(l->pid_dir, strlen(l->pid_dir), UINT64_MAX, &pid, NULL))
+            sk_jb_put_uint(b, x, "pid", pid);
+        else
+            sk_jb_put_null(b, x, "pid");
+        if (l->has_dir_pid)
+            sk_jb_put_uint(b, x, "profiler_dir_pid", l->dir_pid);
+        else
+            sk_jb_put_null(b, x, "profiler_dir_pid");
+        if (l->dir_pid_observed >= 0)
+            sk_jb_put_bool(b, x, "profiler_dir_pid_observed", l->dir_pid_observed);
+        else
+            sk_jb_put_null(b, x, "profiler_dir_pid_observed");
+        for (size_t f = 0; f < s->in.nfiles; f++)
+            if (s->in.files[f].skipped_cycle && s->in.files[f].cycle_kd == l->kd)
+                sk_jb_put_str(b, skipped, NULL, s->in.files[f].relpath);
+        sk_jb_put(b, x, "skipped_kernel_details", skipped);
+        sk_jb_put(b, out, NULL, x);
+    }
+    return out;
+}
+
 static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
 {
     const dcci_side *s = &a->side[i];
@@ -294,6 +334,8 @@ static cJSON *side_inputs(sk_jb *b, const dcci_analysis *a, int i)
         sk_jb_put(b, files, NULL, x);
     }
     sk_jb_put(b, o, "files", files);
+    if (!a->opts.part_only) /* the pair's side: its ranks as linked */
+        sk_jb_put(b, o, "ranks", ranks_arr(b, s));
     sk_jb_put(b, o, "completeness", completeness_obj(b, a, i));
 
     cJSON *on = sk_jb_obj(b);
@@ -817,7 +859,9 @@ static int pair_device(const dcci_analysis *a, uint64_t *dev)
 {
     for (int i = 0; i < 2; i++)
         if (a->side[i].has_device) {
-            *dev = a->side[i].device;
+            /* in the runtime's numbering when ASCEND_RT_VISIBLE_DEVICES renumbered it */
+            *dev = a->side[i].numbering == DCCI_NUMBERING_VISIBLE ? a->side[i].runtime_device
+                                                                  : a->side[i].device;
             return 1;
         }
     for (int i = 0; i < 2; i++)
@@ -846,6 +890,49 @@ static void put_occ_mode(sk_jb *b, cJSON *o, const dcci_analysis *a)
         sk_jb_put_str(b, o, "occurrence_mode", dcci_occ_mode_name(a->occ_mode));
     else
         sk_jb_put_null(b, o, "occurrence_mode");
+}
+
+/* How kernel_details numbers the devices (docs/analyze.md §3.4). */
+static cJSON *numbering_obj(sk_jb *b, const dcci_analysis *a)
+{
+    const dcci_visible *v = &a->side[0].in.visible;
+    cJSON *o = sk_jb_obj(b), *devs = sk_jb_arr(b);
+    const char *state = v->state == DCCI_VISIBLE_LIST      ? "list"
+                        : v->state == DCCI_VISIBLE_INVALID ? "invalid"
+                                                           : "absent";
+    sk_jb_put_str(b, o, "visible_devices_state", state);
+    if (v->state == DCCI_VISIBLE_LIST) {
+        cJSON *ids = sk_jb_arr(b);
+        for (size_t i = 0; i < v->n; i++)
+            sk_jb_put(b, ids, NULL, sk_jb_uint(b, v->ids[i]));
+        sk_jb_put(b, o, "visible_devices", ids);
+    } else {
+        sk_jb_put_null(b, o, "visible_devices");
+    }
+    int runtime = 0, visible = 0;
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *x = dcci_analysis_part(a, p);
+        const dcci_side *s = x->side[0].numbering ? &x->side[0] : &x->side[1];
+        for (int i = 0; i < 2; i++) {
+            runtime |= x->side[i].numbering == DCCI_NUMBERING_RUNTIME ||
+                       x->side[i].numbering == DCCI_NUMBERING_SAME;
+            visible |= x->side[i].numbering == DCCI_NUMBERING_VISIBLE;
+        }
+        if (!s->numbering)
+            continue;
+        cJSON *y = sk_jb_obj(b);
+        sk_jb_put_uint(b, y, "device", s->runtime_device);
+        sk_jb_put_uint(b, y, "kernel_details_device_id", s->device);
+        sk_jb_put(b, devs, NULL, y);
+    }
+    if (visible)
+        sk_jb_put_str(b, o, "kernel_details", runtime ? "mixed" : "visible");
+    else if (runtime)
+        sk_jb_put_str(b, o, "kernel_details", "runtime");
+    else
+        sk_jb_put_null(b, o, "kernel_details");
+    sk_jb_put(b, o, "devices", devs);
+    return o;
 }
 
 /* What each device analysis settled for itself (docs/analyze.md §10.2). */
@@ -946,6 +1033,7 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     /* how kernel_details rows became occurrences (docs/analyze.md §4.3) */
     put_occ_mode(&b, o, a);
     sk_jb_put(&b, o, "devices", devices_arr(&b, a));
+    sk_jb_put(&b, o, "device_numbering", numbering_obj(&b, a));
     if (a->multi_rank) { /* docs/analyze.md §10.2 */
         sk_jb_put(&b, o, "per_device", per_device_arr(&b, a));
         sk_jb_put(&b, o, "device_overview", overview_obj(&b, a));

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/chart/ch_doc.h"
 #include "analyzer/dcci/dcci_report.h"
@@ -198,6 +199,83 @@ static void completeness_table(rep *m, const dcci_analysis *a)
     ch_doc_table_end(d);
 }
 
+/* Which profiler directory, trace and process form each rank
+ * (docs/analyze.md §3.3). */
+static void ranks_table(rep *m, const dcci_analysis *a)
+{
+    ch_doc *d = m->d;
+    static const char *const cols[] = {"侧", "设备", "性能分析目录", "trace 副本", "原始 trace",
+                                       "进程", "目录名中的进程", "未读取的后续周期"};
+    if (!a->side[0].nlinks && !a->side[1].nlinks)
+        return;
+    ch_doc_paraf(d, "各 rank 的文件对应（性能分析目录、trace 副本、原始 trace、进程）：");
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, sizeof cols / sizeof cols[0]);
+    for (int i = 0; i < 2; i++) {
+        const dcci_side *s = &a->side[i];
+        for (size_t r = 0; r < s->nlinks; r++) {
+            const dcci_link *l = &s->links[r];
+            const char *kp = s->in.files[l->kd].relpath;
+            size_t skipped = 0;
+            ch_doc_row_begin(d);
+            ch_doc_cell(d, s->name);
+            cell_u64(m, l->device);
+            char *dir = sk_strndup(l->dir_len ? kp : ".", l->dir_len ? l->dir_len : 1);
+            if (!dir)
+                fail(m, sk_diag_set(m->diag, SK_E_NOMEM, "", 0, "out of memory"));
+            ch_doc_cell_code(d, dir);
+            sk_free(dir);
+            ch_doc_cell_code(d, s->in.files[l->trace].relpath);
+            ch_doc_cell_code(d, l->raw >= 0 ? s->in.files[l->raw].relpath : NULL);
+            ch_doc_cell(d, l->pid_dir);
+            if (l->has_dir_pid)
+                ch_doc_cellf(d, "%llu%s", (unsigned long long)l->dir_pid,
+                             l->dir_pid_observed > 0    ? "（生产者运行观测到）"
+                             : l->dir_pid_observed == 0 ? "（生产者运行未观测到）"
+                                                        : "");
+            else
+                ch_doc_cell(d, NULL);
+            for (size_t f = 0; f < s->in.nfiles; f++)
+                skipped += s->in.files[f].skipped_cycle && s->in.files[f].cycle_kd == l->kd;
+            if (skipped)
+                ch_doc_cellf(d, "%zu 个 kernel_details（只分析第一个周期）", skipped);
+            else
+                ch_doc_cell(d, NULL);
+            ch_doc_row_end(d);
+        }
+    }
+    ch_doc_table_end(d);
+}
+
+/* How kernel_details numbers the devices (docs/analyze.md §3.4). */
+static void numbering_line(rep *m, const dcci_analysis *a)
+{
+    ch_doc *d = m->d;
+    const dcci_visible *v = &a->side[0].in.visible;
+    int visible = 0;
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++)
+        for (int i = 0; i < 2; i++)
+            visible |= dcci_analysis_part(a, p)->side[i].numbering == DCCI_NUMBERING_VISIBLE;
+    if (v->state == DCCI_VISIBLE_INVALID)
+        ch_doc_paraf(d, "设备编号：manifest control 的 ASCEND_RT_VISIBLE_DEVICES 不是互不相同的设备号列表，"
+                        "不据此换算任何设备号。");
+    if (!visible)
+        return;
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "设备编号：kernel_details 的 Device_id 是 ASCEND_RT_VISIBLE_DEVICES 给出的驱动设备号，"
+                   "SK 运行时的文件用进程内的设备号（aclrtGetDevice）；按 manifest control 换算：");
+    size_t shown = 0;
+    for (size_t p = 0; p < dcci_analysis_nparts(a); p++) {
+        const dcci_analysis *x = dcci_analysis_part(a, p);
+        const dcci_side *s = x->side[0].numbering ? &x->side[0] : &x->side[1];
+        if (s->numbering)
+            ch_doc_textf(d, "%s设备 %llu → Device_id %llu", shown++ ? "，" : "",
+                         (unsigned long long)s->runtime_device, (unsigned long long)s->device);
+    }
+    ch_doc_text(d, "。");
+    ch_doc_para_end(d);
+}
+
 static void section_inputs(rep *m, const dcci_analysis *a)
 {
     ch_doc *d = m->d;
@@ -256,6 +334,8 @@ static void section_inputs(rep *m, const dcci_analysis *a)
         }
     }
     ch_doc_table_end(d);
+    ranks_table(m, a);
+    numbering_line(m, a);
     if (a->multi_rank)
         ch_doc_paraf(d, "各设备的 kernel_details、SK 元数据、sk_prof 与 ASCEND_PROF_SK_ON 见各设备一节。");
     else

@@ -59,6 +59,7 @@ void dcci_side_free(dcci_side *s)
         sk_free(s->buffer_full[i].file);
     sk_free(s->buffer_full);
     dcci_issues_free(&s->issues);
+    sk_free(s->links);
     dcci_side_input_clear(&s->in);
     sk_spill_free(s->spill);
     const char *name = s->name, *tmpdir = s->tmpdir;

@@ -111,14 +111,45 @@ typedef enum dcci_occ_mode {
 /* "step_id", "launch_order", NULL for DCCI_OCC_UNKNOWN. */
 const char *dcci_occ_mode_name(dcci_occ_mode m);
 
+/* Which device numbering a side's kernel_details Device_id follows
+ * (docs/analyze.md §3.4): the SK runtime's (aclrtGetDevice, the numbering of
+ * the process under ASCEND_RT_VISIBLE_DEVICES), or the driver's device id
+ * that the control's ASCEND_RT_VISIBLE_DEVICES gives for it. */
+typedef enum dcci_numbering {
+    DCCI_NUMBERING_NONE = 0,    /* no Device_id, or no runtime device to compare with */
+    DCCI_NUMBERING_SAME = 1,    /* both numberings give this Device_id */
+    DCCI_NUMBERING_RUNTIME = 2,
+    DCCI_NUMBERING_VISIBLE = 3
+} dcci_numbering;
+
 typedef struct dcci_buffer_full {
     char *file;                   /* super_kernel.log label */
     uint64_t device, core, first_line, count;
 } dcci_buffer_full;
 
+/* How one rank's files are linked (docs/analyze.md §3.3): its
+ * kernel_details file, the trace copy of its profiler directory and the raw
+ * trace of its process.  Indexes are into the side's files. */
+typedef struct dcci_link {
+    uint64_t device;              /* of the trace copy's name */
+    size_t kd, trace;
+    long raw;                     /* -1 when the side holds no raw trace of the device */
+    size_t dir_len;               /* the profiler directory: the first dir_len bytes of the
+                                     kernel_details path (0: the capture root) */
+    const char *pid_dir;          /* the process (raw trace, else the one metadata process),
+                                     borrowed; NULL when unknown */
+    int has_dir_pid;              /* the directory is named <worker>_<pid>_<time>_ascend_pt */
+    uint64_t dir_pid;
+    int dir_pid_observed;         /* sealed: 1 when the producer's run observed dir_pid, 0 when
+                                     not; -1 unknown (no pid in the name, unsealed) */
+    size_t nskipped;              /* kernel_details of later cycles of the process (skipped) */
+} dcci_link;
+
 typedef struct dcci_side {
     const char *name;             /* DCCI_SIDE_O0 / DCCI_SIDE_DISABLE_ALL (static) */
     dcci_side_input in;
+    dcci_link *links;             /* ranks as linked, ascending device (dcci_ranks.h) */
+    size_t nlinks;
     dcci_model *models;           /* sorted by (profiler id, directory) */
     size_t nmodels;
     dcci_sk *sks;                 /* model order, then fused-log order */
@@ -143,6 +174,8 @@ typedef struct dcci_side {
     unsigned kd_columns_absent;      /* bit c: some kernel_details file lacks rd_kd_column c */
     int has_device;
     uint64_t device;              /* Device_id of the first SK row that has one */
+    dcci_numbering numbering;     /* of that Device_id (check_devices, dcci_gates.c) */
+    uint64_t runtime_device;      /* numbering != NONE: the device the runtime's files name */
     char *device_file;            /* its kernel_details label and line */
     uint64_t device_line;
     dcci_occ_mode occ_mode;       /* of this side's kernel_details */

@@ -87,8 +87,7 @@ int so_cdiff_has(const so_cdiff *c, const char *pointer)
     return 0;
 }
 
-/* {"present": false} or {"present": true, "value": copy of v} */
-static cJSON *presence(const cJSON *v)
+cJSON *so_cdiff_presence(const cJSON *v)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -119,8 +118,8 @@ sk_err so_cdiff_changes_json(const so_cdiff *c, cJSON **out, sk_diag *d)
             goto nomem;
         if (sk_json_add_str(o, "pointer", ch->pointer) != SK_OK ||
             sk_json_add_str(o, "kind", so_cdiff_kind_name(ch->kind)) != SK_OK ||
-            sk_json_add(o, "old", presence(ch->old_value)) != SK_OK ||
-            sk_json_add(o, "new", presence(ch->new_value)) != SK_OK)
+            sk_json_add(o, "old", so_cdiff_presence(ch->old_value)) != SK_OK ||
+            sk_json_add(o, "new", so_cdiff_presence(ch->new_value)) != SK_OK)
             goto nomem;
     }
     *out = arr;
@@ -201,8 +200,10 @@ nomem:
     return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory comparing pointer sets");
 }
 
-static const char *kind_of(const cJSON *v)
+const char *so_cdiff_value_kind(const cJSON *v)
 {
+    if (cJSON_IsObject(v))
+        return "a mapping";
     if (cJSON_IsArray(v))
         return "a list";
     if (cJSON_IsString(v))
@@ -211,7 +212,7 @@ static const char *kind_of(const cJSON *v)
         return "a number";
     if (cJSON_IsBool(v))
         return "a boolean";
-    return "null (an empty document)";
+    return "null";
 }
 
 void so_cdiff_input_free(so_cdiff_input *in)
@@ -246,8 +247,9 @@ sk_err so_cdiff_load_text(const char *path, so_cdiff_input *out, char **text, si
     if (rc != SK_OK)
         goto out;
     if (!cJSON_IsObject(in.tree)) {
-        rc = sk_diag_set(d, SK_E_SCHEMA, path, 0, "config root must be a mapping, found %s",
-                         kind_of(in.tree));
+        rc = sk_diag_set(d, SK_E_SCHEMA, path, 0, "config root must be a mapping, found %s%s",
+                         so_cdiff_value_kind(in.tree),
+                         cJSON_IsNull(in.tree) ? " (an empty document)" : "");
         goto out;
     }
     rc = sk_json_fingerprint(in.tree, in.fingerprint, d);

@@ -289,12 +289,6 @@ static sk_err load_probe_check(fam *f, const char *path, sk_diag *d)
     return SK_OK;
 }
 
-/* The failure kinds that are a functional failure of the trial (the DCCI
- * family is rejected): the others (collection, profiling, ...) need a new
- * attempt, not a verdict. */
-static const char *const k_functional_kinds[] = {"correctness", "crash", "hang", "timeout",
-                                                  "execution", NULL};
-
 /* Reads the scene of every failed attempt; a missing or invalid scene is a
  * status of the attempt (it blocks the decision), not an input error. */
 static sk_err load_failed(fam *f, sk_diag *d)
@@ -352,8 +346,7 @@ static sk_err load_failed(fam *f, sk_diag *d)
             a->status = "valid";
             const cJSON *kind = sk_json_get(sk_json_get(a->doc, "failure"), "kind");
             a->kind = kind->valuestring;
-            for (const char *const *k = k_functional_kinds; *k; k++)
-                a->functional |= strcmp(*k, a->kind) == 0;
+            a->functional = so_scene_kind_functional(a->kind);
         }
         so_scene_result_free(&r);
     }
@@ -636,13 +629,16 @@ typedef struct probe_need {
 } probe_need;
 
 /* Looks up every needed value; returns 1 when all accepted.  Records the
- * per-value results in *values_out. */
+ * per-value results in *values_out; *rejected tells whether the wrapper
+ * rejected one (else the ones not accepted were not probed), and the problem
+ * text names the first rejected value, else the first one not accepted. */
 static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_out,
-                        char *first_problem, size_t fp_size)
+                        char *first_problem, size_t fp_size, int *rejected)
 {
     sk_jb *b = &f->b;
     int all = 1;
     first_problem[0] = '\0';
+    *rejected = 0;
     for (size_t i = 0; i < n; i++) {
         const char *rejection = NULL;
         so_value_status s = SO_VALUE_UNKNOWN;
@@ -659,11 +655,11 @@ static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_
         sk_jb_put(b, o, "status", sk_jb_str(b, so_value_status_name(s)));
         sk_jb_put(b, o, "error", sk_jb_str(b, rejection));
         sk_jb_put(b, values_out, NULL, o);
-        if (s != SO_VALUE_ACCEPTED && all) {
-            all = 0;
+        if (s != SO_VALUE_ACCEPTED && (all || (s == SO_VALUE_REJECTED && !*rejected)))
             snprintf(first_problem, fp_size, "%s: the exact value is %s", need[i].option,
                      so_value_status_name(s));
-        }
+        all &= s == SO_VALUE_ACCEPTED;
+        *rejected |= s == SO_VALUE_REJECTED;
     }
     return all;
 }
@@ -683,18 +679,9 @@ typedef struct decision {
     const char *d1_outcome;
 } decision;
 
-/* Disable-all regressed: its worst-rank mean is worse than O0's and its
- * median run is slower than O0's slowest run (outside O0's own run-to-run
- * spread); docs/stage-o.md §9.2 explains the choice. */
 static int regressed(const fam *f)
 {
-    const so_set *o0 = f->o0.set, *da = f->da.set;
-    double o0_max = o0->run_means[0];
-    for (size_t i = 1; i < o0->n_runs; i++)
-        if (o0->run_means[i] > o0_max)
-            o0_max = o0->run_means[i];
-    return f->gate_da.mean_improvement_pct.set && f->gate_da.mean_improvement_pct.v < 0 &&
-           da->median_run_mean > o0_max;
+    return so_disable_all_regressed(f->o0.set, f->da.set, &f->gate_da);
 }
 
 static void set_decision(decision *dc, so_family_status s, const char *code, const char *zh,
@@ -711,19 +698,23 @@ static void set_decision(decision *dc, so_family_status s, const char *code, con
 static void require_probe(fam *f, const probe_need *need, size_t n, cJSON *probe_values_out)
 {
     char problem[512];
+    int rejected = 0;
     if (!f->probe) {
         add_issue(f, f->blockers, "probe_missing",
                   "no probe report (--probe): the exact DCCI values are not proven accepted");
         return;
     }
     if (f->pa.state != SO_PROBE_USABLE) {
-        probe_values(f, need, n, probe_values_out, problem, sizeof problem);
+        probe_values(f, need, n, probe_values_out, problem, sizeof problem, &rejected);
         add_issue(f, f->blockers, "probe_unknown", "the probe report is not usable evidence (%s): %s",
                   so_probe_state_name(f->pa.state), f->pa.reason);
         return;
     }
-    if (!probe_values(f, need, n, probe_values_out, problem, sizeof problem))
-        add_issue(f, f->blockers, "probe_not_accepted", "%s", problem);
+    /* a value the wrapper rejected is a rejection; one that was never probed
+     * is incomplete evidence: probe it (docs/stage-o.md §6) */
+    if (!probe_values(f, need, n, probe_values_out, problem, sizeof problem, &rejected))
+        add_issue(f, f->blockers, rejected ? "probe_not_accepted" : "probe_incomplete",
+                  rejected ? "%s" : "%s: probe it", problem);
 }
 
 /* The probe check, when given, must have checked the analysis's own

@@ -79,6 +79,10 @@ typedef struct so_family_result {
 sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *d);
 void so_family_result_free(so_family_result *r);
 
+/* The failed-check lines of a family document that is not accepted
+ * (so_family_failed.c, docs/stage-o.md §12), appended to out. */
+sk_err so_family_failed(const cJSON *doc, sk_buf *out, sk_diag *d);
+
 /* The Markdown report of a family document (so_family_md.c). */
 sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d);
 

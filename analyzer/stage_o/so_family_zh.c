@@ -269,6 +269,25 @@ static void probe_not_accepted(zh *z)
     put(z, "）");
 }
 
+/* A value the probe never tried: not a rejection, the evidence is incomplete. */
+static void probe_incomplete(zh *z)
+{
+    const cJSON *vals = get2(z->doc, "probe", "values");
+    int n = 0;
+    put(z, "探针报告没有试过需要的精确值，证据不完整，不是拒绝（");
+    for (const cJSON *v = vals ? vals->child : NULL; v; v = v->next) {
+        const char *st = str(get(v, "status"), "");
+        if (strcmp(st, "accepted") == 0)
+            continue;
+        sk_buf val = SK_BUF_INIT;
+        if (!z->e)
+            z->e = sk_json_write(get(v, "value"), SK_JSON_CANONICAL, &val, NULL);
+        putf(z, "%s%s = %s：%s", n++ ? "；" : "", str(get(v, "option"), "?"), sk_buf_cstr(&val), st);
+        sk_buf_free(&val);
+    }
+    put(z, "）：在同一推理环境中探测这些值");
+}
+
 static void probe_values_mismatch(zh *z)
 {
     const cJSON *files = get2(z->doc, "analysis", "files");
@@ -372,6 +391,7 @@ static const entry k_entries[] = {
     {"probe_missing", probe_missing},
     {"probe_unknown", probe_unknown},
     {"probe_not_accepted", probe_not_accepted},
+    {"probe_incomplete", probe_incomplete},
     {"probe_values_mismatch", probe_values_mismatch},
     {"probe_report_mismatch", probe_report_mismatch},
     {"probe_check_not_accepted", probe_check_not_accepted},

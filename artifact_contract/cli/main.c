@@ -98,6 +98,8 @@ static const cli_cmd commands[] = {
      "           never ran\n"
      "  (signal) run was interrupted: it dies by the signal it received\n"
      "The final record is authoritative: CMD may itself exit 2 or 124.\n"
+     "When CMD did not exit 0, one stderr line says how it ended (status or\n"
+     "signal), whether the deadline fired and where the final record is.\n"
      "Put '--' before CMD.\n"},
     {"finalize", cmd_finalize, "seal the producer's artifacts in a manifest",
      "Usage: artifact_contract finalize --session FILE --source-revision REV\n"

@@ -16,7 +16,8 @@
 # `make check-alloc` (SK_SWEEP_STRIDE=1) fails every allocation;
 # ALLOC_SHARD=i/k keeps the runs with n % k == i (to split a full sweep over
 # several processes, each in its own directory).  A multi-rank pair (two
-# devices analysed on worker threads) gets a shorter sweep of the same kind.
+# devices analysed on worker threads, in torch_npu's layout) gets a shorter
+# sweep of the same kind.
 source "$SK_REPO/tests/lib.sh"
 GEN=$TOOLS/skdcci_gen
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
@@ -28,8 +29,10 @@ case $SK_BUILD in */asan) ALLOC_EVERY=${ALLOC_EVERY_ASAN:-100}; ALLOC_STRIDED=${
 "$GEN" --out pair --scenario regression --steps 3 >/dev/null 2>gen.err || { t_fail generate "$(cat gen.err)"; exit 0; }
 "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" pair >/dev/null 2>seal.err ||
     { t_fail seal "$(cat seal.err)"; exit 0; }
-# a multi-rank pair (docs/analyze.md §9.1): device analyses on worker threads
-"$SK_REPO/tests/tools/multi_rank_pair.sh" --gen "$GEN" --no-seal ranks regression no_regression >/dev/null 2>gen.err ||
+# a multi-rank pair (docs/analyze.md §9.1): device analyses on worker threads,
+# the ranks in torch_npu's layout (each linked by its *_ascend_pt directory, §3.3)
+"$SK_REPO/tests/tools/multi_rank_pair.sh" --gen "$GEN" --no-seal --gen-arg --layout --gen-arg torch_npu \
+    ranks regression no_regression >/dev/null 2>gen.err ||
     { t_fail generate_ranks "$(cat gen.err)"; exit 0; }
 "$SEAL" --artifact-contract "$SK_BUILD/bin/artifact_contract" ranks >/dev/null 2>seal.err ||
     { t_fail seal_ranks "$(cat seal.err)"; exit 0; }

@@ -194,14 +194,14 @@ else
     t_fail no_raw_trace:generate
 fi
 
-# the profiler copy of rank 1 is not beside its kernel_details
+# the profiler copy of rank 1 is outside its profiler directory
 d=$W/notbeside
 if ranks "$d" regression no_regression; then
     mv "$d/o0/profiler/node1_ascend_pt/ASCEND_PROFILER_OUTPUT/sk_prof_device_1.json" "$d/o0/profiler/"
     if seal "$d"; then
-        blocked not_beside "$d" rank_unbound "has no sk_prof_device_<d> trace beside it"
+        blocked not_beside "$d" rank_unbound "has no sk_prof_device_<d> trace in its profiler directory profiler/node1_ascend_pt/"
         check not_beside:loose_trace "$W/not_beside.out" "
-assert any('is not beside a kernel_details file' in i['message'] for i in reasons('rank_unbound')), doc['status_reasons']
+assert any('is linked with no kernel_details file' in i['message'] for i in reasons('rank_unbound')), doc['status_reasons']
 "
     else
         t_fail not_beside:seal

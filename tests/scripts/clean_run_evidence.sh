@@ -81,7 +81,7 @@ has proven_baseline_line "$W/proven.out" "clean-evidence baseline proven runs 5 
 has proven_candidate_line "$W/proven.out" "clean-evidence T proven runs 3 proven 3 rejected 0 unproven 0$"
 skdcci stability "$W/O0" --config "$W/clean.json" --warmup 0 --expected-ranks 2 >"$W/stab.out" 2>&1; rc=$?
 [ $rc = 0 ] && t_pass proven_stability_stable || t_fail proven_stability_stable "exit $rc"
-has proven_stability_line "$W/stab.out" "clean-evidence baseline proven runs 5 proven 5"
+has proven_stability_line "$W/stab.out" "clean-evidence O0 proven runs 5 proven 5"
 
 # 2. one run per unclean cause: trial exit 10, the reason on stdout, one stderr line
 # with VAR=VALUE... CMD...: CMD with those variables in its environment
@@ -146,7 +146,7 @@ trial off "$W/off"; rc=$?
 # 4. stability rejects an unclean root the same way
 skdcci stability "$W/sk_prof" --config "$W/clean.json" --warmup 0 --expected-ranks 2 >"$W/stab2.out" 2>"$W/stab2.err"; rc=$?
 [ $rc = 10 ] && t_pass stability_unclean_exit_10 || t_fail stability_unclean_exit_10 "exit $rc"
-has stability_unclean_reason "$W/stab2.out" "clean-run-rejected baseline run-2 env_sk_prof: "
+has stability_unclean_reason "$W/stab2.out" "clean-run-rejected sk_prof run-2 env_sk_prof: "
 
 # 5. a malformed correctness result is an input error (exit 1, one line naming
 #    the file); an edited record proves nothing: the run is rejected, named
@@ -220,7 +220,7 @@ form_proven() { # NAME LAUNCHER-ARGV...
     shift
     form "$name" 1 "$@"
     stab "$name"
-    has "$name:proven" "$W/$name.out" "clean-evidence baseline proven runs 1 proven 1 rejected 0"
+    has "$name:proven" "$W/$name.out" "clean-evidence $name proven runs 1 proven 1 rejected 0"
 }
 form_rejected() { # NAME LINE LAUNCHER-ARGV...
     local name=$1 line=$2
@@ -236,26 +236,26 @@ form_proven wrapper_clean "$W/wrapper.sh"
 form_proven bash_c_clean bash -c '"$0" "$1"' "$W/infer.sh"
 form_proven env_off env ASCEND_PROF_SK_ON=0 ASCEND_LAUNCH_BLOCKING=0 "$W/infer.sh"
 form_rejected env_sk_prof \
-    "clean-run-rejected baseline run-1 env_sk_prof: pid [0-9]* (/bin/sh): ASCEND_PROF_SK_ON=1024 turns on the sk_prof" \
+    "clean-run-rejected env_sk_prof run-1 env_sk_prof: pid [0-9]* (/bin/sh): ASCEND_PROF_SK_ON=1024 turns on the sk_prof" \
     env ASCEND_PROF_SK_ON=1024 "$W/infer.sh"
 has env_sk_prof:argv_named "$W/env_sk_prof.out" \
-    "clean-run-rejected baseline run-1 env_sk_prof: the command line sets ASCEND_PROF_SK_ON=1024"
+    "clean-run-rejected env_sk_prof run-1 env_sk_prof: the command line sets ASCEND_PROF_SK_ON=1024"
 # the wrapper exports the variable: nothing on any command line, only the
 # inference process's environment shows it
 form_rejected wrapper_exports \
-    "clean-run-rejected baseline run-1 env_debug_sync: pid [0-9]* (/bin/sh): ASCEND_LAUNCH_BLOCKING=1 turns on" \
+    "clean-run-rejected wrapper_exports run-1 env_debug_sync: pid [0-9]* (/bin/sh): ASCEND_LAUNCH_BLOCKING=1 turns on" \
     env WRAP_EXPORT=ASCEND_LAUNCH_BLOCKING=1 "$W/wrapper.sh"
 form_rejected bash_c_sets \
-    "clean-run-rejected baseline run-1 env_profiling: pid [0-9]* (/bin/sh): PROFILER_SAMPLECONFIG={} turns on" \
+    "clean-run-rejected bash_c_sets run-1 env_profiling: pid [0-9]* (/bin/sh): PROFILER_SAMPLECONFIG={} turns on" \
     bash -c 'PROFILER_SAMPLECONFIG={} "$0" "$1"' "$W/infer.sh"
 # a child sets a value that is not UTF-8: recorded as \xNN text, and on
 form_rejected binary_value \
-    'clean-run-rejected baseline run-1 env_sk_prof: pid [0-9]* (/bin/sh): ASCEND_PROF_SK_ON=\\xff\\xfe turns on' \
+    'clean-run-rejected binary_value run-1 env_sk_prof: pid [0-9]* (/bin/sh): ASCEND_PROF_SK_ON=\\xff\\xfe turns on' \
     bash -c 'export ASCEND_PROF_SK_ON=$(printf "\377\376"); "$0" "$1"' "$W/infer.sh"
 # a member whose environment cannot be read (test builds stand in for another
 # user's or a set-id process) proves nothing
 SK_TEST_ENVIRON_DENIED=sleep form_rejected denied \
-    "clean-run-rejected baseline run-1 member_unreadable: pid [0-9]* (sleep): its environment could not be read (permission_denied)" \
+    "clean-run-rejected denied run-1 member_unreadable: pid [0-9]* (sleep): its environment could not be read (permission_denied)" \
     "$W/infer.sh"
 # a huge argv is recorded cut, with the mark, and does not stop the proof
 form_proven huge_argv bash -c '"$0" "$2"; :' "$W/infer.sh" "$(head -c 100000 /dev/zero | tr '\0' a)"
@@ -281,11 +281,11 @@ stab hist
 rc=$?
 [ $rc = 10 ] && t_pass hist:exit_10 || t_fail hist:exit_10 "exit $rc"
 # the refused attempt left an empty run-2: it is no proven run either
-has hist:recreated_run_named "$W/hist.out" "clean-run-rejected baseline run-2 record_missing: "
+has hist:recreated_run_named "$W/hist.out" "clean-run-rejected hist run-2 record_missing: "
 rm -rf "$W/hist/run-2"
 stab hist
 has hist:deleted_run_named "$W/hist.out" \
-    "clean-run-rejected baseline run-2 attempt_missing: run-2 was started (attempts.jsonl line 2)"
+    "clean-run-rejected hist run-2 attempt_missing: run-2 was started (attempts.jsonl line 2)"
 cp -a "$W/env_clean" "$W/moved"
 stab moved
-has moved:named "$W/moved.out" "clean-run-rejected baseline run-1 run_moved: the record was made in $W/env_clean/run-1"
+has moved:named "$W/moved.out" "clean-run-rejected moved run-1 run_moved: the record was made in $W/env_clean/run-1"

@@ -12,9 +12,13 @@ ground-truth.json and with the runtime formats:
 Checks: sk_prof byte layout (array closed by {}, one record per line, key
 order, [blockIdx/blockNum] prefixes, pid by core, %f text of tick/50.0),
 per-core record counts, per-core write order, not sorted by time, child
-names against the (reordered) task lists, kernel_details columns and SK
-rows, graph JSON layout (nlohmann dump(2) == Python indent=2 sort_keys),
-options, fused-log blocks, super_kernel.log lines, execution inputs.
+names against the (reordered) task lists, kernel_details columns (Level0 or
+Level1, with or without Step Id and Device_id, LF or CRLF) and SK rows, the
+Device_id under --visible-devices, where every file lies (beside or
+torch_npu layout, the later cycles' kernel_details), the raw trace equal to
+its copy, graph JSON layout (nlohmann dump(2) == Python indent=2
+sort_keys), options, fused-log blocks, super_kernel.log lines, execution
+inputs.
 
 A multi-rank pair (run.ranks >= 2) is checked rank by rank, and also: the
 exact file layout of every rank, the Device_id / deviceId / sk_prof name /
@@ -214,14 +218,34 @@ def check_fixture_skprof(data, side, sp, origin):
         problem("%s: fixture events per tid %s != %s" % (side, dict(tids), want))
 
 
-def check_csv(data, side, gt, sp, sks, device):
+LEVEL1 = ["Model ID", "Task ID", "Stream ID", "Name", "Type", "OP State", "Accelerator Core", "Start Time(us)",
+          "Duration(us)", "Wait Time(us)", "Block Num", "Mix Block Num"]
+LEVEL0 = ["Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)", "Wait Time(us)", "Block Num"]
+
+
+def want_header(run):
+    """The columns the profiler set-up of the run writes first."""
+    head = [] if run.get("occurrence_mode") == "launch_order" else ["Step Id"]
+    if run.get("device_id_column", True):
+        head.append("Device_id")
+    return head + (LEVEL0 if run.get("kernel_details_level", 1) == 0 else LEVEL1)
+
+
+def check_csv(data, side, gt, sp, sks, device, step_shift=0):
+    run = gt["run"]
     text = data.decode()
-    rows = list(csv.reader(io.StringIO(text)))
+    crlf = run.get("line_ending") == "crlf"
+    lines = text.split("\n")
+    if lines[-1] != "" or any(line.endswith("\r") != crlf for line in lines[:-1]):
+        problem("%s: kernel_details line endings are not all %s" % (side, "CRLF" if crlf else "LF"))
+    rows = list(csv.reader(io.StringIO(text, newline="")))
     header = rows[0]
-    if len(header) < 18 or header[:14] != ["Step Id", "Device_id", "Model ID", "Task ID", "Stream ID", "Name", "Type",
-                                           "OP State", "Accelerator Core", "Start Time(us)", "Duration(us)",
-                                           "Wait Time(us)", "Block Num", "Mix Block Num"]:
+    want = want_header(run)
+    level0 = run.get("kernel_details_level", 1) == 0
+    if header[:len(want)] != want or (level0 and len(header) != len(want)) or (not level0 and len(header) < len(want) + 4):
         problem(side + ": kernel_details header " + ",".join(header[:14]))
+        return
+    col = {name: header.index(name) for name in want}
     body = rows[1:]
     if gt["integrity"]["kernel_details_header_only"] == side:
         if body:
@@ -234,30 +258,34 @@ def check_csv(data, side, gt, sp, sks, device):
         problem("%s: %d kernel_details rows, ground truth %d" % (side, len(body), sp["kernel_details_rows"]))
     sk_rows = collections.defaultdict(list)
     steps = set()
-    devices = collections.Counter(r[header.index("Device_id")] for r in body if len(r) == len(header))
-    if set(devices) - {str(device)}:
-        problem("%s: kernel_details Device_id %s, want %d on every row" % (side, dict(devices), device))
+    if "Device_id" in col:
+        kd_device = run["visible_devices"][device] if "visible_devices" in run else device
+        devices = collections.Counter(r[col["Device_id"]] for r in body if len(r) == len(header))
+        if set(devices) - {str(kd_device)}:
+            problem("%s: kernel_details Device_id %s, want %d on every row" % (side, dict(devices), kd_device))
+    name_c, type_c, start_c, dur_c = col["Name"], col["Type"], col["Start Time(us)"], col["Duration(us)"]
     for r in body:
         if len(r) != len(header):
             problem(side + ": kernel_details row with %d fields" % len(r))
             continue
-        if not r[9].endswith("\t"):
+        if not r[start_c].endswith("\t"):
             problem(side + ": Start Time(us) without the profiler's trailing tab")
-        if (r[6] == "SuperKernel") != r[5].startswith("sk_"):
-            problem(side + ": Type/Name disagree on " + r[5][:40])
-        if r[6] == "SuperKernel" and r[5] == blank_name and r[10] == "":
+        if (r[type_c] == "SuperKernel") != r[name_c].startswith("sk_"):
+            problem(side + ": Type/Name disagree on " + r[name_c][:40])
+        step = int(r[col["Step Id"]]) - step_shift if "Step Id" in col else None
+        if r[type_c] == "SuperKernel" and r[name_c] == blank_name and r[dur_c] == "":
             blanks += 1
-            steps.add(int(r[0]))
+            steps.add(step)
             continue
-        if r[6] == "SuperKernel":
-            us, ns = r[10].split(".")
-            sk_rows[r[5]].append(int(us) * 1000 + int(ns))
-            steps.add(int(r[0]))
+        if r[type_c] == "SuperKernel":
+            us, ns = r[dur_c].split(".")
+            sk_rows[r[name_c]].append(int(us) * 1000 + int(ns))
+            steps.add(step)
     if blanks != (1 if blank_name else 0):
         problem("%s: %d rows with an empty Duration, want %d" % (side, blanks, 1 if blank_name else 0))
-    run = gt["run"]
-    if steps != set(range(run["first_step_id"], run["last_step_id"] + 1)):
-        problem(side + ": SK step ids " + str(sorted(steps)))
+    want_steps = set(range(run["first_step_id"], run["last_step_id"] + 1)) if "Step Id" in col else {None}
+    if steps != want_steps:
+        problem(side + ": SK step ids " + str(sorted(steps, key=str)))
     for sk in sks:
         name = sk["names"][side]
         if name is None:
@@ -273,6 +301,67 @@ def check_csv(data, side, gt, sp, sks, device):
         real = sk.get("realized_sk_wall")
         if real and (min(durs) != real[side]["min_ns"] or max(durs) != real[side]["max_ns"]):
             problem("%s: %s durations do not match the realized statistics" % (side, name[:40]))
+
+
+TORCH_NPU_DIR = re.compile(r"^profiler/(genhost)_(\d+)_(\d{17})_ascend_pt$")
+PROF_DIR = re.compile(r"^PROF_\d+_(\d{17})_(\d{8})[A-Z]{8}$")
+
+
+def check_layout(side, sp, gt):
+    """Where the files of one rank lie (docs/test-data.md §1): the trace copy
+    beside kernel_details, or torch_npu's per-process directory with the copy
+    in the collection folder of the first cycle and the raw trace in
+    sk_meta/<pid>/."""
+    run = gt["run"]
+    files = sp["files"]
+    z = ".zst" if gt["generator"]["zstd"] else ""
+    pid = sp["pid"]
+    dev = sp.get("device", run["device_id"])
+    raw = "sk_meta/%d/sk_prof_device_%d.json%s" % (pid, dev, z)
+    later = sp.get("later_cycles_kernel_details", [])
+    if run.get("layout") != "torch_npu":
+        prof = "profiler/gen_rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT" % sp["rank"] if "rank" in sp else "profiler"
+        if files["kernel_details"] != prof + "/kernel_details.csv" + z or \
+           files["sk_prof"] != prof + "/sk_prof_device_%d.json%s" % (dev, z) or \
+           files.get("sk_prof_raw", raw if "rank" in sp else None) != (raw if "rank" in sp else None) or later:
+            problem("%s: file paths %s" % (side, files))
+        return
+    parts = files["kernel_details"].split("/")
+    proc = "/".join(parts[:2])
+    m = TORCH_NPU_DIR.match(proc)
+    if not m or int(m.group(2)) != pid or parts[2:] != ["ASCEND_PROFILER_OUTPUT", "kernel_details.csv" + z]:
+        problem("%s: kernel_details %s is not <worker>_<pid>_<time>_ascend_pt/ASCEND_PROFILER_OUTPUT/" % (
+            side, files["kernel_details"]))
+        return
+    tparts = files["sk_prof"].split("/")
+    pm = PROF_DIR.match(tparts[2]) if len(tparts) == 4 else None
+    if "/".join(tparts[:2]) != proc or not pm or int(pm.group(2)) != pid or \
+       tparts[3] != "sk_prof_device_%d.json%s" % (dev, z):
+        problem("%s: the trace copy %s is not in the first cycle's PROF_* folder" % (side, files["sk_prof"]))
+    if files.get("sk_prof_raw") != raw:
+        problem("%s: raw trace %s, want %s" % (side, files.get("sk_prof_raw"), raw))
+    if len(later) != run.get("cycles", 1) - 1:
+        problem("%s: %d later cycles, want %d" % (side, len(later), run.get("cycles", 1) - 1))
+    times = [m.group(3)]
+    for path in later:
+        lm = TORCH_NPU_DIR.match("/".join(path.split("/")[:2]))
+        if not lm or lm.group(1, 2) != m.group(1, 2) or path.split("/")[2:] != parts[2:]:
+            problem("%s: later cycle %s is not a directory of process %d" % (side, path, pid))
+            continue
+        times.append(lm.group(3))
+    if times != sorted(set(times)):
+        problem("%s: cycle directory times %s are not increasing" % (side, times))
+
+
+def check_cycles(base, side, sp, gt, sks, device):
+    """A later cycle's kernel_details holds the first cycle's rows, its steps
+    moved on by the cycles before it."""
+    first = read_bytes(os.path.join(base, sp["files"]["kernel_details"]))
+    for c, path in enumerate(sp.get("later_cycles_kernel_details", []), 1):
+        data = read_bytes(os.path.join(base, path))
+        if data == first:
+            problem("%s: cycle %d kernel_details is the first cycle's" % (side, c + 1))
+        check_csv(data, side, gt, sp, sks, device, step_shift=c * gt["run"]["steps"])
 
 
 def check_graph(text, side, name, want_dcci, want_before, device):
@@ -372,6 +461,11 @@ def check_side(root, gt, side, sp, sks, fmt_limit):
     else:
         check_fixture_skprof(data, side, sp, origin)
     check_csv(read_bytes(os.path.join(base, files["kernel_details"])), side, gt, sp, sks, device)
+    check_layout(side, sp, gt)
+    check_cycles(base, side, sp, gt, sks, device)
+    if "sk_prof_raw" in files and read_bytes_file(os.path.join(base, files["sk_prof_raw"])) != \
+            read_bytes_file(os.path.join(base, files["sk_prof"])):
+        problem(side + ": the raw trace differs from its profiler copy")
     plain_fused = "\n".join(strip_prefix(line)[0] for line in fused_text.splitlines())
     return origin, plain_fused, graph_texts
 
@@ -400,6 +494,16 @@ def first_tokens(children):
     return seen
 
 
+def exactly_files(root, side, want):
+    """The side's root holds exactly the files want (relative paths)."""
+    got = set()
+    for dirpath, _, names in os.walk(os.path.join(root, side)):
+        for nm in names:
+            got.add(os.path.relpath(os.path.join(dirpath, nm), os.path.join(root, side)))
+    if got != want:
+        problem("%s: files %s missing, %s unexpected" % (side, sorted(want - got)[:4], sorted(got - want)[:4]))
+
+
 def check_ranks(root, gt):
     """Multi-rank layout and truth consistency (run.ranks >= 2)."""
     run = gt["run"]
@@ -417,14 +521,8 @@ def check_ranks(root, gt):
         # exactly the files of the ranks, nothing else
         want = set()
         for e in entries:
-            want |= set(e["files"].values())
+            want |= set(e["files"].values()) | set(e.get("later_cycles_kernel_details", []))
             pids.append(e["pid"])
-            prof = "profiler/gen_rank%d_ascend_pt/ASCEND_PROFILER_OUTPUT/" % e["rank"]
-            z = ".zst" if gt["generator"]["zstd"] else ""
-            if e["files"]["kernel_details"] != prof + "kernel_details.csv" + z or \
-               e["files"]["sk_prof"] != prof + "sk_prof_device_%d.json%s" % (e["device"], z) or \
-               e["files"]["sk_prof_raw"] != "sk_meta/%d/sk_prof_device_%d.json%s" % (e["pid"], e["device"], z):
-                problem("%s: rank %d file paths %s" % (side, e["rank"], e["files"]))
             for key in ("sk_fused_nodes", "super_kernel", "sk_graph_origin"):
                 if not e["files"][key].startswith("sk_meta/%d/model_48_1/" % e["pid"]):
                     problem("%s: rank %d %s outside sk_meta/%d/" % (side, e["rank"], key, e["pid"]))
@@ -432,12 +530,7 @@ def check_ranks(root, gt):
             prof_copy = read_bytes_file(os.path.join(root, side, e["files"]["sk_prof"]))
             if raw != prof_copy:
                 problem("%s: rank %d raw trace differs from its profiler copy" % (side, e["rank"]))
-        got = set()
-        for dirpath, _, names in os.walk(os.path.join(root, side)):
-            for nm in names:
-                got.add(os.path.relpath(os.path.join(dirpath, nm), os.path.join(root, side)))
-        if got != want:
-            problem("%s: files %s missing, %s unexpected" % (side, sorted(want - got)[:4], sorted(got - want)[:4]))
+        exactly_files(root, side, want)
         if gt["sides"][side]["files"] != entries[0]["files"] or gt["sides"][side]["pid"] != entries[0]["pid"]:
             problem(side + ": the side's files are not rank 0's")
     if len(set(pids)) != len(pids):
@@ -569,6 +662,17 @@ def check_pair(root):
         problem("control rank_size differs from the ground truth")
     if inp["o0"]["workload"]["warmup"] != gt["run"]["warmup_launches"]:
         problem("workload warmup differs from the ground truth")
+    control = inp["o0"]["control"]
+    level = "Level0" if gt["run"].get("kernel_details_level", 1) == 0 else "Level1"
+    if control["profiler"]["profiler_level"] != level or control["profiler"]["schedule"]["repeat"] != gt["run"].get("cycles", 1):
+        problem("control profiler %s, want %s with repeat %d" % (control["profiler"], level, gt["run"].get("cycles", 1)))
+    visible = gt["run"].get("visible_devices")
+    if control.get("ASCEND_RT_VISIBLE_DEVICES") != (",".join(map(str, visible)) if visible else None):
+        problem("control ASCEND_RT_VISIBLE_DEVICES %s, ground truth %s" % (control.get("ASCEND_RT_VISIBLE_DEVICES"), visible))
+    if not multi:  # a one-device side holds exactly its files
+        for side in ("o0", "disable_all"):
+            sp = gt["sides"][side]
+            exactly_files(root, side, set(sp["files"].values()) | set(sp.get("later_cycles_kernel_details", [])))
     odiff = pointers(graphs["o0"]["options"], graphs["disable_all"]["options"])
     want = ["/dcci_disable_on_kernel/value"] + (["/split_mode/value"] if gt["integrity"]["options_differ_beyond_dcci"] else [])
     if odiff != sorted(want):

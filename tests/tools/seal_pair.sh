@@ -18,7 +18,10 @@
 #      trace it holds, to its own pid, as the runtime's inference process
 #      writes sk_meta/<its pid>/, so that the analyzer finds the writer among
 #      the processes the run observed (docs/artifact_contract.md "Copied
-#      captures"); the pids inside the runtime logs keep the generated value;
+#      captures"); the same child renames the process's profiler directories
+#      <worker>_<pid>_<time>_ascend_pt (torch_npu layout, every cycle) to its
+#      pid, as torch_npu names them after the process; the pids inside the
+#      runtime logs keep the generated value;
 #   4. artifact_contract finalize --producer-record DIR/<side>.session.producer.json
 #        --round-id ID --source-revision REV --workload/--config/--control
 #        DIR/inputs/<side>/*.json --file ROLE=PATH (every file of the root)
@@ -105,23 +108,38 @@ seal_side() { # SIDE ROLE ROUND
     "$AC" begin --role "$role" --root "$root" --session-out "$session" >/dev/null ||
         fail "begin failed for $side (raw files in $staging)"
     # the producer copies the side, then one child process per SK metadata
-    # directory renames sk_meta/<generated pid> to its own pid and lives
-    # long enough for the runner's group scan to observe it (as the runtime's
-    # inference process writes sk_meta/<its pid>/).  The directories first
-    # get names no pid has, so that a child whose pid equals a generated one
-    # cannot meet a directory not yet renamed; the children run at once.
+    # directory renames sk_meta/<generated pid> (and the process's
+    # <worker>_<generated pid>_<time>_ascend_pt directories) to its own pid
+    # and lives long enough for the runner's group scan to observe it (as
+    # the runtime's inference process writes sk_meta/<its pid>/ and
+    # torch_npu names the profiler directory after it).  The directories
+    # first get names no pid has, so that a child whose pid equals a
+    # generated one cannot meet a directory not yet renamed; the children
+    # run at once.
     "$AC" run --session "$session" -- sh -c '
         cp -R "$1/." "$2/" || exit 1
         [ -d "$2/sk_meta" ] || exit 0
         for d in "$2"/sk_meta/*/; do
             [ -d "$d" ] || continue
             d=${d%/}
-            mv -T "$d" "${d%/*}/.producer-${d##*/}" || exit 1
+            old=${d##*/}
+            find "$2" -depth -type d -name "*_${old}_*_ascend_pt" | while IFS= read -r a; do
+                printf "%s\n" "${a##*/}" | grep -Eq "_${old}_[0-9]{17}_ascend_pt\$" || continue
+                mv -T "$a" "${a%/*}/.producer-$old.${a##*/}" || exit 1
+            done || exit 1
+            mv -T "$d" "${d%/*}/.producer-$old" || exit 1
         done
         pids=
         for d in "$2"/sk_meta/.producer-*/; do
             [ -d "$d" ] || continue
-            sh -c '\''mv -T "$1" "${1%/*}/$$" && sleep 0.5'\'' sh "${d%/}" &
+            sh -c '\''
+                old=${1##*/.producer-}
+                find "$2" -depth -type d -name ".producer-$old.*" | while IFS= read -r a; do
+                    new=$(printf "%s\n" "${a##*/.producer-$old.}" |
+                          sed -E "s/_${old}_([0-9]{17})_ascend_pt\$/_$$_\1_ascend_pt/")
+                    mv -T "$a" "${a%/*}/$new" || exit 1
+                done || exit 1
+                mv -T "$1" "${1%/*}/$$" && sleep 0.5'\'' sh "${d%/}" "$2" &
             pids="$pids $!"
         done
         for p in $pids; do wait "$p" || exit 1; done' sh "$staging" "$root" ||

@@ -4,7 +4,8 @@
  *
  *   skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N]
  *              [--layers N] [--zstd] [--zstd-graphs] [--device N] [--no-step-id]
- *              [--ranks N]
+ *              [--ranks N] [--layout beside|torch_npu] [--kd-level 0|1]
+ *              [--no-device-id] [--crlf] [--cycles N] [--visible-devices LIST]
  *
  * Writes DIR/o0/ and DIR/disable_all/ (raw profile roots, one rank per
  * device), the execution inputs DIR/inputs/<side>/{config,control,workload}.json
@@ -34,6 +35,8 @@
 static const char usage_text[] =
     "usage: skdcci_gen --out DIR --scenario NAME [--seed N] [--scale N] [--steps N] [--layers N]\n"
     "                  [--zstd] [--zstd-graphs] [--device N] [--no-step-id] [--ranks N]\n"
+    "                  [--layout beside|torch_npu] [--kd-level 0|1] [--no-device-id] [--crlf]\n"
+    "                  [--cycles N] [--visible-devices LIST]\n"
     "\n"
     "Writes a raw O0 / disable-all SuperKernel diagnostic pair into DIR (which must not exist or be\n"
     "empty): DIR/o0/, DIR/disable_all/, DIR/inputs/<side>/{config,control,workload}.json and\n"
@@ -55,6 +58,20 @@ static const char usage_text[] =
     "  --ranks N        ranks (devices, processes) per side, 1 to 16 (default 1); with 2 or more\n"
     "                   only regression, no_regression, no_regressed_child, reordered and the\n"
     "                   multi_rank scenarios are accepted\n"
+    "  --layout L       beside (default): the trace copy beside kernel_details.csv; torch_npu: per\n"
+    "                   process profiler/<worker>_<pid>_<time>_ascend_pt/ with\n"
+    "                   ASCEND_PROFILER_OUTPUT/kernel_details.csv and PROF_*/sk_prof_device_<d>.json,\n"
+    "                   and the raw trace in sk_meta/<pid>/\n"
+    "  --kd-level N     kernel_details columns of profiler_level Level1 (default) or Level0 (no\n"
+    "                   Model ID, Task ID, Stream ID)\n"
+    "  --no-device-id   kernel_details.csv without the Device_id column (torch_npu before 7.1.0)\n"
+    "  --crlf           kernel_details.csv lines end with CRLF (Python's csv writer)\n"
+    "  --cycles N       profiler cycles per process, 1 to 4 (torch_npu layout): one *_ascend_pt\n"
+    "                   directory each, the trace copy in the first\n"
+    "  --visible-devices LIST\n"
+    "                   the run's ASCEND_RT_VISIBLE_DEVICES (comma-separated driver device ids):\n"
+    "                   kernel_details Device_id of device d is the d-th entry; the control\n"
+    "                   records it\n"
     "\n"
     "Exit status: 0 written, 1 failure, 2 usage error.\n";
 
@@ -80,6 +97,31 @@ static int parse_u64(const char *s, uint64_t *out)
     }
     *out = v;
     return 0;
+}
+
+/* "4,5,6,7": distinct ids 0-63, single commas, no spaces. */
+static int parse_visible(const char *text, gen_options *opt)
+{
+    char buf[512];
+    if (!*text || strlen(text) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", text);
+    opt->nvisible = 0;
+    for (char *p = buf;;) {
+        char *comma = strchr(p, ',');
+        uint64_t v;
+        if (comma)
+            *comma = '\0';
+        if (parse_u64(p, &v) || v > 63 || opt->nvisible >= GEN_MAX_VISIBLE)
+            return -1;
+        for (unsigned k = 0; k < opt->nvisible; k++)
+            if (opt->visible[k] == v)
+                return -1;
+        opt->visible[opt->nvisible++] = (unsigned)v;
+        if (!comma)
+            return 0;
+        p = comma + 1;
+    }
 }
 
 static sk_err make_dir(const char *path, sk_diag *d)
@@ -243,18 +285,26 @@ static cJSON *control_doc(const gen_model *m)
     jb b = {0};
     cJSON *root = jb_obj(&b, NULL, NULL);
     jb_int(&b, root, "ASCEND_PROF_SK_ON", m->prof_sk_on_kb);
+    if (m->nvisible) {
+        char list[GEN_MAX_VISIBLE * 4] = "";
+        size_t n = 0;
+        for (unsigned k = 0; k < m->nvisible; k++)
+            n += (size_t)snprintf(list + n, sizeof list - n, "%s%u", k ? "," : "", m->visible[k]);
+        jb_str(&b, root, "ASCEND_RT_VISIBLE_DEVICES", list);
+    }
     jb_int(&b, root, "device_id", 0);
     jb_int(&b, root, "rank_size", m->nranks);
     jb_str(&b, root, "sk_meta_archive", "sk_meta");
     cJSON *prof = jb_obj(&b, root, "profiler");
     jb_str(&b, prof, "activities", "NPU");
     jb_str(&b, prof, "output", "profiler");
+    jb_str(&b, prof, "profiler_level", m->kd_level0 ? "Level0" : "Level1");
     cJSON *sched = jb_obj(&b, prof, "schedule");
     jb_int(&b, sched, "skip_first", m->warmup);
     jb_int(&b, sched, "wait", 0);
     jb_int(&b, sched, "warmup", 0);
     jb_int(&b, sched, "active", m->steps);
-    jb_int(&b, sched, "repeat", 1);
+    jb_int(&b, sched, "repeat", m->cycles);
     return jb_done(&b, root);
 }
 
@@ -333,19 +383,24 @@ static sk_err copy_file(const char *src, const char *dst, sk_diag *d)
     return e;
 }
 
-/* One rank of a side.  With ranks, the rank's profiler output is
- * profiler/gen_rank<k>_ascend_pt/ASCEND_PROFILER_OUTPUT/ and the process
- * directory sk_meta/<pid>/ also holds the raw trace the runtime copied
- * there from (byte-identical). */
+/* One rank of a side: its profiler output (gen_kd_dir, gen_trace_dir: the
+ * --layout) and its process directory sk_meta/<pid>/, which with ranks or
+ * the torch_npu layout also holds the raw trace the runtime copied from
+ * (byte-identical). */
 static sk_err write_side(const gen_model *m, gen_side side, const char *out, gen_layout *layout,
                          gen_side_result *res, sk_diag *d)
 {
-    char root[1000], model_dir[1100], prof_dir[1200], rel[128], from[1300], to[1300];
+    char root[1000], model_dir[1100], dir[1200], rel[192], from[1300], to[1300];
     snprintf(root, sizeof root, "%s/%s", out, gen_side_dir[side]);
-    gen_prof_dir(m, rel, sizeof rel);
-    snprintf(prof_dir, sizeof prof_dir, "%s/%s", root, rel);
     snprintf(model_dir, sizeof model_dir, "%s/sk_meta/%u/%s", root, m->ids[side].pid, GEN_MODEL_DIR);
-    sk_err e = make_dirs(prof_dir, d);
+    gen_trace_dir(m, side, rel, sizeof rel);
+    snprintf(dir, sizeof dir, "%s/%s", root, rel);
+    sk_err e = make_dirs(dir, d);
+    for (unsigned c = 0; !e && c < m->cycles; c++) {
+        gen_kd_dir(m, side, c, rel, sizeof rel);
+        snprintf(dir, sizeof dir, "%s/%s", root, rel);
+        e = make_dirs(dir, d);
+    }
     if (!e)
         e = make_dirs(model_dir, d);
     if (!e)
@@ -353,12 +408,13 @@ static sk_err write_side(const gen_model *m, gen_side side, const char *out, gen
     if (!e)
         e = gen_meta_write(m, side, layout, model_dir, d);
     if (!e)
-        e = gen_sim_run(m, side, layout, prof_dir, res, d);
+        e = gen_sim_run(m, side, layout, root, res, d);
     if (!e)
         e = gen_meta_write_super_kernel_log(m, side, layout, res, model_dir, d);
-    if (!e && m->nranks > 1) {
+    if (!e && gen_has_raw_trace(m)) {
         const char *z = m->zstd ? ".zst" : "";
-        snprintf(from, sizeof from, "%s/sk_prof_device_%u.json%s", prof_dir, m->device, z);
+        gen_trace_dir(m, side, rel, sizeof rel);
+        snprintf(from, sizeof from, "%s/%s/sk_prof_device_%u.json%s", root, rel, m->device, z);
         snprintf(to, sizeof to, "%s/sk_meta/%u/sk_prof_device_%u.json%s", root, m->ids[side].pid, m->device, z);
         e = copy_file(from, to, d);
     }
@@ -375,7 +431,14 @@ int main(int argc, char **argv)
 {
     sk_alloc_install_library_hooks();
     sk_alloc_init_from_env();
-    gen_options opt = {GEN_SC_COUNT, 1, 1, 3, 0, 0, 0, 0, 0, 1, 0};
+    gen_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.scenario = GEN_SC_COUNT;
+    opt.seed = 1;
+    opt.scale = 1;
+    opt.layers = 3;
+    opt.ranks = 1;
+    const char *visible_text = NULL;
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -389,6 +452,38 @@ int main(int argc, char **argv)
             opt.zstd_graphs = 1;
         } else if (strcmp(a, "--no-step-id") == 0) {
             opt.no_step_id = 1;
+        } else if (strcmp(a, "--no-device-id") == 0) {
+            opt.no_device_id = 1;
+        } else if (strcmp(a, "--crlf") == 0) {
+            opt.crlf = 1;
+        } else if (strcmp(a, "--layout") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            if (strcmp(argv[++i], "beside") == 0)
+                opt.layout_kind = GEN_LAYOUT_BESIDE;
+            else if (strcmp(argv[i], "torch_npu") == 0)
+                opt.layout_kind = GEN_LAYOUT_TORCH_NPU;
+            else
+                return usage_error("--layout must be beside or torch_npu", argv[i]);
+        } else if (strcmp(a, "--kd-level") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            if (strcmp(argv[++i], "0") != 0 && strcmp(argv[i], "1") != 0)
+                return usage_error("--kd-level must be 0 or 1", argv[i]);
+            opt.kd_level0 = argv[i][0] == '0';
+        } else if (strcmp(a, "--cycles") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            if (parse_u64(argv[++i], &v) || v == 0 || v > GEN_MAX_CYCLES)
+                return usage_error("--cycles must be between 1 and 4", argv[i]);
+            opt.cycles = (unsigned)v;
+        } else if (strcmp(a, "--visible-devices") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option needs a value", a);
+            visible_text = argv[++i];
+            if (parse_visible(visible_text, &opt))
+                return usage_error("--visible-devices must be distinct device ids 0-63 joined by commas",
+                                   visible_text);
         } else if (strcmp(a, "--device") == 0) {
             if (i + 1 >= argc)
                 return usage_error("option needs a value", a);
@@ -460,6 +555,18 @@ int main(int argc, char **argv)
         e = sk_buf_puts(&cmd, " --no-step-id");
     if (!e && opt.ranks > 1)
         e = sk_buf_printf(&cmd, " --ranks %u", opt.ranks);
+    if (!e && opt.layout_kind == GEN_LAYOUT_TORCH_NPU)
+        e = sk_buf_puts(&cmd, " --layout torch_npu");
+    if (!e && opt.kd_level0)
+        e = sk_buf_puts(&cmd, " --kd-level 0");
+    if (!e && opt.no_device_id)
+        e = sk_buf_puts(&cmd, " --no-device-id");
+    if (!e && opt.crlf)
+        e = sk_buf_puts(&cmd, " --crlf");
+    if (!e && opt.cycles > 1)
+        e = sk_buf_printf(&cmd, " --cycles %u", opt.cycles);
+    if (!e && visible_text)
+        e = sk_buf_printf(&cmd, " --visible-devices %s", visible_text);
     if (e) {
         sk_diag_set(&d, e, "", 0, "out of memory");
         goto out;

@@ -772,8 +772,8 @@ sk_err gen_meta_write_super_kernel_log(const gen_model *m, gen_side side, const 
                        "core %u\n\n",
                        m->device, r->warnings[i].core, m->device, r->warnings[i].core);
     }
-    char prof_dir[128];
-    gen_prof_dir(m, prof_dir, sizeof prof_dir);
+    char prof_dir[192];
+    gen_trace_dir(m, side, prof_dir, sizeof prof_dir);
     log_prefix(&o, &clk, "INFO", "sk_event_recorder.cpp", 393, "CopyOutputToProfPath");
     gen_out_printf(&o,
                    "[sk time profiling] Copied output file from ./sk_meta/%u/sk_prof_device_%u.json to "

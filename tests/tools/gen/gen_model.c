@@ -39,12 +39,74 @@ int gen_scenario_parse(const char *name, gen_scenario *s)
     return -1;
 }
 
-void gen_prof_dir(const gen_model *m, char *out, size_t n)
+/* torch_npu names the per-process directory <worker>_<pid>_<time>_ascend_pt
+ * (the worker defaults to the host name; the time is local
+ * %Y%m%d%H%M%S%f with the last 3 digits cut: 17 digits).  The profiler
+ * starts 2 s after the process's first log line; each later cycle starts
+ * its steps later (docs/test-data.md §1.2). */
+#define GEN_WORKER "genhost"
+#define GEN_PROF_START_MS 2000u
+
+static uint64_t cycle_start_ms(const gen_model *m, gen_side side, unsigned cycle)
 {
-    if (m->nranks > 1)
+    return m->ids[side].log_t0_ms + GEN_PROF_START_MS +
+           (uint64_t)cycle * ((uint64_t)m->steps * GEN_STEP_PERIOD_MS + GEN_CYCLE_GAP_MS);
+}
+
+/* "20261129HHMMSSmmm" for ms since midnight of the synthetic day. */
+static void time17(uint64_t ms, char out[18])
+{
+    snprintf(out, 18, "20261129%02u%02u%02u%03u", (unsigned)(ms / 3600000u % 24u),
+             (unsigned)(ms / 60000u % 60u), (unsigned)(ms / 1000u % 60u), (unsigned)(ms % 1000u));
+}
+
+static void process_dir(const gen_model *m, gen_side side, unsigned cycle, char *out, size_t n)
+{
+    char ts[18];
+    time17(cycle_start_ms(m, side, cycle), ts);
+    snprintf(out, n, "profiler/%s_%u_%s_ascend_pt", GEN_WORKER, m->ids[side].pid, ts);
+}
+
+void gen_kd_dir(const gen_model *m, gen_side side, unsigned cycle, char *out, size_t n)
+{
+    if (m->layout_kind == GEN_LAYOUT_TORCH_NPU) {
+        char proc[128];
+        process_dir(m, side, cycle, proc, sizeof proc);
+        snprintf(out, n, "%s/ASCEND_PROFILER_OUTPUT", proc);
+    } else if (m->nranks > 1) {
         snprintf(out, n, "profiler/gen_rank%u_ascend_pt/ASCEND_PROFILER_OUTPUT", m->rank);
-    else
+    } else {
         snprintf(out, n, "profiler");
+    }
+}
+
+void gen_trace_dir(const gen_model *m, gen_side side, char *out, size_t n)
+{
+    if (m->layout_kind != GEN_LAYOUT_TORCH_NPU) {
+        gen_kd_dir(m, side, 0, out, n);
+        return;
+    }
+    /* msprof's collection folder PROF_<index>_<time>_<pid, 8 digits><8 letters>
+     * in the directory the profiler was initialised with; the SK runtime
+     * copies its trace there (the first cycle's) */
+    char proc[128], ts[18], rnd[9];
+    uint64_t h = gen_hash(m->seed, GEN_R_IDS, (uint64_t)side | (uint64_t)m->rank << 8, 9, 0);
+    for (unsigned i = 0; i < 8; i++, h /= 26)
+        rnd[i] = (char)('A' + h % 26);
+    rnd[8] = '\0';
+    process_dir(m, side, 0, proc, sizeof proc);
+    time17(cycle_start_ms(m, side, 0) + 29u, ts);
+    snprintf(out, n, "%s/PROF_000001_%s_%08u%s", proc, ts, m->ids[side].pid, rnd);
+}
+
+int gen_has_raw_trace(const gen_model *m)
+{
+    return m->nranks > 1 || m->layout_kind == GEN_LAYOUT_TORCH_NPU;
+}
+
+unsigned gen_kd_device(const gen_model *m)
+{
+    return m->nvisible ? m->visible[m->device] : m->device;
 }
 
 const char *gen_ktype_name(gen_ktype t)
@@ -647,6 +709,13 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     m->nranks = opt->ranks ? opt->ranks : 1;
     m->noise_seed = m->rank == 0 ? m->seed : gen_hash(m->seed, GEN_R_RANK, m->rank, 0, 0);
     m->no_step_id = opt->no_step_id;
+    m->layout_kind = opt->layout_kind;
+    m->kd_level0 = opt->kd_level0;
+    m->no_device_id = opt->no_device_id;
+    m->crlf = opt->crlf;
+    m->cycles = opt->cycles ? opt->cycles : 1;
+    m->nvisible = opt->nvisible;
+    memcpy(m->visible, opt->visible, sizeof m->visible);
     gen_scenario sc = opt->scenario;
     if (m->layers < 3 || m->layers > GEN_MAX_LAYERS)
         return sk_diag_set(d, SK_E_ARG, "--layers", 0, "must be between 3 and %u (effects are planted in layers 1 and 2)",
@@ -667,12 +736,21 @@ sk_err gen_model_build(const gen_options *opt, gen_model *m, sk_diag *d)
     if (full && (opt->scale != 1 || opt->steps != 0))
         return sk_diag_set(d, SK_E_ARG, "--scenario", 0,
                            "%s sizes its own run; --scale and --steps are not accepted", gen_scenario_name(sc));
+    if (m->cycles > GEN_MAX_CYCLES || (m->cycles > 1 && m->layout_kind != GEN_LAYOUT_TORCH_NPU))
+        return sk_diag_set(d, SK_E_ARG, "--cycles", 0, "must be between 1 and %u, and above 1 only with "
+                           "--layout torch_npu (a cycle is a profiler directory of its own)", GEN_MAX_CYCLES);
+    if (m->nvisible && (uint64_t)opt->device + m->nranks > m->nvisible)
+        return sk_diag_set(d, SK_E_ARG, "--visible-devices", 0, "names %u devices; the ranks use devices %u to %u",
+                           m->nvisible, opt->device, opt->device + m->nranks - 1);
     if (opt->steps != 0 && opt->steps < 3)
         return sk_diag_set(d, SK_E_ARG, "--steps", 0, "must be at least 3 (the analyzer's sample floor)");
     unsigned base_steps = opt->steps ? opt->steps : GEN_DEFAULT_STEPS;
     if ((uint64_t)base_steps * opt->scale > 10000000u)
         return sk_diag_set(d, SK_E_ARG, "--scale", 0, "steps x scale must not exceed 10000000");
     m->steps = base_steps * opt->scale;
+    if (m->cycles > 1 && (uint64_t)m->steps * GEN_STEP_PERIOD_MS * m->cycles > 36000000u)
+        return sk_diag_set(d, SK_E_ARG, "--cycles", 0, "the cycles of %u steps would not fit in one day's "
+                           "directory times: lower --scale or --steps", m->steps);
     for (int side = 0; side < 2; side++)
         m->rotate_cores[side] = sc != GEN_SC_BUFFER_FULL;
     if (sc == GEN_SC_MULTI_RANK_BUFFER_FULL && m->rank == GEN_FULL_RANK)

@@ -70,11 +70,38 @@ unsigned gen_other_child_rank(unsigned nranks);
 /* multi_rank_buffer_full: the rank whose disable-all sk_prof buffer fills. */
 #define GEN_FULL_RANK 1u
 
+/* Where the profiler output lands (--layout, docs/test-data.md §1). */
+typedef enum gen_layout_kind {
+    GEN_LAYOUT_BESIDE = 0,    /* the trace copy beside kernel_details.csv: profiler/ with one
+                               * device, profiler/gen_rank<k>_ascend_pt/ASCEND_PROFILER_OUTPUT/
+                               * with ranks */
+    GEN_LAYOUT_TORCH_NPU = 1  /* as torch_npu and the SK runtime write it: per process
+                               * profiler/<worker>_<pid>_<time>_ascend_pt/ with
+                               * ASCEND_PROFILER_OUTPUT/kernel_details.csv and
+                               * PROF_<n>_<time>_<rand>/sk_prof_device_<d>.json */
+} gen_layout_kind;
+
+/* --cycles: profiler cycles of one process (torch_npu layout only). */
+#define GEN_MAX_CYCLES 4u
+/* Measured iterations start every 40 ms (gen_sim.c STEP_PERIOD_TICKS); a
+ * later cycle's directory is created this long after the previous cycle's
+ * steps. */
+#define GEN_STEP_PERIOD_MS 40u
+#define GEN_CYCLE_GAP_MS 500u
+/* --visible-devices: at most this many entries. */
+#define GEN_MAX_VISIBLE 64u
+
 typedef struct gen_model gen_model;
-/* The side-root-relative directory of the model's profiler output:
- * "profiler" with one device, else
- * "profiler/gen_rank<k>_ascend_pt/ASCEND_PROFILER_OUTPUT" (out: >= 96 bytes). */
-void gen_prof_dir(const gen_model *m, char *out, size_t n);
+/* The side-root-relative directory of kernel_details.csv of profiler cycle
+ * c (0 unless --cycles) and of the trace copy (out: >= 160 bytes). */
+void gen_kd_dir(const gen_model *m, gen_side side, unsigned cycle, char *out, size_t n);
+void gen_trace_dir(const gen_model *m, gen_side side, char *out, size_t n);
+/* 1 when sk_meta/<pid>/ also holds the raw trace (ranks, or the torch_npu
+ * layout). */
+int gen_has_raw_trace(const gen_model *m);
+/* The Device_id kernel_details writes: the device, or its entry of
+ * --visible-devices. */
+unsigned gen_kd_device(const gen_model *m);
 
 typedef enum gen_ktype { GEN_KT_AIC_ONLY, GEN_KT_AIV_ONLY, GEN_KT_MIX_1_1, GEN_KT_MIX_1_2 } gen_ktype;
 const char *gen_ktype_name(gen_ktype t);  /* runtime to_string(SkKernelType) */
@@ -194,6 +221,13 @@ struct gen_model {
     uint64_t noise_seed;       /* jitter, host and counter draws: seed on rank 0, derived from
                                 * seed and rank on the others */
     int no_step_id;            /* kernel_details has no Step Id column */
+    gen_layout_kind layout_kind;
+    int kd_level0;             /* kernel_details with the profiler_level Level0 columns */
+    int no_device_id;          /* kernel_details without Device_id (torch_npu before 7.1.0) */
+    int crlf;                  /* kernel_details lines end with CRLF (Python's csv writer) */
+    unsigned cycles;           /* profiler cycles of the process (1 = one) */
+    unsigned nvisible;         /* ASCEND_RT_VISIBLE_DEVICES of the run (0 = unset) */
+    unsigned visible[GEN_MAX_VISIBLE];
     int rotate_cores[2];       /* per side: block -> physical core mapping rotates per launch */
     int customize_queue;       /* auto_op_parallel = 1: waits are reordered */
     int fixture_shape;         /* sk_prof in the reference fixture shape */
@@ -229,6 +263,13 @@ typedef struct gen_options {
     unsigned device;           /* --device: the device both sides profile (default 0); with
                                 * ranks, the device of rank 0 */
     int no_step_id;            /* --no-step-id: kernel_details without the Step Id column */
+    gen_layout_kind layout_kind; /* --layout */
+    int kd_level0;             /* --kd-level 0 */
+    int no_device_id;          /* --no-device-id */
+    int crlf;                  /* --crlf */
+    unsigned cycles;           /* --cycles (0 = 1) */
+    unsigned nvisible;         /* --visible-devices */
+    unsigned visible[GEN_MAX_VISIBLE];
     unsigned ranks;            /* --ranks: ranks per side (default 1) */
     unsigned rank;             /* the rank the model is built for, < ranks */
 } gen_options;

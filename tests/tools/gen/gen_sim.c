@@ -30,7 +30,7 @@ const char *const gen_metric_name[GEN_M_COUNT] = {"wall_span", "max_lane", "max_
  * cadence: decode steps every 40 ms, warmup iterations every 100 ms. */
 #define LAUNCH_GAP_TICKS 150u
 #define LAUNCH_GAP_JITTER 20
-#define STEP_PERIOD_TICKS (40000u * GEN_TICKS_PER_US)
+#define STEP_PERIOD_TICKS (GEN_STEP_PERIOD_MS * 1000u * GEN_TICKS_PER_US)
 #define WARM_PERIOD_TICKS (100000u * GEN_TICKS_PER_US)
 /* The first launch follows model load; the process ends 1 s after the last. */
 #define FIRST_LAUNCH_TICKS (2000000u * GEN_TICKS_PER_US)
@@ -89,7 +89,7 @@ typedef struct sim {
     const gen_layout *layout;
     gen_side_result *r;
     gen_out prof;
-    gen_out csv;
+    gen_out csv[GEN_MAX_CYCLES]; /* kernel_details of each profiler cycle */
     rec_queue q[GEN_CORES];
     uint64_t dumped[GEN_CORES];
     uint64_t next_poll;
@@ -408,12 +408,33 @@ static void run_launch(sim *s, unsigned ski, uint64_t launch, uint64_t g, uint64
 
 /* ------------------------------------------------ kernel_details */
 
-static const char csv_header[] =
-    "Step Id,Device_id,Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
+/* The profiler's columns (docs/test-data.md §2): the prefix the setup
+ * decides (Step Id with a schedule, Device_id from torch_npu 7.1.0), then
+ * profiler_level Level0's few or Level1's full op_summary set. */
+static const char csv_level0_columns[] =
+    "Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Num";
+static const char csv_level1_columns[] =
+    "Model ID,Task ID,Stream ID,Name,Type,OP State,Accelerator Core,Start Time(us),"
     "Duration(us),Wait Time(us),Block Num,Mix Block Num,HF32 Eligible,Input Shapes,Input Data Types,"
     "Input Formats,Output Shapes,Output Data Types,Output Formats,Context ID,aicore_time(us),"
     "aic_total_cycles,aic_scalar_time(us),aic_scalar_ratio,aic_icache_miss_rate,aiv_time(us),"
-    "aiv_total_cycles,aiv_scalar_time(us),aiv_scalar_ratio,aiv_icache_miss_rate\n";
+    "aiv_total_cycles,aiv_scalar_time(us),aiv_scalar_ratio,aiv_icache_miss_rate";
+
+/* torch_npu writes with Python's csv writer: CRLF after every line. */
+static void csv_eol(const sim *s, gen_out *o)
+{
+    gen_out_puts(o, s->m->crlf ? "\r\n" : "\n");
+}
+
+static void csv_header(const sim *s, gen_out *o)
+{
+    if (!s->m->no_step_id)
+        gen_out_puts(o, "Step Id,");
+    if (!s->m->no_device_id)
+        gen_out_puts(o, "Device_id,");
+    gen_out_puts(o, s->m->kd_level0 ? csv_level0_columns : csv_level1_columns);
+    csv_eol(s, o);
+}
 
 typedef struct csv_row {
     unsigned step;
@@ -435,9 +456,8 @@ typedef struct csv_row {
 
 /* Profiler counters derived from the duration: 1.85 GHz core clock,
  * scalar share and icache miss rate from the seed. */
-static void csv_counters(sim *s, const csv_row *row, int on)
+static void csv_counters(sim *s, gen_out *o, const csv_row *row, int on)
 {
-    gen_out *o = &s->csv;
     if (!on) {
         gen_out_puts(o, ",0,0,0,0,0");
         return;
@@ -458,31 +478,36 @@ static void csv_counters(sim *s, const csv_row *row, int on)
     gen_out_fixed(o, miss_pm, 3);
 }
 
-static void csv_write_row(sim *s, const csv_row *row)
+/* One row into o, as profiler cycle `cycle` would hold it: the first
+ * cycle's row with the step and the start moved on by the cycles before. */
+static void csv_put_row(sim *s, gen_out *o, const csv_row *row, unsigned cycle)
 {
-    gen_out *o = &s->csv;
-    if (s->m->kd_header_only && s->side == GEN_DA)
-        return;
-    if (!s->m->no_step_id) {
-        gen_out_u64(o, row->step);
+    const gen_model *m = s->m;
+    uint64_t shift_steps = (uint64_t)cycle * m->steps;
+    if (!m->no_step_id) {
+        gen_out_u64(o, row->step + shift_steps);
         gen_out_putc(o, ',');
     }
-    gen_out_u64(o, s->m->device);
-    gen_out_putc(o, ',');
-    gen_out_u64(o, row->model_id);
-    gen_out_putc(o, ',');
-    gen_out_u64(o, row->task_id);
-    gen_out_putc(o, ',');
-    gen_out_u64(o, row->stream);
-    gen_out_putc(o, ',');
+    if (!m->no_device_id) {
+        gen_out_u64(o, gen_kd_device(m));
+        gen_out_putc(o, ',');
+    }
+    if (!m->kd_level0) {
+        gen_out_u64(o, row->model_id);
+        gen_out_putc(o, ',');
+        gen_out_u64(o, row->task_id);
+        gen_out_putc(o, ',');
+        gen_out_u64(o, row->stream);
+        gen_out_putc(o, ',');
+    }
     gen_out_puts(o, row->name);
     gen_out_putc(o, ',');
     gen_out_puts(o, row->type);
-    gen_out_puts(o, ",static,");
+    gen_out_puts(o, m->kd_level0 ? "," : ",static,");
     gen_out_puts(o, row->core);
     gen_out_putc(o, ',');
     /* The profiler appends a tab to timestamps (spreadsheet protection). */
-    gen_out_fixed(o, row->start_ns, 3);
+    gen_out_fixed(o, row->start_ns + shift_steps * STEP_PERIOD_TICKS * GEN_NS_PER_TICK, 3);
     gen_out_puts(o, "\t,");
     if (!row->blank_duration)
         gen_out_fixed(o, row->dur_ns, 3);
@@ -490,14 +515,24 @@ static void csv_write_row(sim *s, const csv_row *row)
     gen_out_fixed(o, row->wait_ns, 3);
     gen_out_putc(o, ',');
     gen_out_u64(o, row->block_num);
-    gen_out_putc(o, ',');
-    gen_out_u64(o, row->mix_block_num);
-    gen_out_puts(o, ",NO,");
-    gen_out_puts(o, row->shapes);
-    gen_out_puts(o, ",N/A");
-    csv_counters(s, row, row->aic ? 1 : 0);
-    csv_counters(s, row, row->aiv ? 2 : 0);
-    gen_out_putc(o, '\n');
+    if (!m->kd_level0) {
+        gen_out_putc(o, ',');
+        gen_out_u64(o, row->mix_block_num);
+        gen_out_puts(o, ",NO,");
+        gen_out_puts(o, row->shapes);
+        gen_out_puts(o, ",N/A");
+        csv_counters(s, o, row, row->aic ? 1 : 0);
+        csv_counters(s, o, row, row->aiv ? 2 : 0);
+    }
+    csv_eol(s, o);
+}
+
+static void csv_write_row(sim *s, const csv_row *row)
+{
+    if (s->m->kd_header_only && s->side == GEN_DA)
+        return;
+    for (unsigned c = 0; c < s->m->cycles; c++)
+        csv_put_row(s, &s->csv[c], row, c);
     s->r->csv_rows++;
 }
 
@@ -535,25 +570,23 @@ static void csv_outside(sim *s, unsigned step, const char *name, const char *typ
 
 /* ------------------------------------------------ the run */
 
-static sk_err open_outputs(sim *s, const char *prof_dir, sk_diag *d)
+static sk_err open_outputs(sim *s, const char *root, sk_diag *d)
 {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/sk_prof_device_%u.json%s", prof_dir, s->m->device, s->m->zstd ? ".zst" : "");
+    char path[1200], dir[192];
+    const char *z = s->m->zstd ? ".zst" : "";
+    gen_trace_dir(s->m, s->side, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/%s/sk_prof_device_%u.json%s", root, dir, s->m->device, z);
     sk_err e = gen_out_open(&s->prof, path, s->m->zstd, d);
-    if (e)
-        return e;
-    snprintf(path, sizeof path, "%s/kernel_details.csv%s", prof_dir, s->m->zstd ? ".zst" : "");
-    e = gen_out_open(&s->csv, path, s->m->zstd, d);
-    if (e)
-        return e;
-    gen_out_puts(&s->prof, s->m->fixture_shape ? "{\n  \"traceEvents\": [" : "[{");
-    /* without step markers the profiler writes no Step Id column */
-    static const char step_col[] = "Step Id,";
-    if (s->m->no_step_id)
-        gen_out_write(&s->csv, csv_header + sizeof step_col - 1, sizeof csv_header - sizeof step_col);
-    else
-        gen_out_write(&s->csv, csv_header, sizeof csv_header - 1);
-    return SK_OK;
+    for (unsigned c = 0; !e && c < s->m->cycles; c++) {
+        gen_kd_dir(s->m, s->side, c, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/%s/kernel_details.csv%s", root, dir, z);
+        e = gen_out_open(&s->csv[c], path, s->m->zstd, d);
+        if (!e)
+            csv_header(s, &s->csv[c]);
+    }
+    if (!e)
+        gen_out_puts(&s->prof, s->m->fixture_shape ? "{\n  \"traceEvents\": [" : "[{");
+    return e;
 }
 
 static sk_err alloc_result(sim *s, sk_diag *d)
@@ -684,7 +717,7 @@ static void nominal_walls(sim *s)
     }
 }
 
-sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *prof_dir,
+sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *root,
                    gen_side_result *r, sk_diag *d)
 {
     sim s;
@@ -694,10 +727,12 @@ sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, 
     s.layout = layout;
     s.r = r;
     s.fixture_first = 1;
-    s.prof.fd = s.csv.fd = -1;
+    s.prof.fd = -1;
+    for (unsigned c = 0; c < GEN_MAX_CYCLES; c++)
+        s.csv[c].fd = -1;
     sk_err e = alloc_result(&s, d);
     if (!e)
-        e = open_outputs(&s, prof_dir, d);
+        e = open_outputs(&s, root, d);
     if (!e) {
         nominal_walls(&s);
         e = simulate(&s);
@@ -707,13 +742,14 @@ sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, 
     if (!e) {
         gen_out_puts(&s.prof, m->fixture_shape ? "\n  ]\n}\n" : "}]");
         r->prof_bytes = s.prof.plain_bytes;
-        r->csv_bytes = s.csv.plain_bytes;
+        r->csv_bytes = s.csv[0].plain_bytes;
         e = gen_out_close(&s.prof, d);
-        if (!e)
-            e = gen_out_close(&s.csv, d);
+        for (unsigned c = 0; !e && c < m->cycles; c++)
+            e = gen_out_close(&s.csv[c], d);
     }
     gen_out_abandon(&s.prof);
-    gen_out_abandon(&s.csv);
+    for (unsigned c = 0; c < GEN_MAX_CYCLES; c++)
+        gen_out_abandon(&s.csv[c]);
     for (unsigned c = 0; c < GEN_CORES; c++)
         sk_free(s.q[c].v);
     sk_free(s.main_node);

@@ -46,9 +46,11 @@ typedef struct gen_side_result {
 int gen_tracked_slot(const gen_model *m, unsigned sk);
 unsigned gen_tracked_count(const gen_model *m);
 
-/* Simulates side and writes PROF_DIR/{kernel_details.csv,
- * sk_prof_device_<device>.json} (".zst" appended when compressing). */
-sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *prof_dir,
+/* Simulates side and writes, below the side's root directory ROOT (whose
+ * subdirectories must exist), sk_prof_device_<device>.json in
+ * gen_trace_dir and kernel_details.csv in gen_kd_dir of every profiler
+ * cycle (".zst" appended when compressing). */
+sk_err gen_sim_run(const gen_model *m, gen_side side, const gen_layout *layout, const char *root,
                    gen_side_result *r, sk_diag *d);
 void gen_side_result_free(gen_side_result *r);
 

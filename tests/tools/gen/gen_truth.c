@@ -844,17 +844,29 @@ static cJSON *jside(truth *tr, gen_side side, const gen_run_info *info)
     cJSON *o = jobj(t), *files = jobj(t), *full = jarr(t);
     const char *z = m->zstd ? ".zst" : "";
     const char *zg = m->zstd_graphs ? ".zst" : "";
-    char prof[128];
-    gen_prof_dir(m, prof, sizeof prof);
+    char prof[192];
     add(t, o, "root", jstr(t, gen_side_dir[side]));
     add(t, o, "pid", jint(t, m->ids[side].pid));
+    gen_kd_dir(m, side, 0, prof, sizeof prof);
     snprintf(buf, sizeof buf, "%s/kernel_details.csv%s", prof, z);
     add(t, files, "kernel_details", jstr(t, buf));
+    gen_trace_dir(m, side, prof, sizeof prof);
     snprintf(buf, sizeof buf, "%s/sk_prof_device_%u.json%s", prof, m->device, z);
     add(t, files, "sk_prof", jstr(t, buf));
-    if (m->nranks > 1) {
+    if (gen_has_raw_trace(m)) {
         snprintf(buf, sizeof buf, "sk_meta/%u/sk_prof_device_%u.json%s", m->ids[side].pid, m->device, z);
         add(t, files, "sk_prof_raw", jstr(t, buf));
+    }
+    if (m->cycles > 1) { /* the kernel_details of the later cycles, not analysed */
+        cJSON *later = jarr(t);
+        for (unsigned c = 1; c < m->cycles; c++) {
+            gen_kd_dir(m, side, c, prof, sizeof prof);
+            snprintf(buf, sizeof buf, "%s/kernel_details.csv%s", prof, z);
+            push(t, later, jstr(t, buf));
+        }
+        add(t, o, "later_cycles_kernel_details", later);
+    }
+    if (m->nranks > 1) {
         add(t, o, "rank", jint(t, m->rank));
         add(t, o, "device", jint(t, m->device));
         add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores[side]));
@@ -926,6 +938,25 @@ static cJSON *jrun(truth *tr)
     add(t, o, "device_id", jint(t, m->device));
     if (m->no_step_id) /* absent: "step_id" (keeps the default scenarios' bytes) */
         add(t, o, "occurrence_mode", jstr(t, "launch_order"));
+    /* the capture's form (docs/test-data.md §1.2); each key absent at its
+     * default: beside, Level1, Device_id, LF, one cycle, no renumbering */
+    if (m->layout_kind == GEN_LAYOUT_TORCH_NPU)
+        add(t, o, "layout", jstr(t, "torch_npu"));
+    if (m->kd_level0)
+        add(t, o, "kernel_details_level", jint(t, 0));
+    if (m->no_device_id)
+        add(t, o, "device_id_column", jbool(t, 0));
+    if (m->crlf)
+        add(t, o, "line_ending", jstr(t, "crlf"));
+    if (m->cycles > 1)
+        add(t, o, "cycles", jint(t, m->cycles));
+    if (m->nvisible) {
+        cJSON *v = jarr(t);
+        for (unsigned k = 0; k < m->nvisible; k++)
+            push(t, v, jint(t, m->visible[k]));
+        add(t, o, "visible_devices", v);
+        add(t, o, "kernel_details_device_id", jint(t, gen_kd_device(m)));
+    }
     add(t, o, "auto_op_parallel", jint(t, m->customize_queue));
     add(t, o, "cores_rotate_per_launch", jbool(t, m->rotate_cores[GEN_O0]));
     add(t, arch, "name", jstr(t, "DAV_2201"));
