@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
+#include "analyzer/stage_o/so_lines.h"
 #include "analyzer/stage_o/so_matrix_internal.h"
 #include "analyzer/stage_o/so_probe.h"
 #include "analyzer/stage_o/so_reason.h"
@@ -33,31 +34,8 @@ static void add_line(mx *x, char ***list, size_t *n, const char *code, const cha
 static void add_line(mx *x, char ***list, size_t *n, const char *code, const char *fmt,
                      va_list ap)
 {
-    char raw[1536], line[1536];
-    int pre = code ? snprintf(raw, sizeof raw, "%s ", code) : 0;
-    vsnprintf(raw + pre, sizeof raw - (size_t)pre, fmt, ap);
-    /* Each violation and note is one output line, and it quotes strings
-     * from the document (ids, pointers): control bytes are written as \xHH
-     * so that a crafted value cannot add or fake report lines. */
-    size_t o = 0;
-    for (const unsigned char *c = (const unsigned char *)raw; *c && o + 5 < sizeof line; c++) {
-        if (*c < 0x20 || *c == 0x7f)
-            o += (size_t)snprintf(line + o, sizeof line - o, "\\x%02x", *c);
-        else
-            line[o++] = (char)*c;
-    }
-    line[o] = '\0';
-    char **grown = sk_realloc(*list, (*n + 1) * sizeof *grown);
-    if (!grown) {
+    if (so_line_vappend(list, n, code, fmt, ap) != 0)
         x->nomem = 1;
-        return;
-    }
-    *list = grown;
-    if (!(grown[*n] = sk_strdup(line))) {
-        x->nomem = 1;
-        return;
-    }
-    (*n)++;
 }
 
 /* One violation: its stable code (docs/stage-o.md §7, "Violation codes")
@@ -83,12 +61,8 @@ static void note(mx *x, const char *fmt, ...)
 
 void so_matrix_report_free(so_matrix_report *r)
 {
-    for (size_t i = 0; i < r->n_violations; i++)
-        sk_free(r->violations[i]);
-    for (size_t i = 0; i < r->n_notes; i++)
-        sk_free(r->notes[i]);
-    sk_free(r->violations);
-    sk_free(r->notes);
+    so_lines_free(&r->violations, &r->n_violations);
+    so_lines_free(&r->notes, &r->n_notes);
     memset(r, 0, sizeof *r);
 }
 
