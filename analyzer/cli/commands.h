@@ -18,6 +18,9 @@ int cmd_family(int argc, char **argv);
 extern const char cmd_family_usage[];
 int cmd_scene(int argc, char **argv);
 extern const char cmd_scene_usage[];
+/* the phase entry of the auto-tune controller (docs/phase.md) */
+int cmd_phase(int argc, char **argv);
+extern const char cmd_phase_usage[];
 
 /* static-compile process safety (docs/compile-safety.md) */
 int cmd_compile_state(int argc, char **argv);

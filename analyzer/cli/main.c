@@ -40,6 +40,9 @@ static const cli_cmd commands[] = {
      cmd_family_usage},
     {"scene", cmd_scene, "check a failure scene: the eight items, environment blocker or not",
      cmd_scene_usage},
+    {"phase", cmd_phase,
+     "phase check: a phase manifest and its dispatch task against the given session",
+     cmd_phase_usage},
     {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
      "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
     "       skdcci matrix status FILE [--json]\n"
