@@ -19,6 +19,7 @@
 #include "analyzer/readers/rd_runtime_log.h"
 #include "analyzer/readers/rd_sknode.h"
 #include "analyzer/readers/rd_source.h"
+#include "analyzer/stage_o/so_ledger.h"
 
 typedef struct skx_subcode {
     const char *module; /* the range name in sk_subcode.h: "RD_CSV" */
@@ -38,6 +39,7 @@ typedef struct skx_subcode {
 #define SKX_ROW_RD_NODE(name, value, meaning) SKX_SUB_ROW(RD_NODE, name, value, meaning)
 #define SKX_ROW_RD_FUSED(name, value, meaning) SKX_SUB_ROW(RD_FUSED, name, value, meaning)
 #define SKX_ROW_RD_RTLOG(name, value, meaning) SKX_SUB_ROW(RD_RTLOG, name, value, meaning)
+#define SKX_ROW_SO_LEDGER(name, value, meaning) SKX_SUB_ROW(SO_LEDGER, name, value, meaning)
 #define SKX_SUB_ROWS \
     SK_FS_SUB_TABLE(SKX_ROW_SK_FS) \
     AC_CODE_TABLE(SKX_ROW_AC) \
@@ -47,7 +49,8 @@ typedef struct skx_subcode {
     RD_CSV_SUB_TABLE(SKX_ROW_RD_CSV) \
     RD_NODE_SUB_TABLE(SKX_ROW_RD_NODE) \
     RD_FUSED_SUB_TABLE(SKX_ROW_RD_FUSED) \
-    RD_RTLOG_SUB_TABLE(SKX_ROW_RD_RTLOG)
+    RD_RTLOG_SUB_TABLE(SKX_ROW_RD_RTLOG) \
+    SO_LEDGER_SUB_TABLE(SKX_ROW_SO_LEDGER)
 
 /* The whole registry (every code of every module); *n receives its length. */
 static inline const skx_subcode *skx_subcodes(size_t *n)

@@ -87,8 +87,7 @@ int so_cdiff_has(const so_cdiff *c, const char *pointer)
     return 0;
 }
 
-/* {"present": false} or {"present": true, "value": copy of v} */
-static cJSON *presence(const cJSON *v)
+cJSON *so_cdiff_presence(const cJSON *v)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
@@ -119,8 +118,8 @@ sk_err so_cdiff_changes_json(const so_cdiff *c, cJSON **out, sk_diag *d)
             goto nomem;
         if (sk_json_add_str(o, "pointer", ch->pointer) != SK_OK ||
             sk_json_add_str(o, "kind", so_cdiff_kind_name(ch->kind)) != SK_OK ||
-            sk_json_add(o, "old", presence(ch->old_value)) != SK_OK ||
-            sk_json_add(o, "new", presence(ch->new_value)) != SK_OK)
+            sk_json_add(o, "old", so_cdiff_presence(ch->old_value)) != SK_OK ||
+            sk_json_add(o, "new", so_cdiff_presence(ch->new_value)) != SK_OK)
             goto nomem;
     }
     *out = arr;

@@ -55,6 +55,11 @@ int so_cdiff_has(const so_cdiff *c, const char *pointer);
  * and new are {"present": false} or {"present": true, "value": V}. */
 sk_err so_cdiff_changes_json(const so_cdiff *c, cJSON **out, sk_diag *d);
 
+/* {"present": false} (v NULL) or {"present": true, "value": copy of v}: the
+ * matrix's original_value shape, which keeps a present null apart from an
+ * absent member.  NULL when out of memory. */
+cJSON *so_cdiff_presence(const cJSON *v);
+
 /* Checks a pointer given by a user as a change to expect: valid RFC 6901
  * (starts with "/", "~" only as "~0" or "~1"), not the whole document "", and
  * without leading or trailing whitespace (the ledger's rule).  SK_E_ARG with

@@ -22,7 +22,8 @@
     X(RD_CSV, 1301, 1399)          \
     X(RD_NODE, 1401, 1499)         \
     X(RD_FUSED, 1501, 1599)        \
-    X(RD_RTLOG, 1601, 1699)
+    X(RD_RTLOG, 1601, 1699)        \
+    X(SO_LEDGER, 1701, 1799)
 
 enum {
 #define SK_SUB_RANGE_ENUM(module, first, last) \
