@@ -1,14 +1,21 @@
 /* Streaming reader of gate summaries (so_summary.h). */
 #include "analyzer/stage_o/so_summary.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_fs.h"
+#include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_lex.h"
+#include "artifact_contract/base/sk_sha256.h"
 
 typedef struct rd {
     sk_json_lex *lx;
+    int want_runs;
+    sk_rfile *file;
+    sk_sha256 *hash;
     const char *path;
     sk_diag *d;
     int have_candidates, have_selection, have_baseline, have_stability;
@@ -85,6 +92,99 @@ static sk_err member(rd *r, const char **key)
     return SK_OK;
 }
 
+/* A number value (any JSON number; null gives NaN). */
+static sk_err number_value(rd *r, const char *field, double *out)
+{
+    cJSON *v = NULL;
+    sk_err e = sk_json_lex_read_value(r->lx, &v, r->d);
+    if (e)
+        return e;
+    *out = NAN;
+    if (cJSON_IsNumber(v))
+        e = sk_json_get_double(v, out);
+    else if (!cJSON_IsNull(v))
+        e = shape(r, field, "must be a number");
+    cJSON_Delete(v);
+    return e;
+}
+
+static sk_err run_decode(rd *r, so_summary_run *run)
+{
+    static const char *const keys[] = {"count", "mean_ms", "p50_ms", "p90_ms", "stddev_ms",
+                                       "min_ms", "max_ms", NULL};
+    double *slots[] = {&run->count, &run->mean_ms, &run->p50_ms, &run->p90_ms, &run->stddev_ms,
+                       &run->min_ms, &run->max_ms};
+    const char *key;
+    sk_err e = open_object(r, "runs.decode");
+    while (!e && !(e = member(r, &key)) && key) {
+        int k = 0;
+        while (keys[k] && strcmp(keys[k], key) != 0)
+            k++;
+        if (keys[k])
+            e = number_value(r, "runs.decode", slots[k]);
+        else
+            e = sk_json_lex_skip_value(r->lx, r->d);
+    }
+    return e;
+}
+
+/* The members of a run object whose '{' was read. */
+static sk_err one_run(rd *r, so_summary_run *run)
+{
+    const char *key;
+    sk_err e = SK_OK;
+    while (!e && !(e = member(r, &key)) && key) {
+        if (strcmp(key, "path") == 0) {
+            sk_jtok t;
+            e = next(r, &t);
+            if (!e && t.type == SK_JT_STRING) {
+                const char *slash = strrchr(t.text, '/');
+                snprintf(run->name, sizeof run->name, "%s", slash ? slash + 1 : t.text);
+            }
+        } else if (strcmp(key, "worst_rank_mean_ms") == 0) {
+            e = number_value(r, "runs.worst_rank_mean_ms", &run->worst_rank_mean_ms);
+        } else if (strcmp(key, "decode") == 0) {
+            e = run_decode(r, run);
+        } else {
+            e = sk_json_lex_skip_value(r->lx, r->d);
+        }
+    }
+    return e;
+}
+
+/* The value of a "runs" member: the per-run summaries, kept when asked. */
+static sk_err runs(rd *r, so_summary_run **list, size_t *n)
+{
+    sk_jtok t;
+    if (!r->want_runs)
+        return sk_json_lex_skip_value(r->lx, r->d);
+    sk_err e = next(r, &t);
+    if (e)
+        return e;
+    if (t.type != SK_JT_ARR_BEGIN)
+        return shape(r, "runs", "must be a list");
+    for (;;) {
+        e = next(r, &t);
+        if (e || t.type == SK_JT_ARR_END)
+            return e;
+        if (t.type != SK_JT_OBJ_BEGIN)
+            return shape(r, "runs", "must hold run objects");
+        if (*n >= SO_SUMMARY_MAX_RUNS)
+            return shape(r, "runs", "holds more runs than a summary may (4096)");
+        so_summary_run *grown = sk_realloc(*list, (*n + 1) * sizeof *grown);
+        if (!grown)
+            return sk_diag_set(r->d, SK_E_NOMEM, r->path, 0, "out of memory");
+        *list = grown;
+        so_summary_run *run = &grown[(*n)++];
+        memset(run, 0, sizeof *run);
+        run->worst_rank_mean_ms = run->count = run->mean_ms = run->p50_ms = run->p90_ms =
+            run->stddev_ms = run->min_ms = run->max_ms = NAN;
+        e = one_run(r, run);
+        if (e)
+            return e;
+    }
+}
+
 static sk_err evaluation(rd *r)
 {
     const char *key;
@@ -108,6 +208,8 @@ static sk_err candidate(rd *r)
         if (strcmp(key, "run_count") == 0) {
             e = count_value(r, "candidates.run_count", &r->out->candidate_runs);
             r->have_runs = 1;
+        } else if (strcmp(key, "runs") == 0) {
+            e = runs(r, &r->out->candidate_run, &r->out->n_candidate_run);
         } else if (strcmp(key, "option_trial_evaluation") == 0) {
             e = evaluation(r);
         } else {
@@ -158,6 +260,8 @@ static sk_err baseline(rd *r)
         if (strcmp(key, "run_count") == 0) {
             e = count_value(r, "baseline.run_count", &r->out->baseline_runs);
             r->have_base_runs = 1;
+        } else if (strcmp(key, "runs") == 0) {
+            e = runs(r, &r->out->baseline_run, &r->out->n_baseline_run);
         } else {
             e = sk_json_lex_skip_value(r->lx, r->d);
         }
@@ -238,9 +342,19 @@ static sk_err complete(rd *r, so_summary_kind want)
     return SK_OK;
 }
 
-sk_err so_summary_read(const char *path, so_summary_kind want, so_summary *out, sk_diag *d)
+/* Reads through the file, hashing every byte. */
+static sk_err hashing_read(void *ctx, void *buf, size_t cap, size_t *got, sk_diag *d)
 {
-    sk_rfile *f = NULL;
+    rd *r = ctx;
+    sk_err e = sk_rfile_read(r->file, buf, cap, got, d);
+    if (!e && *got && sk_sha256_update(r->hash, buf, *got) != SK_OK)
+        e = sk_diag_set(d, SK_E_NOMEM, r->path, 0, "out of memory hashing");
+    return e;
+}
+
+static sk_err read_summary(const char *path, so_summary_kind want, int want_runs,
+                           so_summary *out, sk_diag *d)
+{
     rd r;
     memset(&r, 0, sizeof r);
     memset(out, 0, sizeof *out);
@@ -249,19 +363,41 @@ sk_err so_summary_read(const char *path, so_summary_kind want, so_summary *out, 
     r.path = path;
     r.d = d;
     r.out = out;
+    r.want_runs = want_runs;
     sk_json_lex_opts lo = {.label = so_summary_kind_name(want), .path = path};
-    sk_err e = sk_rfile_open(path, SK_PATH_NOFOLLOW_LEAF, so_summary_kind_name(want), &f, d);
-    if (!e)
-        e = sk_json_lex_new(sk_rfile_read, f, &lo, &r.lx);
-    if (e == SK_E_NOMEM)
+    sk_err e = sk_rfile_open(path, SK_PATH_NOFOLLOW_LEAF, so_summary_kind_name(want), &r.file, d);
+    if (!e && !(r.hash = sk_sha256_new()))
+        e = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
+    if (!e && (e = sk_json_lex_new(hashing_read, &r, &lo, &r.lx)) == SK_E_NOMEM)
         sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
     if (!e)
         e = document(&r);
     if (!e)
-        e = sk_rfile_finish(f, NULL, d);
+        e = sk_rfile_finish(r.file, NULL, d);
+    if (!e && sk_sha256_final_hex(r.hash, out->sha256) != SK_OK)
+        e = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory hashing");
     if (!e)
         e = complete(&r, want);
     sk_json_lex_free(r.lx);
-    sk_rfile_free(f);
+    sk_sha256_free(r.hash);
+    sk_rfile_free(r.file);
     return e;
+}
+
+sk_err so_summary_read(const char *path, so_summary_kind want, so_summary *out, sk_diag *d)
+{
+    return read_summary(path, want, 0, out, d);
+}
+
+sk_err so_summary_read_runs(const char *path, so_summary_kind want, so_summary *out, sk_diag *d)
+{
+    return read_summary(path, want, 1, out, d);
+}
+
+void so_summary_free(so_summary *s)
+{
+    sk_free(s->baseline_run);
+    sk_free(s->candidate_run);
+    s->baseline_run = s->candidate_run = NULL;
+    s->n_baseline_run = s->n_candidate_run = 0;
 }

@@ -20,6 +20,15 @@ typedef enum so_summary_kind {
     SO_SUMMARY_STABILITY = 1 /* stability --json-out: one CLEAN root */
 } so_summary_kind;
 
+/* One run of a summarized root: its worst-rank mean and the distribution of
+ * its pooled post-warmup decode samples (docs/stage-o.md §2), each value
+ * NaN when the document lacks it. */
+typedef struct so_summary_run {
+    char name[64];            /* the last component of the run's path ("run-2") */
+    double worst_rank_mean_ms;
+    double count, mean_ms, p50_ms, p90_ms, stddev_ms, min_ms, max_ms;
+} so_summary_run;
+
 typedef struct so_summary {
     so_summary_kind kind;
     char candidate[128];    /* TRIAL: the one candidate's name (truncated for messages) */
@@ -27,6 +36,12 @@ typedef struct so_summary {
     int accepted;           /* TRIAL: candidates.<NAME>.option_trial_evaluation.accepted */
     int64_t baseline_runs;  /* baseline.run_count (both kinds) */
     int baseline_stable;    /* baseline_stability.stable (both kinds) */
+    /* with so_summary_read_runs only (owned; so_summary_free): */
+    so_summary_run *baseline_run; /* baseline.runs[] in document order */
+    size_t n_baseline_run;
+    so_summary_run *candidate_run; /* candidates.<NAME>.runs[] */
+    size_t n_candidate_run;
+    char sha256[65];              /* of the bytes read */
 } so_summary;
 
 /* Reads path (no symlink as the last component) as a document of kind want.
@@ -34,6 +49,13 @@ typedef struct so_summary {
  * not strict JSON, SK_E_SCHEMA when it is not a complete document of that
  * kind (the member in d->field), SK_E_CHANGED when it changed while read. */
 sk_err so_summary_read(const char *path, so_summary_kind want, so_summary *out, sk_diag *d);
+
+/* so_summary_read that also keeps every run's distribution (at most
+ * SO_SUMMARY_MAX_RUNS per side) and the file's SHA-256.  Free *out with
+ * so_summary_free in every case. */
+#define SO_SUMMARY_MAX_RUNS 4096
+sk_err so_summary_read_runs(const char *path, so_summary_kind want, so_summary *out, sk_diag *d);
+void so_summary_free(so_summary *s);
 
 const char *so_summary_kind_name(so_summary_kind k);
 

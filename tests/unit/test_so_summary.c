@@ -6,6 +6,7 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_sha256.h"
 #include "analyzer/stage_o/so_summary.h"
 #include "tests/unit/t.h"
 #include "tests/unit/t_fs.h"
@@ -48,6 +49,42 @@ static void reads_the_claimed_facts(void)
     T_EQ_INT(read_text(k_stability, SO_SUMMARY_STABILITY, &s, &d), SK_OK);
     T_EQ_INT(s.baseline_runs, 4);
     T_EQ_INT(s.baseline_stable, 0);
+}
+
+/* The per-run distributions and the SHA-256 of the bytes read. */
+static void reads_runs_and_hash(void)
+{
+    static const char *doc =
+        "{\"baseline\": {\"run_count\": 2, \"runs\": [\n"
+        "  {\"path\": \"O0/run-1\", \"worst_rank_mean_ms\": 10.5, \"ranks\": {\"0\": {\"samples_ms\": [1]}},\n"
+        "   \"decode\": {\"count\": 4, \"mean_ms\": 10.25, \"p50_ms\": 10.2, \"p90_ms\": 10.4,\n"
+        "              \"stddev_ms\": 0.1, \"min_ms\": 10.0, \"max_ms\": 10.5, \"samples_ms\": [10.0, 10.5]}},\n"
+        "  {\"path\": \"run-2\", \"decode\": {\"p90_ms\": null}}]},\n"
+        " \"baseline_stability\": {\"stable\": false}}";
+    const char *dir = tfs_scratch();
+    const char *p = tfs_path("%s/s.json", dir);
+    T_CHECK(tfs_write_str(p, doc) == 0);
+    so_summary s;
+    sk_diag d;
+    T_EQ_INT(so_summary_read_runs(p, SO_SUMMARY_STABILITY, &s, &d), SK_OK);
+    T_EQ_U64(s.n_baseline_run, 2);
+    if (s.n_baseline_run == 2) {
+        T_EQ_STR(s.baseline_run[0].name, "run-1");
+        T_NEAR(s.baseline_run[0].worst_rank_mean_ms, 10.5, 0);
+        T_NEAR(s.baseline_run[0].p90_ms, 10.4, 0);
+        T_NEAR(s.baseline_run[0].count, 4, 0);
+        T_EQ_STR(s.baseline_run[1].name, "run-2");
+        T_CHECK(s.baseline_run[1].p90_ms != s.baseline_run[1].p90_ms); /* NaN */
+    }
+    char want[65];
+    T_CHECK(sk_sha256_hex(doc, strlen(doc), want) == SK_OK);
+    T_EQ_STR(s.sha256, want);
+    so_summary_free(&s);
+    T_CHECK(tfs_write_str(p, "{\"baseline\": {\"run_count\": 2, \"runs\": [1]}, "
+                             "\"baseline_stability\": {\"stable\": true}}") == 0);
+    T_EQ_INT(so_summary_read_runs(p, SO_SUMMARY_STABILITY, &s, &d), SK_E_SCHEMA);
+    so_summary_free(&s);
+    tfs_rm_rf(dir);
 }
 
 static void wrong_kind_and_incomplete_documents(void)
@@ -140,8 +177,9 @@ static void allocation_failures_are_clean(void)
         sk_diag d;
         sk_diag_clear(&d);
         sk_alloc_fail_at(n);
-        sk_err e = so_summary_read(p, SO_SUMMARY_TRIAL, &s, &d);
+        sk_err e = so_summary_read_runs(p, SO_SUMMARY_TRIAL, &s, &d);
         sk_alloc_fail_at(0);
+        so_summary_free(&s);
         saw_nomem |= e == SK_E_NOMEM;
         saw_ok |= e == SK_OK;
         if (e != SK_OK && e != SK_E_NOMEM)
@@ -154,6 +192,7 @@ static void allocation_failures_are_clean(void)
 
 static const t_case cases[] = {
     T(reads_the_claimed_facts),
+    T(reads_runs_and_hash),
     T(wrong_kind_and_incomplete_documents),
     T(unreadable_files),
     T(long_documents_stream),
