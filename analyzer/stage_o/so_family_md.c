@@ -4,16 +4,13 @@
 
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_md.h"
 
-typedef struct md {
-    sk_buf *out;
-    sk_err rc;
-} md;
+typedef so_md md;
 
 static void put(md *m, const char *s)
 {
-    if (m->rc == SK_OK)
-        m->rc = sk_buf_puts(m->out, s);
+    so_md_put(m, s);
 }
 
 static const cJSON *get(const cJSON *o, const char *k)
@@ -26,52 +23,19 @@ static const cJSON *get2(const cJSON *o, const char *a, const char *b)
     return sk_json_get(sk_json_get(o, a), b);
 }
 
-/* One table cell (or inline value): null -> "-", booleans 是/否, strings
- * as they are, everything else as canonical JSON; '|' and newlines escaped. */
 static void cell(md *m, const cJSON *v)
 {
-    sk_buf tmp = SK_BUF_INIT;
-    const char *s = NULL;
-    if (!v || cJSON_IsNull(v)) {
-        s = "-";
-    } else if (cJSON_IsBool(v)) {
-        s = cJSON_IsTrue(v) ? "是" : "否";
-    } else if (cJSON_IsString(v)) {
-        s = v->valuestring[0] ? v->valuestring : "-";
-    } else {
-        if (m->rc == SK_OK)
-            m->rc = sk_json_write(v, SK_JSON_CANONICAL, &tmp, NULL);
-        s = sk_buf_cstr(&tmp);
-    }
-    for (const char *p = s; m->rc == SK_OK && *p; p++) {
-        if (*p == '|')
-            m->rc = sk_buf_puts(m->out, "\\|");
-        else if (*p == '\n')
-            m->rc = sk_buf_puts(m->out, "<br>");
-        else if (*p != '\r')
-            m->rc = sk_buf_putc(m->out, *p);
-    }
-    sk_buf_free(&tmp);
+    so_md_cell(m, v);
 }
 
 static void row(md *m, const cJSON *const *cells, size_t n)
 {
-    put(m, "|");
-    for (size_t i = 0; i < n; i++) {
-        put(m, " ");
-        cell(m, cells[i]);
-        put(m, " |");
-    }
-    put(m, "\n");
+    so_md_row(m, cells, n);
 }
 
-/* A temporary string node for a cell; an allocation failure is recorded. */
 static cJSON *tmp_str(md *m, const char *s)
 {
-    cJSON *v = cJSON_CreateString(s);
-    if (!v && m->rc == SK_OK)
-        m->rc = SK_E_NOMEM;
-    return v;
+    return so_md_tmp_str(m, s);
 }
 
 static const char *status_zh(const char *s)
