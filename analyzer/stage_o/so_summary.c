@@ -92,6 +92,13 @@ static sk_err member(rd *r, const char **key)
     return SK_OK;
 }
 
+static void run_clear(so_summary_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->worst_rank_mean_ms = run->median_run_ms = run->count = run->mean_ms = run->p50_ms =
+        run->p90_ms = run->stddev_ms = run->min_ms = run->max_ms = NAN;
+}
+
 /* A number value (any JSON number; null gives NaN). */
 static sk_err number_value(rd *r, const char *field, double *out)
 {
@@ -176,13 +183,27 @@ static sk_err runs(rd *r, so_summary_run **list, size_t *n)
             return sk_diag_set(r->d, SK_E_NOMEM, r->path, 0, "out of memory");
         *list = grown;
         so_summary_run *run = &grown[(*n)++];
-        memset(run, 0, sizeof *run);
-        run->worst_rank_mean_ms = run->count = run->mean_ms = run->p50_ms = run->p90_ms =
-            run->stddev_ms = run->min_ms = run->max_ms = NAN;
+        run_clear(run);
         e = one_run(r, run);
         if (e)
             return e;
     }
+}
+
+/* The set-level members kept with the runs. */
+static int set_member(const char *key)
+{
+    return strcmp(key, "decode") == 0 || strcmp(key, "worst_rank_mean_ms") == 0 ||
+           strcmp(key, "median_run_worst_rank_mean_ms") == 0;
+}
+
+static sk_err set_value(rd *r, const char *key, so_summary_run *set)
+{
+    if (!r->want_runs)
+        return sk_json_lex_skip_value(r->lx, r->d);
+    if (strcmp(key, "decode") == 0)
+        return run_decode(r, set);
+    return number_value(r, key, key[0] == 'w' ? &set->worst_rank_mean_ms : &set->median_run_ms);
 }
 
 static sk_err evaluation(rd *r)
@@ -210,6 +231,8 @@ static sk_err candidate(rd *r)
             r->have_runs = 1;
         } else if (strcmp(key, "runs") == 0) {
             e = runs(r, &r->out->candidate_run, &r->out->n_candidate_run);
+        } else if (set_member(key)) {
+            e = set_value(r, key, &r->out->candidate_set);
         } else if (strcmp(key, "option_trial_evaluation") == 0) {
             e = evaluation(r);
         } else {
@@ -262,6 +285,8 @@ static sk_err baseline(rd *r)
             r->have_base_runs = 1;
         } else if (strcmp(key, "runs") == 0) {
             e = runs(r, &r->out->baseline_run, &r->out->n_baseline_run);
+        } else if (set_member(key)) {
+            e = set_value(r, key, &r->out->baseline_set);
         } else {
             e = sk_json_lex_skip_value(r->lx, r->d);
         }
@@ -364,6 +389,8 @@ static sk_err read_summary(const char *path, so_summary_kind want, int want_runs
     r.d = d;
     r.out = out;
     r.want_runs = want_runs;
+    run_clear(&out->baseline_set);
+    run_clear(&out->candidate_set);
     sk_json_lex_opts lo = {.label = so_summary_kind_name(want), .path = path};
     sk_err e = sk_rfile_open(path, SK_PATH_NOFOLLOW_LEAF, so_summary_kind_name(want), &r.file, d);
     if (!e && !(r.hash = sk_sha256_new()))

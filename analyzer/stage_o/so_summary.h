@@ -26,6 +26,7 @@ typedef enum so_summary_kind {
 typedef struct so_summary_run {
     char name[64];            /* the last component of the run's path ("run-2") */
     double worst_rank_mean_ms;
+    double median_run_ms; /* a set only: median_run_worst_rank_mean_ms */
     double count, mean_ms, p50_ms, p90_ms, stddev_ms, min_ms, max_ms;
 } so_summary_run;
 
@@ -37,6 +38,9 @@ typedef struct so_summary {
     int64_t baseline_runs;  /* baseline.run_count (both kinds) */
     int baseline_stable;    /* baseline_stability.stable (both kinds) */
     /* with so_summary_read_runs only (owned; so_summary_free): */
+    so_summary_run baseline_set;  /* baseline: worst_rank_mean_ms, median_run_ms and the
+                                     pooled decode distribution (name empty) */
+    so_summary_run candidate_set; /* candidates.<NAME>: the same */
     so_summary_run *baseline_run; /* baseline.runs[] in document order */
     size_t n_baseline_run;
     so_summary_run *candidate_run; /* candidates.<NAME>.runs[] */
