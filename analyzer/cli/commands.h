@@ -21,6 +21,9 @@ extern const char cmd_scene_usage[];
 /* the phase entry of the auto-tune controller (docs/phase.md) */
 int cmd_phase(int argc, char **argv);
 extern const char cmd_phase_usage[];
+/* Stage O reports from the ledger (docs/round-report.md, docs/handoff.md) */
+int cmd_round(int argc, char **argv);
+extern const char cmd_round_usage[];
 
 /* static-compile process safety (docs/compile-safety.md) */
 int cmd_compile_state(int argc, char **argv);

@@ -5,8 +5,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <string.h>
+
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/chart/ch_text.h"
+#include "analyzer/numeric/num_decimal.h"
 
 void so_md_put(so_md *m, const char *s)
 {
@@ -76,14 +79,31 @@ cJSON *so_md_tmp_str(so_md *m, const char *s)
     return v;
 }
 
-void so_md_num(so_md *m, const cJSON *v, int decimals)
+static void rounded(so_md *m, double x, int decimals)
 {
-    double x;
-    if (!cJSON_IsNumber(v) || sk_json_get_double(v, &x) != SK_OK || !isfinite(x)) {
-        so_md_put(m, "-");
-        return;
-    }
     char text[64];
     ch_num_text(x, decimals, text, sizeof text);
     so_md_put(m, text);
+}
+
+void so_md_num(so_md *m, const cJSON *v, int decimals)
+{
+    double x;
+    if (cJSON_IsNumber(v) && sk_json_is_int(v))
+        so_md_cell(m, v); /* integers exactly as they are */
+    else if (!cJSON_IsNumber(v) || sk_json_get_double(v, &x) != SK_OK || !isfinite(x))
+        so_md_put(m, "-");
+    else
+        rounded(m, x, decimals);
+}
+
+void so_md_exact(so_md *m, const char *exact, int decimals)
+{
+    num_dec v;
+    double x;
+    if (!exact || num_dec_parse(exact, strlen(exact), &v) != NUM_DEC_OK ||
+        num_dec_to_double(&v, &x) != NUM_DEC_OK || !isfinite(x))
+        so_md_put(m, "-");
+    else
+        rounded(m, x, decimals);
 }

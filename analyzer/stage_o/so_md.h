@@ -26,7 +26,11 @@ void so_md_row(so_md *m, const cJSON *const *cells, size_t n);
 /* A temporary string node for a cell; an allocation failure is recorded. */
 cJSON *so_md_tmp_str(so_md *m, const char *s);
 /* A number rounded for reading (decimals after the point, '.' whatever the
- * locale); "-" for null, a non-number or a non-finite value. */
+ * locale); an integer as it is; "-" for null, a non-number or a non-finite
+ * value. */
 void so_md_num(so_md *m, const cJSON *v, int decimals);
+/* An exact decimal string ("10.30", Python's str(Decimal)) rounded the same
+ * way; "-" for NULL or a string that is not a decimal. */
+void so_md_exact(so_md *m, const char *exact, int decimals);
 
 #endif

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The HTML reports in a real browser (docs/report-html.md, "Tests"): Chromium
 # headless opens the demo pair's analysis page, a multi-rank pair's page, a
-# blocked analysis page and an accepted family page; any console message
-# fails (the pages have no script, so there must be none), and the
-# screenshot must not be blank: the analysis and family pages must show
-# their chart colours inside the viewport.  Fails, never skips, when
+# blocked analysis page, an accepted family page and a round report page;
+# any console message fails (the pages have no script, so there must be
+# none), and the screenshot must not be blank: the analysis, family and
+# round report pages must show their chart colours inside the viewport.  Fails, never skips, when
 # chromium is missing: `make deps` installs it.
 source "$SK_REPO/tests/lib.sh"
 SK_SCRIPT=html_browser
@@ -82,3 +82,11 @@ check_page "$W/amb.out/DCCI_REGRESSION_ANALYSIS.html" blocked 5
 c=$SK_REPO/tests/cases/skdcci/family_repair_beats_o0_accepted
 mkdir "$W/family" && (cd "$W/family" && bash -e "$c/setup" && source "$c/cmd") >/dev/null 2>&1
 check_page "$W/family/out/DCCI_FAMILY_REPORT.html" family 20 0072B2 D55E00 009E73
+
+# a round report (docs/round-report.md) of an accepted trial: the runs of the
+# incumbent (O0 blue) and of the trial (green) over the noise band (sky blue
+# at 30 %), and the gate checks against their thresholds
+python3 "$SK_REPO/tests/data/ledger/mkstageo.py" "$SK_BUILD/bin/skdcci" "$TOOLS/so_mkclean" \
+    "$W/stage" >/dev/null 2>&1 &&
+    skdcci round report --ledger "$W/stage/ledger.jsonl" --item O2 -o "$W/round" >/dev/null 2>&1
+check_page "$W/round/O2-a1/ROUND_REPORT.html" round_report 20 0072B2 009E73 CCE8F8
