@@ -9,6 +9,8 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_ledger.h"
+#include "analyzer/stage_o/so_ledger_ops.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
 #include "analyzer/cli/so_cli.h"
@@ -23,6 +25,7 @@ const char cmd_family_usage[] =
     "                            [--failed-attempt NAME[=SCENE]]...\n"
     "                            [--configs O0 DA REPAIR] [--warmup N]\n"
     "                            [--expected-ranks N] -o OUT\n"
+    "       skdcci family report --ledger FILE -o OUT\n"
     "\n"
     "Assembles the DCCI family result: for O0, disable-all and the joint repair\n"
     "the clean run counts, worst-rank mean, median-run, P50, P90, stddev, spread,\n"
@@ -58,6 +61,12 @@ const char cmd_family_usage[] =
     "                       crash, hang, timeout, execution) rejects the family\n"
     "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
     "                       trial exists\n"
+    "  --ledger FILE        take every input from the Stage O ledger's DCCI records\n"
+    "                       (docs/ledger.md): the bound roots, configs, analysis,\n"
+    "                       probe report and failure scenes, re-verified first (a\n"
+    "                       bound folder with an extra or changed run is an error\n"
+    "                       naming it); the decision must agree with the ledger's.\n"
+    "                       No other evidence option is taken with it.\n"
     "  --warmup N           decode samples dropped per rank log (8)\n"
     "  --expected-ranks N   rank logs required per run (8)\n"
     "  -o, --output OUT     output directory (must not exist or be empty): \n"
@@ -90,6 +99,53 @@ static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od
     return rc;
 }
 
+static int exit_of(so_family_status s)
+{
+    return s == SO_FAMILY_ACCEPTED ? SKX_OK : s == SO_FAMILY_REJECTED ? SKX_REJECTED : SKX_BLOCKED;
+}
+
+static void print_decision(const char *out_dir, const so_family_result *r)
+{
+    const cJSON *dec = sk_json_get(r->doc, "decision");
+    printf("status %s\nreason %s\nincumbent %s\nreport %s/%s\n", so_family_status_name(r->status),
+           sk_json_get(dec, "reason_code")->valuestring,
+           sk_json_get(dec, "incumbent_after")->valuestring, out_dir, SO_FAMILY_MD_NAME);
+    if (r->status != SO_FAMILY_ACCEPTED)
+        fprintf(stderr, "skdcci " CMD ": %s: %s\n", so_family_status_name(r->status),
+                sk_json_get(dec, "reason_code")->valuestring);
+}
+
+/* family report --ledger: the inputs are what the DCCI records bound. */
+static int report_from_ledger(const char *ledger, const char *out_dir)
+{
+    int rc = SKX_FAIL;
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_outdir *od = NULL;
+    so_ledger *l = NULL;
+    so_ledger_family f;
+    memset(&f, 0, sizeof f);
+    so_family_result r;
+    memset(&r, 0, sizeof r);
+    if (sk_outdir_begin(out_dir, 0755, &od, &d) != SK_OK || so_ledger_read(ledger, &l, &d) != SK_OK ||
+        so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, &d) != SK_OK ||
+        so_ledger_family_inputs(l, &f, &d) != SK_OK || so_family_build(&f.opts, &r, &d) != SK_OK ||
+        so_ledger_family_check(l, &f, &r, &d) != SK_OK || publish(out_dir, &r, od, &d) != SK_OK) {
+        rc = so_cli_fail(&d);
+        goto out;
+    }
+    print_decision(out_dir, &r);
+    printf("ledger %s head %s item %s %s\n", ledger, l->head, f.item->id,
+           so_item_status_name(f.item->status));
+    rc = exit_of(r.status);
+out:
+    sk_outdir_free(od);
+    so_family_result_free(&r);
+    so_ledger_family_free(&f);
+    so_ledger_free(l);
+    return rc;
+}
+
 int cmd_family(int argc, char **argv)
 {
     enum {
@@ -102,7 +158,8 @@ int cmd_family(int argc, char **argv)
         OPT_FAILED,
         OPT_CONFIGS,
         OPT_WARMUP,
-        OPT_RANKS
+        OPT_RANKS,
+        OPT_LEDGER
     };
     static const struct option opts[] = {
         {"o0", required_argument, NULL, OPT_O0},
@@ -115,6 +172,7 @@ int cmd_family(int argc, char **argv)
         {"configs", required_argument, NULL, OPT_CONFIGS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"expected-ranks", required_argument, NULL, OPT_RANKS},
+        {"ledger", required_argument, NULL, OPT_LEDGER},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
@@ -128,8 +186,9 @@ int cmd_family(int argc, char **argv)
     memset(&o, 0, sizeof o);
     o.set_opts.warmup = 8; /* the reference's defaults */
     o.set_opts.expected_ranks = 8;
-    const char *out_dir = NULL;
+    const char *out_dir = NULL, *ledger = NULL;
     const char **slot = NULL;
+    int evidence_options = 0;
     /* NAME=SCENE split in place: the names point into argv, '=' becomes NUL */
     const char *failed_names[FAILED_MAX], *failed_scenes[FAILED_MAX];
     o.failed_names = failed_names;
@@ -139,6 +198,7 @@ int cmd_family(int argc, char **argv)
     /* "+": stop at the first non-option so that --configs can take three words */
     for (int c; (c = getopt_long(argc, argv, "+:o:", opts, NULL)) != -1;) {
         const char *name = NULL;
+        evidence_options += c != 'o' && c != OPT_LEDGER;
         switch (c) {
         case OPT_O0:
             slot = &o.o0_dir, name = "--o0";
@@ -160,6 +220,9 @@ int cmd_family(int argc, char **argv)
             break;
         case 'o':
             slot = &out_dir, name = "--output";
+            break;
+        case OPT_LEDGER:
+            slot = &ledger, name = "--ledger";
             break;
         case OPT_FAILED: {
             char *eq = strchr(optarg, '=');
@@ -213,6 +276,13 @@ int cmd_family(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage(CMD, "unexpected argument '%s'", argv[optind]);
+    if (ledger && evidence_options)
+        return cli_usage(CMD, "--ledger takes every input from the ledger: no other evidence "
+                              "option is given with it");
+    if (ledger && !out_dir)
+        return cli_usage(CMD, "-o OUT is required");
+    if (ledger)
+        return report_from_ledger(ledger, out_dir);
     if (!o.o0_dir)
         return cli_usage(CMD, "--o0 is required");
     if (!o.da_dir)
@@ -231,16 +301,8 @@ int cmd_family(int argc, char **argv)
         rc = so_cli_fail(&d);
         goto out;
     }
-    const cJSON *dec = sk_json_get(r.doc, "decision");
-    printf("status %s\nreason %s\nincumbent %s\nreport %s/%s\n", so_family_status_name(r.status),
-           sk_json_get(dec, "reason_code")->valuestring,
-           sk_json_get(dec, "incumbent_after")->valuestring, out_dir, SO_FAMILY_MD_NAME);
-    rc = r.status == SO_FAMILY_ACCEPTED   ? SKX_OK
-         : r.status == SO_FAMILY_REJECTED ? SKX_REJECTED
-                                          : SKX_BLOCKED;
-    if (r.status != SO_FAMILY_ACCEPTED)
-        fprintf(stderr, "skdcci " CMD ": %s: %s\n", so_family_status_name(r.status),
-                sk_json_get(dec, "reason_code")->valuestring);
+    print_decision(out_dir, &r);
+    rc = exit_of(r.status);
 out:
     sk_outdir_free(od);
     so_family_result_free(&r);

@@ -18,6 +18,8 @@ int cmd_family(int argc, char **argv);
 extern const char cmd_family_usage[];
 int cmd_scene(int argc, char **argv);
 extern const char cmd_scene_usage[];
+int cmd_ledger(int argc, char **argv);
+extern const char cmd_ledger_usage[];
 /* the phase entry of the auto-tune controller (docs/phase.md) */
 int cmd_phase(int argc, char **argv);
 extern const char cmd_phase_usage[];

@@ -289,12 +289,6 @@ static sk_err load_probe_check(fam *f, const char *path, sk_diag *d)
     return SK_OK;
 }
 
-/* The failure kinds that are a functional failure of the trial (the DCCI
- * family is rejected): the others (collection, profiling, ...) need a new
- * attempt, not a verdict. */
-static const char *const k_functional_kinds[] = {"correctness", "crash", "hang", "timeout",
-                                                  "execution", NULL};
-
 /* Reads the scene of every failed attempt; a missing or invalid scene is a
  * status of the attempt (it blocks the decision), not an input error. */
 static sk_err load_failed(fam *f, sk_diag *d)
@@ -346,8 +340,7 @@ static sk_err load_failed(fam *f, sk_diag *d)
             a->status = "valid";
             const cJSON *kind = sk_json_get(sk_json_get(a->doc, "failure"), "kind");
             a->kind = kind->valuestring;
-            for (const char *const *k = k_functional_kinds; *k; k++)
-                a->functional |= strcmp(*k, a->kind) == 0;
+            a->functional = so_scene_kind_functional(a->kind);
         }
         so_scene_result_free(&r);
     }
@@ -677,18 +670,9 @@ typedef struct decision {
     const char *d1_outcome;
 } decision;
 
-/* Disable-all regressed: its worst-rank mean is worse than O0's and its
- * median run is slower than O0's slowest run (outside O0's own run-to-run
- * spread); docs/stage-o.md §9.2 explains the choice. */
 static int regressed(const fam *f)
 {
-    const so_set *o0 = f->o0.set, *da = f->da.set;
-    double o0_max = o0->run_means[0];
-    for (size_t i = 1; i < o0->n_runs; i++)
-        if (o0->run_means[i] > o0_max)
-            o0_max = o0->run_means[i];
-    return f->gate_da.mean_improvement_pct.set && f->gate_da.mean_improvement_pct.v < 0 &&
-           da->median_run_mean > o0_max;
+    return so_disable_all_regressed(f->o0.set, f->da.set, &f->gate_da);
 }
 
 static void set_decision(decision *dc, so_family_status s, const char *code, const char *zh,

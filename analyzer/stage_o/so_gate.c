@@ -114,3 +114,15 @@ void so_trial_evaluate(const so_set *b, const so_stability *bs, const so_set *c,
     for (int i = 0; i < SO_CHECK_COUNT; i++)
         out->accepted = out->accepted && out->checks[i];
 }
+
+int so_disable_all_regressed(const so_set *o0, const so_set *da, const so_trial_eval *gate)
+{
+    if (!o0->n_runs)
+        return 0;
+    double o0_max = o0->run_means[0];
+    for (size_t i = 1; i < o0->n_runs; i++)
+        if (o0->run_means[i] > o0_max)
+            o0_max = o0->run_means[i];
+    return gate->mean_improvement_pct.set && gate->mean_improvement_pct.v < 0 &&
+           da->median_run_mean > o0_max;
+}

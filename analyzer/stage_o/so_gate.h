@@ -75,4 +75,10 @@ void so_trial_evaluate(const so_set *baseline, const so_stability *baseline_stab
                        const so_set *candidate, double allow_p90_regression_pct,
                        double allow_stddev_regression_pct, so_trial_eval *out);
 
+/* The DCCI disable-all trial regressed (docs/stage-o.md §9.2): its
+ * worst-rank mean is worse than O0's (mean_improvement_pct < 0) and its
+ * median run is slower than O0's slowest run, outside O0's own run-to-run
+ * spread.  Otherwise a rejected disable-all trial is neutral. */
+int so_disable_all_regressed(const so_set *o0, const so_set *da, const so_trial_eval *gate);
+
 #endif

@@ -161,8 +161,7 @@ out:
     return rc;
 }
 
-/* The run's config: exactly one of config.json, config.yaml, config.yml. */
-static sk_err find_config(const char *root, const char *run, char **path, sk_diag *d)
+sk_err so_hygiene_find_config(const char *root, const char *run, char **path, sk_diag *d)
 {
     static const char *const names[] = {"config.json", "config.yaml", "config.yml"};
     sk_err rc = SK_OK;
@@ -365,7 +364,7 @@ static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk
                           SO_HYGIENE_CORRECTNESS_NAME) != SK_OK) {
         goto nomem;
     }
-    rc = find_config(root, run, &cfg_path, d);
+    rc = so_hygiene_find_config(root, run, &cfg_path, d);
     if (rc != SK_OK)
         goto out;
     r->has_config = cfg_path != NULL;

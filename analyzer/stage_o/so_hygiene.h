@@ -88,6 +88,11 @@ sk_err so_hygiene_text(const so_set_hygiene *h, const char *label, sk_buf *out, 
  * functional}]}]} (the family report's clean.<side>.clean_runs). */
 struct cJSON *so_hygiene_json(sk_jb *b, const so_set_hygiene *h);
 
+/* The config archived in run directory root/run: exactly one of
+ * config.json, config.yaml, config.yml.  *path (caller frees with sk_free)
+ * is NULL when there is none; two of them are an error. */
+sk_err so_hygiene_find_config(const char *root, const char *run, char **path, sk_diag *d);
+
 /* The decision rules, exposed for the unit tests: 1 when the recorded value
  * of the environment variable turns its feature on. */
 int so_hygiene_env_on(const char *name, const char *value);

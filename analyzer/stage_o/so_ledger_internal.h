@@ -7,7 +7,9 @@
 #include <cjson/cJSON.h>
 
 #include "artifact_contract/base/sk_diag.h"
+#include "analyzer/stage_o/so_cdiff.h"
 #include "analyzer/stage_o/so_ledger.h"
+#include "analyzer/stage_o/so_optmap.h"
 
 /* ------------------------------------------------------------ shapes */
 
@@ -69,5 +71,67 @@ void so_ledger_attempt_name(const char *item, size_t n, char *out, size_t size);
  * "record <seq> (<kind>): <msg>". */
 sk_err so_ledger_fail(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* ------------------------------------------------------------ evidence (so_ledger_bind.c) */
+
+struct sk_jb;
+struct so_set;
+struct so_set_hygiene;
+struct so_stability;
+struct so_trial_eval;
+
+/* The lexical absolute path of arg (relative to the working directory) and
+ * its path relative to dir, which it must lie strictly inside
+ * (SO_LEDGER_SUB_REFUSED "<arg>: <what> must lie inside the ledger's
+ * directory ...").  Both owned by the caller. */
+sk_err so_lb_rel(const char *dir, const char *arg, const char *what, char **rel, char **abs,
+                 sk_diag *d);
+/* {path, sha256} of a file given by the user; sha (65 bytes, may be NULL). */
+sk_err so_lb_file(const char *dir, const char *arg, const char *what, cJSON **ref, char *sha,
+                  sk_diag *d);
+
+/* A config read for the ledger: its tree, digests and option maps. */
+typedef struct so_lb_config {
+    char *rel, *abs;
+    so_cdiff_input in;
+    so_optmaps maps;
+} so_lb_config;
+
+sk_err so_lb_config_load(const char *dir, const char *arg, const char *what, so_lb_config *c,
+                         sk_diag *d);
+/* Re-reads the config a record bound (ref: {path, sha256, fingerprint,
+ * option_maps_digest}) and proves it unchanged (SO_LEDGER_SUB_EVIDENCE,
+ * naming record rec and the file). */
+sk_err so_lb_config_bound(const so_ledger *l, size_t rec, const cJSON *ref, so_lb_config *c,
+                          sk_diag *d);
+void so_lb_config_free(so_lb_config *c);
+cJSON *so_lb_config_ref(struct sk_jb *b, const so_lb_config *c);
+
+/* The runs binding {clean_root, runs} of a loaded CLEAN root whose
+ * hygiene is proven; every run's archived config must be config_sha. */
+sk_err so_lb_runs_bind(const char *root_abs, const char *root_rel, const struct so_set *set,
+                       const struct so_set_hygiene *h, const char *config_sha, cJSON **runs,
+                       sk_diag *d);
+/* Loads exactly the runs a record bound (other runs of the folder are left
+ * out) and proves every bound file unchanged; with exact_folder the folder
+ * must hold no other run.  Failures are SO_LEDGER_SUB_EVIDENCE naming record
+ * rec and the file.  *set may be NULL when only the check is wanted. */
+sk_err so_lb_runs_load(const so_ledger *l, size_t rec, const cJSON *runs, int exact_folder,
+                       struct so_set **set, sk_diag *d);
+/* Re-hashes a {path, sha256} a record bound. */
+sk_err so_lb_file_bound(const so_ledger *l, size_t rec, const cJSON *ref, const char *what,
+                        sk_diag *d);
+/* The latest record (index) whose runs binding names clean_root, or
+ * SO_LEDGER_NONE; limit: only records before it. */
+size_t so_lb_latest_binding(const so_ledger *l, const char *clean_root, size_t limit);
+/* The runs binding of record i (init: o0.runs; trial, top_up: runs), or NULL. */
+const cJSON *so_lb_record_runs(const so_ledger *l, size_t i);
+
+/* The record shapes of docs/ledger.md §2 built from the gate structures. */
+cJSON *so_lb_stability_json(struct sk_jb *b, const struct so_set *s,
+                            const struct so_stability *st);
+cJSON *so_lb_gate_json(struct sk_jb *b, const struct so_set *base,
+                       const struct so_stability *base_st, const struct so_set *cand,
+                       const struct so_trial_eval *e);
 
 #endif

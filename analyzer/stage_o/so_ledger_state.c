@@ -381,6 +381,26 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
                               "attempt and config) against the incumbent %s",
                               it->pending_top_up + 1, cur->id);
     const cJSON *runs = sk_json_get(b, "runs"), *truns = sk_json_get(trial, "runs");
+    const cJSON *scene0 = sk_json_get(b, "scene");
+    if (cJSON_IsNull(runs)) {
+        /* a top-up run failed: the acceptance is revoked with the failure scene */
+        if (!str_is(b, "outcome", "failed") || !cJSON_IsTrue(sk_json_get(scene0, "functional")) ||
+            !str_is(scene0, "attempt", str(trial, "attempt")) ||
+            !cJSON_IsNull(sk_json_get(b, "stability")) ||
+            !str_is(sk_json_get(b, "hygiene"), "state", "rejected"))
+            return so_ledger_fail(l, i, STATE, d,
+                                  "a top-up without runs is a failed top-up with the functional "
+                                  "failure scene of attempt %s",
+                                  str(trial, "attempt"));
+        if (!str_is(b, "incumbent_after", cur->id) || !str_is(b, "item_status", "failed") ||
+            !str_is(sk_json_get(b, "rollback"), "to", cur->id))
+            return so_ledger_fail(l, i, STATE, d, "a failed top-up rolls back to %s", cur->id);
+        it->top_up = i;
+        settle(l, it, SO_ITEM_FAILED, i);
+        return SK_OK;
+    }
+    if (cJSON_IsNull(sk_json_get(b, "stability")))
+        return so_ledger_fail(l, i, STATE, d, "a top-up with runs carries their stability");
     if (cJSON_GetArraySize(sk_json_get(runs, "runs")) != 5 ||
         !str_is(runs, "clean_root", str(truns, "clean_root")) || !runs_include(truns, runs))
         return so_ledger_fail(l, i, STATE, d,

@@ -447,3 +447,13 @@ void so_scene_result_free(so_scene_result *r)
     r->violations = NULL;
     r->n_violations = 0;
 }
+
+int so_scene_kind_functional(const char *kind)
+{
+    static const char *const functional[] = {"correctness", "crash", "hang", "timeout",
+                                             "execution", NULL};
+    for (const char *const *k = functional; kind && *k; k++)
+        if (strcmp(*k, kind) == 0)
+            return 1;
+    return 0;
+}

@@ -53,4 +53,10 @@ sk_err so_scene_load(const char *path, cJSON **doc, char *sha256_hex, so_scene_r
 
 void so_scene_result_free(so_scene_result *r);
 
+/* 1 when failure.kind is a functional failure of a trial (correctness,
+ * crash, hang, timeout, execution): the DCCI family is rejected and a
+ * ledger item failed; the other kinds (collection, profiling, ...) need a
+ * new attempt, not a verdict. */
+int so_scene_kind_functional(const char *kind);
+
 #endif

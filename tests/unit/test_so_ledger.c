@@ -16,7 +16,7 @@
     "{\"name\":\"run-" #n "\",\"record_sha256\":\"" H "\",\"command_fingerprint\":\"" H       \
     "\",\"correctness_sha256\":\"" H "\",\"config\":{\"name\":\"config.json\",\"sha256\":\"" H \
     "\"},\"logs\":[{\"name\":\"log_0.log\",\"size\":10,\"sha256\":\"" H                       \
-    "\"}],\"process\":{\"boot_id\":\"b\",\"pid\":" #n ",\"start_time_ticks\":1}}"
+    "\"}],\"process\":{\"boot_id\":\"b\",\"pid\":" #n ",\"start_time_ticks\":1},\"timeout_s\":null}"
 
 static const char init_template[] =
     "{\"seed\":{\"id\":\"Sbest-SEED\",\"config\":{\"path\":\"configs/seed.json\",\"sha256\":\"" H

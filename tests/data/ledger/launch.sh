@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Test double of the user's clean launcher for the ledger tests:
+# launch.sh CONFIG RUN_DIR writes RANKS rank logs of three decode samples
+# each; the time of run-N is the N-th word of CONFIG.ms.  It writes the
+# run's correctness result (passed) as docs/stage-o.md section 10 asks.
+set -eu
+config=$1 dir=$2 n=${2##*/run-}
+read -r -a ms <"$config.ms"
+v=${ms[n - 1]:?no time for run $n}
+for ((r = 0; r < ${RANKS:?}; r++)); do
+    for i in 1 2 3; do echo "step=$i Inference time (decode): $v ms"; done >"$dir/log_$r.log"
+done
+printf '{"schema_version":"skdcci-correctness-1","passed":true,"compared":"tokens","tool":"launch.sh"}\n' \
+    >"$dir/correctness.json"
