@@ -12,6 +12,7 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_ledger.h"
+#include "analyzer/stage_o/so_ledger_ops.h"
 #include "analyzer/stage_o/so_round.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
@@ -35,8 +36,8 @@ const char cmd_round_usage[] =
     "mean, median run, P50, P90, stddev and spread, every gate check with its\n"
     "value and threshold, the incumbent before and after with the exact pointer\n"
     "and values, the evidence files with SHA-256 and, for a failed attempt, the\n"
-    "eight items of its failure scene.  The gate summary and the failure scene\n"
-    "are read back and must still have the SHA-256 the ledger recorded.\n"
+    "eight items of its failure scene.  Every file and CLEAN root the ledger\n"
+    "binds must still be what it recorded (as ledger verify checks them).\n"
     "\n"
     "Reports are never replaced: an attempt whose directory exists is kept when it\n"
     "holds exactly this report, and refused (nothing written) otherwise.\n"
@@ -201,7 +202,9 @@ int cmd_round(int argc, char **argv)
     int made_dir = 0;
     sk_diag d;
     sk_diag_clear(&d);
-    if (so_ledger_read(ledger, &l, &d) != SK_OK)
+    /* the chain, the state and every bound file and CLEAN root */
+    if (so_ledger_read(ledger, &l, &d) != SK_OK ||
+        so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, &d) != SK_OK)
         goto fail;
     if (!so_ledger_item_find(l, item)) {
         sk_diag_set(&d, SK_E_ARG, ledger, 0, "the frozen matrix has no item %s", item);

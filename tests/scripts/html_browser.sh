@@ -86,7 +86,7 @@ check_page "$W/family/out/DCCI_FAMILY_REPORT.html" family 20 0072B2 D55E00 009E7
 # a round report (docs/round-report.md) of an accepted trial: the runs of the
 # incumbent (O0 blue) and of the trial (green) over the noise band (sky blue
 # at 30 %), and the gate checks against their thresholds
-python3 "$SK_REPO/tests/data/ledger/mkstageo.py" "$SK_BUILD/bin/skdcci" "$TOOLS/so_mkclean" \
-    "$W/stage" >/dev/null 2>&1 &&
-    skdcci round report --ledger "$W/stage/ledger.jsonl" --item O2 -o "$W/round" >/dev/null 2>&1
+E=$W/stage
+mkdir -p "$E" && source "$SK_REPO/tests/data/ledger/small_stage.sh" && small_stage_o >/dev/null 2>&1 &&
+    skdcci round report --ledger "$E/ledger.jsonl" --item O2 -o "$W/round" >/dev/null 2>&1
 check_page "$W/round/O2-a1/ROUND_REPORT.html" round_report 20 0072B2 009E73 CCE8F8

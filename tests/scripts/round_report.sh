@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# skdcci round report on a Stage O ledger written by the independent test
-# writer tests/data/ledger/mkstageo.py (real trial and stability documents
-# on so_mkclean roots): one report per attempt, exact values in the JSON
-# equal to the ledger's, the top-up runs marked, the eight failure-scene
-# items of a failed attempt, reports never replaced, tampered evidence
-# refused with nothing written, byte-identical reruns, and an allocation
-# sweep.
+# skdcci round report on a small Stage O recorded with the real ledger
+# commands (tests/data/ledger/small_stage.sh): one report per attempt, exact
+# values in the JSON equal to the ledger's, the top-up runs marked, the eight
+# failure-scene items of a failed attempt, reports never replaced, tampered
+# evidence refused with nothing written, byte-identical reruns, and an
+# allocation sweep.
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/alloc_sweep.sh"
 W=$PWD
 S=$W/stage
-if ! python3 "$SK_REPO/tests/data/ledger/mkstageo.py" "$SK_BUILD/bin/skdcci" "$TOOLS/so_mkclean" \
-    "$S" 2>"$W/mk.err"; then
-    t_fail stage_written "$(cat "$W/mk.err")"
+E=$S
+mkdir -p "$S"
+source "$SK_REPO/tests/data/ledger/small_stage.sh"
+if ! small_stage_o 2>"$W/mk.err"; then
+    t_fail stage_recorded "$(head -c 3000 "$W/mk.err")"
     exit 0
 fi
 L=$S/ledger.jsonl
@@ -61,7 +62,7 @@ assert a["change"]["values"][0]["after"] == {"present": True, "value": 1}
 assert a["incumbent"]["before"] == "O0" and a["incumbent"]["after"] == "O0"
 roles = {(e["role"], e["path"]): e["sha256"] for e in a["evidence"]}
 assert roles[("gate_summary", "gates/O2-a1-trial.json")] == trial["summary"]["sha256"]
-assert roles[("config", "configs/O2.json")] == trial["config"]["sha256"]
+assert roles[("config", "configs/aop.json")] == trial["config"]["sha256"]
 assert roles[("trial_rank_log", "clean/O2/run-2/log_1.log")] == trial["runs"]["runs"][1]["logs"][1]["sha256"]
 assert a["failure_scene"] is None
 # the top-up: five runs, run-4 and run-5 marked, the incumbent becomes O2
@@ -75,6 +76,7 @@ PY
 
 # the markdown and the page: Chinese, rounded, the sections; well-formed page
 t_ok o2_markdown grep -q '^| run-4 | 补充运行（top-up） | 10.1100 |' "$R/O2/O2-a1-top-up/ROUND_REPORT.md"
+t_ok o2_rollback_words grep -q '（精确值并入现任）' "$R/O2/O2-a1-top-up/ROUND_REPORT.md"
 t_ok o2_page python3 "$SK_REPO/tests/scripts/html_check.py" round "$R/O2/O2-a1/ROUND_REPORT.html" \
     "$R/O2/O2-a1/round-report.json"
 
@@ -119,7 +121,7 @@ t_expect unknown_item 1 "the frozen matrix has no item O9" \
     skdcci round report --ledger "$L" --item O9 -o "$R/O9"
 cp "$S/gates/O4-a1-trial.json" "$W/saved.json"
 sed -i 's/"recommended"/"recommended" /' "$S/gates/O4-a1-trial.json"
-t_expect tampered_summary 1 "gates/O4-a1-trial.json no longer has the recorded SHA-256" \
+t_expect tampered_summary 1 "gates/O4-a1-trial.json" \
     skdcci round report --ledger "$L" --item O4 -o "$R/O4"
 [ ! -e "$R/O4" ] && t_pass tampered_nothing_written || t_fail tampered_nothing_written
 cp "$W/saved.json" "$S/gates/O4-a1-trial.json"
