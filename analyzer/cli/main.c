@@ -46,6 +46,10 @@ static const cli_cmd commands[] = {
     {"round", cmd_round,
      "round report: the Chinese report of every attempt of a matrix item, from the ledger",
      cmd_round_usage},
+    {"handoff", cmd_handoff,
+     "seal|verify the Stage O hand-off; --against-config proves a later config keeps BASE's "
+     "options",
+     cmd_handoff_usage},
     {"phase", cmd_phase,
      "phase check: a phase manifest and its dispatch task against the given session",
      cmd_phase_usage},

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
 #include "analyzer/stage_o/so_lines.h"
@@ -328,7 +329,9 @@ static void check_risky(mx *x, const char *where, const cJSON *it, int status)
     const cJSON *value = sk_json_get(it, "value"), *trial = sk_json_get(it, "trial");
     if (!so_mx_is_executed(status))
         return;
-    if (strcmp(option, "aggressive_opt_strategies") == 0) {
+    /* isolation is a property of the trial's runs; an attempt that failed
+     * before any run records it in its failure scene (control.isolated) */
+    if (strcmp(option, "aggressive_opt_strategies") == 0 && trial) {
         int64_t timeout = 0;
         int isolated = cJSON_IsTrue(sk_json_get(trial, "isolated_process"));
         int timed = sk_json_get_i64(sk_json_get(trial, "timeout_s"), &timeout) == SK_OK &&
@@ -390,7 +393,10 @@ static void check_ordinary(mx *x, const char *where, const cJSON *it, int status
         cJSON_IsTrue(sk_json_get(sk_json_get(it, "probe"), "accepted")))
         violation(x, "probe_blocker_contradicted", "%s: blocked as probe_not_accepted, but probe.accepted is true", where);
     const cJSON *trial = sk_json_get(it, "trial");
-    if (so_mx_is_executed(status)) {
+    /* a failed item whose attempts all failed before any clean run has no
+     * trial record: its attempts and their scenes are the evidence */
+    int failed_before_runs = status == SO_MX_FAILED && cJSON_GetArraySize(sk_json_get(it, "attempts"));
+    if (so_mx_is_executed(status) && !(failed_before_runs && !trial)) {
         if (!trial)
             violation(x, "trial_missing", "%s: a %s item needs its trial record", where, so_mx_statuses[status]);
         else
@@ -605,19 +611,21 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
 
 /* ------------------------------------------------------------ probe reports */
 
-/* Resolves path against the matrix directory; caller frees. */
+/* Resolves path against the matrix directory, lexically (".." removes the
+ * component before it, as the matrix's relative paths mean it: a matrix
+ * written for a directory that does not exist yet still names its
+ * evidence); caller frees. */
 static char *resolve(mx *x, const char *path)
 {
     sk_buf b = SK_BUF_INIT;
     size_t n = strlen(x->dir);
+    char *abs = NULL;
     if ((path[0] != '/' && n && (sk_buf_puts(&b, x->dir) != SK_OK ||
                                  (x->dir[n - 1] != '/' && sk_buf_putc(&b, '/') != SK_OK))) ||
-        sk_buf_puts(&b, path) != SK_OK) {
-        sk_buf_free(&b);
+        sk_buf_puts(&b, path) != SK_OK || !(abs = sk_path_abspath(sk_buf_cstr(&b))))
         x->nomem = 1;
-        return NULL;
-    }
-    return sk_buf_take(&b);
+    sk_buf_free(&b);
+    return abs;
 }
 
 typedef struct loaded_report {
