@@ -190,7 +190,7 @@ check-valgrind:
 	SK_VALGRIND=1 tests/run.sh build/t $(FILTER)
 
 # Every n of the allocation-failure sweeps (the suite samples): finalize and
-# validate-set, then analyze; under ASan+UBSan.
+# validate-set, analyze, then the Stage O ledger commands; under ASan+UBSan.
 check-alloc:
 	$(MAKE) --no-print-directory B=build/asan $(ASAN_FLAGS) test-bins
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
@@ -199,6 +199,9 @@ check-alloc:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
 	SK_SWEEP_STRIDE=1 SK_TEST_TIMEOUT=14400 tests/run.sh build/asan analyze_alloc
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
+	SK_SWEEP_STRIDE=1 SK_TEST_TIMEOUT=14400 tests/run.sh build/asan ledger_alloc
 
 demo: bins
 	B=$(B) tools/demo.sh

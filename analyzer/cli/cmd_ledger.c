@@ -6,6 +6,7 @@
 #include "artifact_contract/base/cli/cli_util.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
+#include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_ledger.h"
 #include "analyzer/stage_o/so_ledger_ops.h"
@@ -340,8 +341,8 @@ static int run_init(const args *a)
                               a->ranks};
     so_ledger *l = NULL;
     int rc = SKX_OK;
-    if (so_ledger_build_init(&ia, &r, &d) != SK_OK || so_ledger_create(a->ledger, r.body, &d) != SK_OK ||
-        so_ledger_read(a->ledger, &l, &d) != SK_OK) {
+    if (so_ledger_build_init(&ia, &r, &d) != SK_OK ||
+        so_ledger_create(a->ledger, r.body, &l, &d) != SK_OK) {
         rc = fail(&d);
     } else {
         fputs(sk_buf_cstr(&r.text), stdout);
@@ -495,6 +496,27 @@ static int run_verify(const args *a)
     return rc;
 }
 
+/* Pretty JSON (as so_cli_publish_json) into an existing directory: every
+ * allocation happens before the file appears. */
+static sk_err publish_matrix(const char *path, const cJSON *doc, sk_diag *d)
+{
+    sk_buf text = SK_BUF_INIT;
+    char *target = NULL;
+    sk_err rc = sk_json_write(doc, SK_JSON_PRETTY, &text, d);
+    if (rc == SK_OK && sk_buf_putc(&text, '\n') != SK_OK)
+        rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory writing the matrix");
+    if (rc == SK_OK) {
+        target = sk_path_publication(path, d);
+        if (!target)
+            rc = d->code != SK_OK ? d->code : SK_E_NOMEM;
+    }
+    if (rc == SK_OK)
+        rc = sk_publish(target, text.data, text.len, 0644, d);
+    sk_free(target);
+    sk_buf_free(&text);
+    return rc;
+}
+
 static int run_matrix(const args *a)
 {
     sk_diag d;
@@ -504,8 +526,7 @@ static int run_matrix(const args *a)
     int rc = SKX_OK;
     if (so_cli_output_free(a->output, &d) != SK_OK || so_ledger_read(a->ledger, &l, &d) != SK_OK ||
         so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, &d) != SK_OK ||
-        so_ledger_matrix(l, a->output, &doc, &d) != SK_OK ||
-        so_cli_publish_json(a->output, doc, &d) != SK_OK) {
+        so_ledger_matrix(l, a->output, &doc, &d) != SK_OK || publish_matrix(a->output, doc, &d) != SK_OK) {
         rc = fail(&d);
     } else {
         const cJSON *fi = sk_json_get(doc, "final_incumbent");

@@ -280,8 +280,10 @@ out:
     return rc;
 }
 
-sk_err so_ledger_create(const char *path, const cJSON *init_body, sk_diag *d)
+sk_err so_ledger_create(const char *path, const cJSON *init_body, so_ledger **out, sk_diag *d)
 {
+    if (out)
+        *out = NULL;
     sk_buf line = SK_BUF_INIT;
     so_ledger *checked = NULL;
     char *target = NULL;
@@ -296,6 +298,10 @@ sk_err so_ledger_create(const char *path, const cJSON *init_body, sk_diag *d)
         goto out;
     }
     rc = sk_publish(target, line.data, line.len, 0644, d);
+    if (rc == SK_OK && out) {
+        *out = checked;
+        checked = NULL;
+    }
 out:
     sk_free(target);
     so_ledger_free(checked);

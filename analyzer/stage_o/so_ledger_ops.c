@@ -121,32 +121,14 @@ static cJSON *publish_ref(sk_jb *b, const char *dir, const so_ledger_result *r)
 
 /* ------------------------------------------------------------ commit */
 
-static sk_err mkdir_parent(const char *path, sk_diag *d)
-{
-    char *parent = sk_strdup(path);
-    if (!parent)
-        return nomem(d);
-    char *slash = strrchr(parent, '/');
-    sk_err rc = SK_OK;
-    if (slash && slash != parent) {
-        *slash = '\0';
-        rc = sk_mkdir_p(parent, 0755, d);
-    }
-    sk_free(parent);
-    return rc;
-}
-
 sk_err so_ledger_commit(so_ledger_writer *w, so_ledger_result *r, size_t *torn_removed,
                         sk_diag *d)
 {
     char *target = NULL;
     sk_err rc = SK_OK;
     if (r->publish_path) {
-        rc = mkdir_parent(r->publish_path, d);
-        if (rc == SK_OK) {
-            target = sk_path_publication(r->publish_path, d);
-            rc = target ? SK_OK : (d && d->code != SK_OK ? d->code : SK_E_NOMEM);
-        }
+        target = sk_path_publication(r->publish_path, d);
+        rc = target ? SK_OK : (d && d->code != SK_OK ? d->code : SK_E_NOMEM);
         if (rc == SK_OK)
             rc = sk_publish(target, r->publish.data ? r->publish.data : "", r->publish.len, 0644, d);
         if (rc != SK_OK) {

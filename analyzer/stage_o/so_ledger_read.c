@@ -2,9 +2,11 @@
  * replay of the state machine (so_ledger_state.c). */
 #include "analyzer/stage_o/so_ledger.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
@@ -44,9 +46,12 @@ sk_err so_ledger_fail(const so_ledger *l, size_t i, int sub, sk_diag *d, const c
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     const so_ledger_record *r = i < l->n_records ? &l->records[i] : NULL;
-    if (r)
+    if (r && r->kind < SO_LEDGER_KIND_COUNT)
         sk_diag_set_sub(d, SK_E_CONTRACT, sub, l->path, r->line, "record %llu (%s): %s",
                         (unsigned long long)r->seq, so_ledger_kind_name(r->kind), msg);
+    else if (r)
+        sk_diag_set_sub(d, SK_E_CONTRACT, sub, l->path, r->line, "record %llu: %s",
+                        (unsigned long long)r->seq, msg);
     else
         sk_diag_set_sub(d, SK_E_CONTRACT, sub, l->path, 0, "%s", msg);
     return SK_E_CONTRACT;
@@ -340,13 +345,14 @@ sk_err so_ledger_read(const char *path, so_ledger **out, sk_diag *d)
     char *data = NULL;
     size_t len = 0;
     *out = NULL;
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT)
+        return sk_diag_set_sub(d, SK_E_IO, SK_FS_SUB_CANNOT_OPEN, path, 0,
+                               "no ledger here (only 'skdcci ledger init' creates one)");
     sk_err rc = sk_read_file(path, SK_PATH_NOFOLLOW_LEAF, "ledger", SO_LEDGER_MAX_BYTES, &data,
                              &len, NULL, NULL, d);
-    if (rc != SK_OK) {
-        if (d && d->sub == SK_FS_SUB_CANNOT_OPEN)
-            sk_diag_prefix(d, "no readable ledger (only 'skdcci ledger init' creates one)");
+    if (rc != SK_OK)
         return rc;
-    }
     rc = so_ledger_parse(data, len, path, out, d);
     sk_free(data);
     return rc;

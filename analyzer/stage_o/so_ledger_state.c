@@ -741,17 +741,19 @@ void so_ledger_state_next(so_ledger *l)
                  "top up the accepted trial of %s to exactly five clean runs in its CLEAN root",
                  it->id);
     } else if (!it->dcci || !it->d1_outcome) {
+        char attempt[128];
+        so_ledger_attempt_name(it->id, it->attempts + 1, attempt, sizeof attempt);
         n->action = SO_NEXT_TRIAL;
         if (it->dcci)
             snprintf(n->detail, sizeof n->detail,
-                     "run the disable-all trial of the DCCI family %s against %s (at least three "
-                     "clean runs), or settle it blocked or skipped",
-                     it->id, cur);
+                     "run the disable-all trial of the DCCI family %s (attempt %s) against %s (at "
+                     "least three clean runs), or settle it blocked or skipped",
+                     it->id, attempt, cur);
         else
             snprintf(n->detail, sizeof n->detail,
-                     "run the trial of %s against the incumbent %s (at least three clean runs), "
-                     "or settle it blocked or skipped",
-                     it->id, cur);
+                     "run the trial of %s (attempt %s) against the incumbent %s (at least three "
+                     "clean runs), or settle it blocked or skipped",
+                     it->id, attempt, cur);
     } else if (it->capture == SO_LEDGER_NONE) {
         n->action = SO_NEXT_CAPTURE;
         snprintf(n->detail, sizeof n->detail,
@@ -772,9 +774,12 @@ void so_ledger_state_next(so_ledger *l)
         snprintf(n->detail, sizeof n->detail,
                  "record the joint repair config of %s and its proof", it->id);
     } else {
+        char attempt[128];
+        so_ledger_attempt_name(it->id, it->attempts + 1, attempt, sizeof attempt);
         n->action = SO_NEXT_REPAIR_TRIAL;
         snprintf(n->detail, sizeof n->detail,
-                 "run the joint repair trial of %s against %s (at least three clean runs)",
-                 it->id, l->chain[0].id);
+                 "run the joint repair trial of %s (attempt %s) against %s (at least three clean "
+                 "runs)",
+                 it->id, attempt, l->chain[0].id);
     }
 }

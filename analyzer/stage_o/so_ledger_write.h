@@ -43,7 +43,9 @@ void so_ledger_writer_close(so_ledger_writer *w);
 
 /* Creates the ledger at path with its init record: published atomically
  * and never over an existing file (SK_E_EXISTS); the record is checked by
- * reading it back first.  The parent directory must exist. */
-sk_err so_ledger_create(const char *path, const cJSON *init_body, sk_diag *d);
+ * reading it back first, and *out (may be NULL) receives that reading, so
+ * that nothing can fail after the file appeared.  The parent directory must
+ * exist. */
+sk_err so_ledger_create(const char *path, const cJSON *init_body, so_ledger **out, sk_diag *d);
 
 #endif

@@ -246,7 +246,40 @@ cp "$W/ledger.saved" "$L"
 expect verify_after_restore 0 skdcci ledger verify --ledger "$L"
 
 # ------------------------------------------------------------ the matrix from the ledger
+mkdir settled
 expect matrix_written 0 skdcci ledger matrix --ledger "$L" -o settled/matrix.json
 expect matrix_validates_settled 0 skdcci matrix validate settled/matrix.json --settled
 has matrix_incumbent '^valid: 4 items, 4 settled, incumbent O2, probe report checked$'
 expect matrix_never_overwritten 1 skdcci ledger matrix --ledger "$L" -o settled/matrix.json
+
+# ------------------------------------------------------------ forgeries with every hash recomputed
+# forge NAME PYEXPR: apply PYEXPR to the body b of the record whose kind is
+# trial and item O3, then recompute every body hash, seq and prev
+forge() {
+    python3 - "$W/ledger.saved" "$L" "$1" <<'PY'
+import hashlib, json, sys
+src, dst, expr = sys.argv[1], sys.argv[2], sys.argv[3]
+canon = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+out, prev = [], "0" * 64
+for n, line in enumerate(open(src, encoding="ascii").read().splitlines(), 1):
+    r = json.loads(line)
+    b = r["body"]
+    if r["kind"] == "trial" and b["item"] == "O3":
+        exec(expr)
+    r["body_sha256"] = hashlib.sha256(canon(b).encode()).hexdigest()
+    r["seq"], r["prev"] = n, prev
+    text = canon(r) + "\n"
+    prev = hashlib.sha256(text.encode()).hexdigest()
+    out.append(text)
+open(dst, "w", encoding="ascii").write("".join(out))
+PY
+}
+# the rejected O3 trial turned into an accepted one: the story breaks at freeze
+forge 'b["outcome"] = "accepted"; b["gate"]["accepted"] = True; b["item_status"] = "running"; b["rollback"] = None'
+expect forged_acceptance_caught 10 skdcci ledger verify --ledger "$L"
+has forged_acceptance_state 'record [0-9]+ \(freeze\): item O3 is not settled'
+# a consistent story with a forged number: the gate re-run on the bound runs catches it
+forge 'b["gate"]["mean_improvement_pct"] = -0.5'
+expect forged_gate_number_caught 10 skdcci ledger verify --ledger "$L"
+has forged_gate_number_named 'record [0-9]+ \(trial\): the gate re-run on the bound runs gives another result'
+cp "$W/ledger.saved" "$L"
