@@ -51,18 +51,17 @@ const char cmd_handoff_usage[] =
     "                          digest; each changed option is named (exit 10);\n"
     "                          changes outside the option maps are allowed\n"
     "\n"
-    "Exit: 0 sealed / valid, 10 refused, violations or a changed option, 1 input or\n"
-    "I/O error (an existing DIR included), 2 usage error.\n"
+    "Exit: 0 sealed / valid, 10 refused, violations, a changed option, or a ledger or\n"
+    "bound file that is not what was recorded (one line naming the record and file),\n"
+    "1 input or I/O error (an existing DIR included), 2 usage error.\n"
     "Details: docs/handoff.md\n";
 
+/* A contract error is a refusal or a ledger or piece of evidence that is
+ * not what was recorded (exit 10); anything else is an input error. */
 static int fail(const sk_diag *d)
 {
     cli_error_diag(d);
-    if (d->code == SK_E_CONTRACT &&
-        (d->sub == SO_LEDGER_SUB_REFUSED || d->sub == SO_LEDGER_SUB_EVIDENCE ||
-         d->sub == SO_LEDGER_SUB_GATE))
-        return SKX_REJECTED;
-    return SKX_FAIL;
+    return d->code == SK_E_CONTRACT && d->sub != SO_LEDGER_SUB_LOCKED ? SKX_REJECTED : SKX_FAIL;
 }
 
 /* The directories between dir and its deepest existing ancestor, created

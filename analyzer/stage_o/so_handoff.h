@@ -74,7 +74,9 @@ typedef struct so_handoff_check {
 
 /* Verifies the hand-off in dir.  SK_E_SCHEMA (file, member) when
  * phase-result.json is not a Stage O hand-off; SK_E_IO/SK_E_PATH when it
- * cannot be read; otherwise SK_OK with the violations (none: valid).
+ * cannot be read; SK_E_CONTRACT (a ledger sub-code, the record and file
+ * named) when the ledger no longer reads, its sealed head is gone, or a file
+ * it binds changed; otherwise SK_OK with the violations (none: valid).
  * against_config (may be NULL): a later config whose option maps must be
  * Sbest-BASE's exactly (changes are listed; exit 10 in the CLI). */
 sk_err so_handoff_verify(const char *dir, const char *against_config, so_handoff_check *out,

@@ -200,55 +200,41 @@ static void compare(vx *x, const cJSON *have, const cJSON *want, const char *whe
                       h->string);
 }
 
-/* The ledger up to the sealed head; NULL (with a violation) when it is not
- * the sealed ledger any more. */
-static so_ledger *sealed_ledger(vx *x, const char *root, const cJSON *r, sk_diag *d)
+/* The ledger up to the sealed head.  A ledger that cannot be read, whose
+ * sealed head is gone, or that holds more than later-config checks after it
+ * is an error (SK_E_CONTRACT with the ledger's sub-code), as ledger verify
+ * reports it. */
+static sk_err sealed_ledger(const char *root, const cJSON *r, so_ledger **out, sk_diag *d)
 {
     const cJSON *led = sk_json_get(sk_json_get(r, "stage_o"), "ledger");
     char *path = path3(root, str(led, "path"), NULL);
-    so_ledger *l = NULL, *prefix = NULL;
+    so_ledger *l = NULL;
     int64_t n = 0;
+    *out = NULL;
     sk_json_get_i64(sk_json_get(led, "records"), &n);
-    if (!path) {
-        x->nomem = 1;
-        return NULL;
-    }
-    sk_diag ld;
-    sk_diag_clear(&ld);
-    sk_err e = so_ledger_read(path, &l, &ld);
-    if (e == SK_E_NOMEM) {
-        x->nomem = 1;
-    } else if (e) {
-        char msg[SK_DIAG_FILE_MAX + SK_DIAG_MSG_MAX + 64];
-        sk_diag_format(&ld, msg, sizeof msg);
-        violation(x, "ledger_invalid", "%s", msg);
-    } else if (n < 1 || (size_t)n > l->n_records ||
-               strcmp(l->records[n - 1].line_sha256, str(led, "head")) != 0) {
-        violation(x, "ledger_head_mismatch", "%s: record %lld is not the sealed head %s (records "
-                                             "were removed, replaced or edited)", str(led, "path"),
-                  (long long)n, str(led, "head"));
-    } else {
-        for (size_t i = (size_t)n; i < l->n_records; i++)
-            if (l->records[i].kind != SO_LEDGER_CHECK)
-                violation(x, "ledger_changed_after_seal", "%s: record %llu (%s) follows the sealed "
-                                                          "head; only later-config checks may",
-                          str(led, "path"), (unsigned long long)l->records[i].seq,
-                          so_ledger_kind_name(l->records[i].kind));
+    if (!path)
+        return sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+    sk_err e = so_ledger_read(path, &l, d);
+    if (!e && (n < 1 || (size_t)n > l->n_records ||
+               strcmp(l->records[n - 1].line_sha256, str(led, "head")) != 0))
+        e = sk_diag_set_sub(d, SK_E_CONTRACT, SO_LEDGER_SUB_HEAD, path, 0,
+                            "record %lld is not the sealed head %s: records were removed, replaced "
+                            "or edited after the hand-off was sealed",
+                            (long long)n, str(led, "head"));
+    for (size_t i = (size_t)n; !e && i < l->n_records; i++)
+        if (l->records[i].kind != SO_LEDGER_CHECK)
+            e = sk_diag_set_sub(d, SK_E_CONTRACT, SO_LEDGER_SUB_HEAD, path, l->records[i].line,
+                                "record %llu (%s) follows the sealed head; only later-config "
+                                "checks may",
+                                (unsigned long long)l->records[i].seq,
+                                so_ledger_kind_name(l->records[i].kind));
+    if (!e) {
         const so_ledger_record *last = &l->records[n - 1];
-        e = so_ledger_parse(l->data, (size_t)(last->offset + last->length), path, &prefix, &ld);
-        if (e == SK_E_NOMEM)
-            x->nomem = 1;
-        else if (e)
-            violation(x, "ledger_invalid", "%s: %s", str(led, "path"), ld.msg);
-        else {
-            memcpy(x->c->head, prefix->head, sizeof x->c->head);
-            x->c->records = prefix->n_records;
-        }
+        e = so_ledger_parse(l->data, (size_t)(last->offset + last->length), path, out, d);
     }
     so_ledger_free(l);
     sk_free(path);
-    (void)d;
-    return prefix;
+    return e;
 }
 
 static void against(vx *x, const char *dir, const cJSON *r, const char *config, sk_diag *d,
@@ -335,18 +321,12 @@ sk_err so_handoff_verify(const char *dir, const char *against_config, so_handoff
         e = sk_diag_set(d, SK_E_NOMEM, dir, 0, "out of memory");
         goto out;
     }
-    l = sealed_ledger(&x, root, r, d);
-    if (l) {
-        sk_diag vd;
-        sk_diag_clear(&vd);
-        sk_err ve = so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, &vd);
-        char msg[SK_DIAG_FILE_MAX + SK_DIAG_MSG_MAX + 64];
-        if (ve == SK_E_NOMEM) {
-            x.nomem = 1;
-        } else if (ve) {
-            sk_diag_format(&vd, msg, sizeof msg);
-            violation(&x, "ledger_evidence_changed", "%s", msg);
-        }
+    if ((e = sealed_ledger(root, r, &l, d)) != SK_OK ||
+        (e = so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, d)) != SK_OK)
+        goto out;
+    memcpy(out->head, l->head, sizeof out->head);
+    out->records = l->n_records;
+    {
         const cJSON *fps = sk_json_get(r, "input_fingerprints");
         so_handoff_opts o = {dir, str(r, "session_id"), str(fps, "dispatch_task_sha256"),
                              str(fps, "session_fingerprint")};
