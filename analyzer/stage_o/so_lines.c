@@ -29,6 +29,15 @@ int so_line_vappend(char ***list, size_t *n, const char *code, const char *fmt, 
     return 0;
 }
 
+int so_line_append(char ***list, size_t *n, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = so_line_vappend(list, n, code, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
 void so_lines_free(char ***list, size_t *n)
 {
     for (size_t i = 0; i < *n; i++)

@@ -15,6 +15,10 @@
 int so_line_vappend(char ***list, size_t *n, const char *code, const char *fmt, va_list ap)
     __attribute__((format(printf, 4, 0)));
 
+/* The same with variable arguments. */
+int so_line_append(char ***list, size_t *n, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Frees every line and the list; sets *list = NULL, *n = 0. */
 void so_lines_free(char ***list, size_t *n);
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "artifact_contract/base/sk_diag.h"
+#include "analyzer/stage_o/so_ledger.h"
 
 #define SO_PHASE_MANIFEST_SCHEMA "superkernel-phase-manifest-v1"
 #define SO_PHASE_TASK_SCHEMA "superkernel-auto-tune-phase-task-v1"
@@ -63,6 +64,15 @@ sk_err so_phase_task_shape(const cJSON *t, const char *file, sk_diag *d);
  * so_phase_report_free in every case. */
 sk_err so_phase_check(const so_phase_input *in, so_phase_report *out, sk_diag *d);
 void so_phase_report_free(so_phase_report *r);
+
+/* The Stage O plan (docs/phase.md "The Stage O plan"): the exact next
+ * skdcci commands from the ledger's state, in order, as lines "plan N
+ * <command>" (the next step), "plan-alt N <command>" (an alternative to
+ * step N) and "plan-note N <text>" (what step N+1 needs first).  ledger_arg
+ * is the ledger as the commands name it (relative to the ledger's
+ * directory, where every path of the plan is).  Appends to *lines. */
+sk_err so_phase_plan(const so_ledger *l, const char *ledger_arg, char ***lines, size_t *n,
+                     sk_diag *d);
 
 /* The controller's phase table: agent and skill of a phase (NULL when the
  * phase is unknown). */

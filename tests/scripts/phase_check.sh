@@ -166,3 +166,53 @@ usage usage_missing_session "--manifest, --task and --session are required" \
     phase check --manifest "$MANIFEST" --task "$R/task.json"
 usage usage_unknown_subcommand "unknown subcommand 'run'" phase run
 usage usage_given_twice "--task is given twice" phase check --task a --task b
+
+# ------------------------------------------------------------ the Stage O plan (--ledger)
+E=$W/stage
+mkdir -p "$E"
+source "$SK_REPO/tests/data/ledger/small_stage.sh"
+fresh plan
+if small_stage_o o2-trial 2>"$W/stage.err"; then
+    skdcci phase check --manifest "$MANIFEST" --task "$R/task.json" --session "$R/session.json" \
+        --ledger "$E/ledger.jsonl" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 0 ] && tail -1 "$W/out" | grep -qx valid && t_pass plan_valid_entry ||
+        t_fail plan_valid_entry "exit $rc" "$(cat "$W/err" "$W/out" | head -c 2000)"
+    # the pending top-up first, then the open items in the frozen order, then freeze and seal
+    grep '^plan [0-9]' "$W/out" | sed 's/^plan [0-9]* //' >"$W/steps"
+    cat >"$W/want" <<'TXT'
+skdcci ledger top-up --ledger ledger.jsonl --item O2 --runs clean/O2 --json-out gates/O2-a1-top-up.json
+skdcci round report --ledger ledger.jsonl --item O2 -o reports/O2
+skdcci ledger trial --ledger ledger.jsonl --item O3 --config configs/O3.json --runs clean/O3 --json-out gates/O3-a1-trial.json
+skdcci round report --ledger ledger.jsonl --item O3 -o reports/O3
+skdcci ledger trial --ledger ledger.jsonl --item O4 --config configs/O4.json --runs clean/O4 --json-out gates/O4-a1-trial.json
+skdcci round report --ledger ledger.jsonl --item O4 -o reports/O4
+skdcci ledger trial --ledger ledger.jsonl --item O5 --config configs/O5.json --runs clean/O5 --json-out gates/O5-a1-trial.json
+skdcci round report --ledger ledger.jsonl --item O5 -o reports/O5
+skdcci ledger freeze --ledger ledger.jsonl
+skdcci ledger verify --ledger ledger.jsonl
+skdcci handoff seal --ledger ledger.jsonl -o handoff/stage-o-option-tuning --task TASK_JSON
+skdcci handoff verify handoff/stage-o-option-tuning
+TXT
+    cmp -s "$W/steps" "$W/want" && t_pass plan_commands_in_order ||
+        t_fail plan_commands_in_order "$(diff "$W/want" "$W/steps")"
+    # the first command of the plan is the one the ledger then accepts
+    (cd "$E" && runs configs/aop.json clean/O2 4 5 && eval "$(head -1 "$W/steps")") >/dev/null 2>&1 &&
+        t_pass plan_first_command_accepted || t_fail plan_first_command_accepted
+    # a stale task gets no plan
+    $C seal "$R/session.json" accepted
+    skdcci phase check --manifest "$MANIFEST" --task "$R/task.json" --session "$R/session.json" \
+        --ledger "$E/ledger.jsonl" >"$W/out" 2>"$W/err"
+    rc=$?
+    [ "$rc" -eq 10 ] && grep -qx 'plan withheld: the entry is not valid' "$W/out" &&
+        ! grep -q '^plan [0-9]' "$W/out" && t_pass plan_withheld_for_stale_task ||
+        t_fail plan_withheld_for_stale_task "exit $rc" "$(head -c 2000 "$W/out")"
+    fresh plan2
+    t_expect plan_needs_stage_o_manifest 1 "the manifest is phase stage_a_scope_selection" \
+        skdcci phase check --manifest "$SKILLS/superkernel-stage-a-scope-selection/phase.json" \
+        --task "$R/task.json" --session "$R/session.json" --ledger "$E/ledger.jsonl"
+    t_expect plan_missing_ledger 1 "ledger" skdcci phase check --manifest "$MANIFEST" \
+        --task "$R/task.json" --session "$R/session.json" --ledger "$E/nope.jsonl"
+else
+    t_fail plan_stage_recorded "$(head -c 2000 "$W/stage.err")"
+fi
