@@ -9,11 +9,48 @@
 # config); O1 (the DCCI family) skipped with a Chinese reason; O2
 # (auto_op_parallel 1) accepted on three runs, then topped up to five
 # (the incumbent becomes O2); O3 (aggressive) a failed attempt with its
-# failure scene; O4 (early_start 1) rejected against O2; then the freeze
-# (Sbest-BASE = O2).  UNTIL stops after the named step (init, o1, o2-trial,
-# o2, o3, o4); "all" (the default) freezes.  Returns non-zero, with the
-# failing command's output on stderr, when a step does not do what it should.
+# failure scene; O4 (early_start 1) blocked: the operators lack the
+# adaptation; O5 (an other_experimental option) rejected against O2; then
+# the freeze (Sbest-BASE = O2).  UNTIL stops after the named step (init, o1,
+# o2-trial, o2, o3, o4, o5); "all" (the default) freezes.  Returns non-zero,
+# with the failing command's output on stderr, when a step does not do what
+# it should.
 source "$SK_REPO/tests/data/ledger/lib.sh"
+
+# small_matrix: $E/matrix.json, frozen, every item pending (the items above)
+small_matrix() {
+    python3 - "$E" <<'PY'
+import hashlib, json, os, sys
+e = sys.argv[1]
+P = "/model_config/custom_params/super_kernel_optimize_options/"
+sha = lambda p: hashlib.sha256(open(os.path.join(e, p), "rb").read()).hexdigest()
+def item(i, cat, opt, value, risk="low"):
+    return {"id": i, "category": cat, "risk": risk, "status": "pending", "option": opt,
+            "value": value, "pointer": P + opt, "original_value": {"present": False},
+            "probe": {"accepted": True, "matched_value": value}}
+dcci = {"id": "O1", "category": "dcci", "risk": "medium", "status": "pending", "phase": "D1",
+        "d1": {"option": "dcci_disable_on_kernel", "value": [".*"], "pointer": P + "dcci_disable_on_kernel",
+               "original_value": {"present": False}, "probe": {"accepted": True, "matched_value": [".*"]},
+               "outcome": "pending"}}
+items = [dcci, item("O2", "auto_op_parallel", "auto_op_parallel", 1),
+         item("O3", "aggressive", "aggressive_opt_strategies",
+              {"task_breaker_bypass": 1, "value_breaker_bypass": 0}, "medium"),
+         item("O4", "other_experimental", "early_start", 1, "medium"),
+         item("O5", "other_experimental", "sk_launch_batch", 2)]
+keys = ("id", "category", "risk", "option", "value", "pointer", "original_value")
+plan = {"schema_version": "superkernel-winner-option-matrix-v1", "seed_id": "Sbest-SEED", "o0_id": "O0",
+        "items": [{k: (it["d1"] if it["category"] == "dcci" and k in keys[3:] else it)[k] for k in keys}
+                  for it in items]}
+m = {"schema_version": "superkernel-winner-option-matrix-v1", "frozen_before_execution": True,
+     "plan_fingerprint": hashlib.sha256(json.dumps(plan, sort_keys=True, separators=(",", ":"),
+                                                   ensure_ascii=True).encode()).hexdigest(),
+     "seed_id": "Sbest-SEED",
+     "o0": {"id": "O0", "clean_root": "clean/O0", "run_count": 5, "stable": True, "spread_pct": 0.97},
+     "probe_report": {"path": "probe/environment.json", "sha256": sha("probe/environment.json")},
+     "settled": False, "items": items, "final_incumbent": None, "sbest_base_id": None}
+json.dump(m, open(os.path.join(e, "matrix.json"), "w"), indent=2)
+PY
+}
 
 small_stage_o() {
     local until=${1:-all} L=$E/ledger.jsonl
@@ -38,9 +75,11 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 r["runtime_environment"] = {"cann_home_candidates": ["/cann"], "cann_library_paths": ["/cann/lib64"],
                             "loaded": True}
+r["options"]["optimize_options"]["sk_launch_batch"] = {"accepted": True, "accepted_values": [1, 2],
+                                                       "error": None, "rejected_values": []}
 json.dump(r, open(sys.argv[2], "w"), indent=2, sort_keys=True)
 PY
-    write_matrix || return 1
+    small_matrix || return 1
     ms seed "10.3 10.3 10.2 10.3 10.3"
     (cd "$E" && runs configs/seed.json clean/O0 1 5) || return 1
     (
@@ -73,12 +112,17 @@ PY
         _step 10 skdcci ledger trial --ledger "$L" --item O3 --config configs/o3.json \
             --scene scenes/O3-a1.json || exit 1
         [ "$until" = o3 ] && exit 0
-        config o4 aop early_start=1
-        ms o4 "10.4 10.45 10.4"
-        runs configs/o4.json clean/O4 1 3 || exit 1
-        _step 10 skdcci ledger trial --ledger "$L" --item O4 --config configs/o4.json \
-            --runs clean/O4 --json-out gates/O4-a1-trial.json || exit 1
+        echo "算子没有 SetNextTaskStart/WaitPreTaskEnd 适配。" >intake/early-start.md
+        _step 0 skdcci ledger settle --ledger "$L" --item O4 --status blocked \
+            --blocker prerequisite_missing --reason-zh "算子侧缺少 SetNextTaskStart/WaitPreTaskEnd 适配，early_start 不能开启。" \
+            --evidence intake/early-start.md || exit 1
         [ "$until" = o4 ] && exit 0
+        config o5 aop sk_launch_batch=2
+        ms o5 "10.4 10.45 10.4"
+        runs configs/o5.json clean/O5 1 3 || exit 1
+        _step 10 skdcci ledger trial --ledger "$L" --item O5 --config configs/o5.json \
+            --runs clean/O5 --json-out gates/O5-a1-trial.json || exit 1
+        [ "$until" = o5 ] && exit 0
         _step 0 skdcci ledger freeze --ledger "$L" || exit 1
     )
 }
