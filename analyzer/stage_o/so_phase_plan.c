@@ -157,7 +157,9 @@ static void dcci(plan *p, const so_ledger *l, const so_ledger_item *it, so_ledge
     }
     case SO_NEXT_REPAIR: {
         const cJSON *files = sk_json_get(an ? an->body : NULL, "files");
-        const char *da = str(sk_json_get(l->records[it->d1_trial].body, "config"), "path");
+        const cJSON *d1 = it->d1_trial != SO_LEDGER_NONE && l->records ? l->records[it->d1_trial].body
+                                                                      : NULL;
+        const char *da = str(sk_json_get(d1, "config"), "path");
         emit(p, "plan", "skdcci repair-config --disable-all %s --options %s --analysis %s -o "
                         "configs/repair.json", q(da, x, sizeof x),
              q(str(sk_json_get(files, "repair_options"), "path"), y, sizeof y),
