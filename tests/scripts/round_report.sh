@@ -119,14 +119,24 @@ t_expect no_attempt_blocked 3 "item O1 has no attempt yet" \
     skdcci round report --ledger "$L" --item O1 -o "$R/O1"
 t_expect unknown_item 1 "the frozen matrix has no item O9" \
     skdcci round report --ledger "$L" --item O9 -o "$R/O9"
-cp "$S/gates/O4-a1-trial.json" "$W/saved.json"
-sed -i 's/"recommended"/"recommended" /' "$S/gates/O4-a1-trial.json"
-t_expect tampered_summary 1 "gates/O4-a1-trial.json" \
+t_expect blocked_item_no_attempt 3 "item O4 has no attempt yet" \
     skdcci round report --ledger "$L" --item O4 -o "$R/O4"
-[ ! -e "$R/O4" ] && t_pass tampered_nothing_written || t_fail tampered_nothing_written
-cp "$W/saved.json" "$S/gates/O4-a1-trial.json"
-t_expect missing_ledger 1 "ledger" skdcci round report --ledger "$S/nope.jsonl" --item O4 -o "$R/O4"
-skdcci round report --ledger "$L" --item O4 >/dev/null 2>"$W/err"
+cp "$S/gates/O5-a1-trial.json" "$W/saved.json"
+sed -i 's/"recommended"/"recommended" /' "$S/gates/O5-a1-trial.json"
+t_expect tampered_summary 1 "gates/O5-a1-trial.json" \
+    skdcci round report --ledger "$L" --item O5 -o "$R/O5"
+[ ! -e "$R/O5" ] && t_pass tampered_nothing_written || t_fail tampered_nothing_written
+cp "$W/saved.json" "$S/gates/O5-a1-trial.json"
+expect_out o5_rejected_written 0 skdcci round report --ledger "$L" --item O5 -o "$R/O5"
+t_ok o5_rejected_document python3 - "$R/O5/O5-a1/round-report.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["outcome"] == "rejected" and d["gate"]["accepted"] is False
+assert d["incumbent"] == {**d["incumbent"], "before": "O2", "after": "O2", "rollback_to": "O2"}
+assert not all(c["passed"] for c in d["gate"]["checks"])
+PY
+t_expect missing_ledger 1 "ledger" skdcci round report --ledger "$S/nope.jsonl" --item O5 -o "$R/O5"
+skdcci round report --ledger "$L" --item O5 >/dev/null 2>"$W/err"
 [ $? -eq 2 ] && t_pass usage_no_out || t_fail usage_no_out "$(cat "$W/err")"
 
 # allocation failures: clean or absorbed, never a partial report
