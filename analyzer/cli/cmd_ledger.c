@@ -543,8 +543,8 @@ int cmd_ledger(int argc, char **argv)
 {
     args a;
     int rc = parse(argc, argv, &a);
-    if (rc)
-        return rc;
+    if (rc || !a.sub)
+        return rc ? rc : SKX_USAGE;
     if (strcmp(a.sub, "init") == 0)
         return run_init(&a);
     if (strcmp(a.sub, "show") == 0)

@@ -200,8 +200,10 @@ nomem:
     return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory comparing pointer sets");
 }
 
-static const char *kind_of(const cJSON *v)
+const char *so_cdiff_value_kind(const cJSON *v)
 {
+    if (cJSON_IsObject(v))
+        return "a mapping";
     if (cJSON_IsArray(v))
         return "a list";
     if (cJSON_IsString(v))
@@ -210,7 +212,7 @@ static const char *kind_of(const cJSON *v)
         return "a number";
     if (cJSON_IsBool(v))
         return "a boolean";
-    return "null (an empty document)";
+    return "null";
 }
 
 void so_cdiff_input_free(so_cdiff_input *in)
@@ -245,8 +247,9 @@ sk_err so_cdiff_load_text(const char *path, so_cdiff_input *out, char **text, si
     if (rc != SK_OK)
         goto out;
     if (!cJSON_IsObject(in.tree)) {
-        rc = sk_diag_set(d, SK_E_SCHEMA, path, 0, "config root must be a mapping, found %s",
-                         kind_of(in.tree));
+        rc = sk_diag_set(d, SK_E_SCHEMA, path, 0, "config root must be a mapping, found %s%s",
+                         so_cdiff_value_kind(in.tree),
+                         cJSON_IsNull(in.tree) ? " (an empty document)" : "");
         goto out;
     }
     rc = sk_json_fingerprint(in.tree, in.fingerprint, d);

@@ -55,6 +55,10 @@ int so_cdiff_has(const so_cdiff *c, const char *pointer);
  * and new are {"present": false} or {"present": true, "value": V}. */
 sk_err so_cdiff_changes_json(const so_cdiff *c, cJSON **out, sk_diag *d);
 
+/* "a mapping", "a list", "a string", "a number", "a boolean" or "null": the
+ * kind of a loaded value, for messages. */
+const char *so_cdiff_value_kind(const cJSON *v);
+
 /* {"present": false} (v NULL) or {"present": true, "value": copy of v}: the
  * matrix's original_value shape, which keeps a present null apart from an
  * absent member.  NULL when out of memory. */

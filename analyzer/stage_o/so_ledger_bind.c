@@ -21,10 +21,18 @@
 /* evidence files are documents, configs, reports: not traces */
 #define FILE_MAX (256u * 1024 * 1024)
 
-static const char *str(const cJSON *o, const char *key)
+const char *so_lb_str(const cJSON *o, const char *key)
 {
     const cJSON *v = sk_json_get(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+uint64_t so_lb_uint(const cJSON *o, const char *key)
+{
+    int64_t v = 0;
+    if (sk_json_get_i64(sk_json_get(o, key), &v) != SK_OK || v < 0)
+        return 0;
+    return (uint64_t)v;
 }
 
 static sk_err nomem(sk_diag *d)
@@ -145,7 +153,7 @@ sk_err so_lb_config_bound(const so_ledger *l, size_t rec, const cJSON *ref, so_l
                           sk_diag *d)
 {
     memset(c, 0, sizeof *c);
-    const char *rel = str(ref, "path");
+    const char *rel = so_lb_str(ref, "path");
     c->rel = sk_strdup(rel);
     c->abs = so_ledger_path(l, rel);
     if (!c->rel || !c->abs) {
@@ -155,10 +163,10 @@ sk_err so_lb_config_bound(const so_ledger *l, size_t rec, const cJSON *ref, so_l
     sk_err rc = config_read(c->abs, rel, c, d);
     if (rc != SK_OK) {
         rc = lost(l, rec, rel, d);
-    } else if (strcmp(c->in.sha256, str(ref, "sha256")) != 0) {
+    } else if (strcmp(c->in.sha256, so_lb_str(ref, "sha256")) != 0) {
         rc = so_ledger_fail(l, rec, EVIDENCE, d, "%s: SHA-256 differs from the bound config", rel);
-    } else if (strcmp(c->in.fingerprint, str(ref, "fingerprint")) != 0 ||
-               strcmp(c->maps.digest, str(ref, "option_maps_digest")) != 0) {
+    } else if (strcmp(c->in.fingerprint, so_lb_str(ref, "fingerprint")) != 0 ||
+               strcmp(c->maps.digest, so_lb_str(ref, "option_maps_digest")) != 0) {
         rc = so_ledger_fail(l, rec, EVIDENCE, d,
                             "%s: fingerprint or option-map digest differs from the record", rel);
     }
@@ -170,7 +178,7 @@ sk_err so_lb_config_bound(const so_ledger *l, size_t rec, const cJSON *ref, so_l
 sk_err so_lb_file_bound(const so_ledger *l, size_t rec, const cJSON *ref, const char *what,
                         sk_diag *d)
 {
-    const char *rel = str(ref, "path");
+    const char *rel = so_lb_str(ref, "path");
     char *abs = so_ledger_path(l, rel), *data = NULL, hex[65];
     size_t len = 0;
     if (!abs)
@@ -180,7 +188,7 @@ sk_err so_lb_file_bound(const so_ledger *l, size_t rec, const cJSON *ref, const 
     sk_free(abs);
     if (rc != SK_OK)
         return lost(l, rec, rel, d);
-    if (strcmp(hex, str(ref, "sha256")) != 0)
+    if (strcmp(hex, so_lb_str(ref, "sha256")) != 0)
         return so_ledger_fail(l, rec, EVIDENCE, d, "%s: SHA-256 differs from the bound %s", rel,
                               what);
     return SK_OK;
@@ -321,7 +329,7 @@ sk_err so_lb_runs_bind(const char *root_abs, const char *root_rel, const so_set 
 static int bound_name(const cJSON *runs, const char *name)
 {
     for (const cJSON *r = sk_json_get(runs, "runs")->child; r; r = r->next)
-        if (strcmp(str(r, "name"), name) == 0)
+        if (strcmp(so_lb_str(r, "name"), name) == 0)
             return 1;
     return 0;
 }
@@ -329,7 +337,7 @@ static int bound_name(const cJSON *runs, const char *name)
 sk_err so_lb_runs_load(const so_ledger *l, size_t rec, const cJSON *runs, int exact_folder,
                        so_set **set, sk_diag *d)
 {
-    const char *root_rel = str(runs, "clean_root");
+    const char *root_rel = so_lb_str(runs, "clean_root");
     char *root = so_ledger_path(l, root_rel);
     char **names = NULL;
     size_t n_names = 0, n_skip = 0;
@@ -363,10 +371,10 @@ sk_err so_lb_runs_load(const so_ledger *l, size_t rec, const cJSON *runs, int ex
          r = r->next) {
         int found = 0;
         for (size_t i = 0; i < n_names && !found; i++)
-            found = strcmp(names[i], str(r, "name")) == 0;
+            found = strcmp(names[i], so_lb_str(r, "name")) == 0;
         if (!found)
             rc = so_ledger_fail(l, rec, EVIDENCE, d, "%s/%s: a bound run is missing", root_rel,
-                                str(r, "name"));
+                                so_lb_str(r, "name"));
     }
     if (rc == SK_OK) {
         const cJSON *settings = l->settings;
@@ -381,18 +389,18 @@ sk_err so_lb_runs_load(const so_ledger *l, size_t rec, const cJSON *runs, int ex
     /* every bound file */
     for (const cJSON *r = rc == SK_OK ? sk_json_get(runs, "runs")->child : NULL; r && rc == SK_OK;
          r = r->next) {
-        const char *run = str(r, "name");
+        const char *run = so_lb_str(r, "name");
         run_files f;
         rc = read_run_files(root, run, &f, d);
         if (rc != SK_OK) {
             rc = lost(l, rec, root_rel, d);
             break;
         }
-        const char *what = strcmp(f.record_sha, str(r, "record_sha256")) ? SO_HYGIENE_RECORD_NAME
-                           : strcmp(f.correctness_sha, str(r, "correctness_sha256"))
+        const char *what = strcmp(f.record_sha, so_lb_str(r, "record_sha256")) != 0 ? SO_HYGIENE_RECORD_NAME
+                           : strcmp(f.correctness_sha, so_lb_str(r, "correctness_sha256")) != 0
                                ? SO_HYGIENE_CORRECTNESS_NAME
-                           : strcmp(f.config_sha, str(sk_json_get(r, "config"), "sha256")) ||
-                                   strcmp(f.config_name, str(sk_json_get(r, "config"), "name"))
+                           : strcmp(f.config_sha, so_lb_str(sk_json_get(r, "config"), "sha256")) != 0 ||
+                                   strcmp(f.config_name, so_lb_str(sk_json_get(r, "config"), "name")) != 0
                                ? f.config_name
                                : NULL;
         if (what) {
@@ -408,12 +416,12 @@ sk_err so_lb_runs_load(const so_ledger *l, size_t rec, const cJSON *runs, int ex
             seen++;
             const cJSON *want = NULL;
             for (const cJSON *e = sk_json_get(r, "logs")->child; e && !want; e = e->next)
-                if (strcmp(str(e, "name"), lg->relpath + n + 1) == 0)
+                if (strcmp(so_lb_str(e, "name"), lg->relpath + n + 1) == 0)
                     want = e;
             if (!want)
                 rc = so_ledger_fail(l, rec, EVIDENCE, d, "%s/%s: a rank log the ledger did not bind",
                                     root_rel, lg->relpath);
-            else if (strcmp(str(want, "sha256"), lg->sha256) != 0)
+            else if (strcmp(so_lb_str(want, "sha256"), lg->sha256) != 0)
                 rc = so_ledger_fail(l, rec, EVIDENCE, d,
                                     "%s/%s: SHA-256 differs from the bound rank log", root_rel,
                                     lg->relpath);
@@ -456,7 +464,7 @@ size_t so_lb_latest_binding(const so_ledger *l, const char *clean_root, size_t l
     size_t found = SO_LEDGER_NONE;
     for (size_t i = 0; i < limit && i < l->n_records; i++) {
         const cJSON *r = so_lb_record_runs(l, i);
-        if (r && strcmp(str(r, "clean_root"), clean_root) == 0)
+        if (r && strcmp(so_lb_str(r, "clean_root"), clean_root) == 0)
             found = i;
     }
     return found;

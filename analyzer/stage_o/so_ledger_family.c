@@ -10,12 +10,6 @@
 #include "analyzer/stage_o/so_ledger_internal.h"
 #include "analyzer/stage_o/so_ledger_ops.h"
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = sk_json_get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 void so_ledger_family_free(so_ledger_family *f)
 {
     if (!f)
@@ -63,37 +57,37 @@ sk_err so_ledger_family_inputs(const so_ledger *l, so_ledger_family *f, sk_diag 
     o->set_opts.warmup = (uint64_t)w;
     o->set_opts.expected_ranks = (uint64_t)n;
     const cJSON *o0 = l->chain[0].runs, *o0cfg = l->chain[0].config;
-    o->o0_dir = keep(l, f, str(o0, "clean_root"), d);
-    o->da_dir = keep(l, f, str(sk_json_get(t1, "runs"), "clean_root"), d);
-    o->configs[0] = keep(l, f, str(o0cfg, "path"), d);
-    o->configs[1] = keep(l, f, str(sk_json_get(t1, "config"), "path"), d);
+    o->o0_dir = keep(l, f, so_lb_str(o0, "clean_root"), d);
+    o->da_dir = keep(l, f, so_lb_str(sk_json_get(t1, "runs"), "clean_root"), d);
+    o->configs[0] = keep(l, f, so_lb_str(o0cfg, "path"), d);
+    o->configs[1] = keep(l, f, so_lb_str(sk_json_get(t1, "config"), "path"), d);
     const cJSON *t4 = it->repair_trial != SO_LEDGER_NONE ? l->records[it->repair_trial].body : NULL;
     if (t4 && cJSON_IsObject(sk_json_get(t4, "runs")))
-        o->repair_dir = keep(l, f, str(sk_json_get(t4, "runs"), "clean_root"), d);
+        o->repair_dir = keep(l, f, so_lb_str(sk_json_get(t4, "runs"), "clean_root"), d);
     if (it->repair != SO_LEDGER_NONE)
-        o->configs[2] = keep(l, f, str(sk_json_get(l->records[it->repair].body, "config"), "path"), d);
+        o->configs[2] = keep(l, f, so_lb_str(sk_json_get(l->records[it->repair].body, "config"), "path"), d);
     if (it->analysis != SO_LEDGER_NONE)
-        o->analysis_dir = keep(l, f, str(l->records[it->analysis].body, "dir"), d);
+        o->analysis_dir = keep(l, f, so_lb_str(l->records[it->analysis].body, "dir"), d);
     /* the probe of L when recorded (it holds the built-in [".*"] too), else the matrix's */
     const cJSON *probe = it->probe != SO_LEDGER_NONE
                              ? sk_json_get(l->records[it->probe].body, "report")
                              : sk_json_get(sk_json_get(so_ledger_init_body(l), "matrix"),
                                            "probe_report");
     if (cJSON_IsObject(probe))
-        o->probe_path = keep(l, f, str(probe, "path"), d);
+        o->probe_path = keep(l, f, so_lb_str(probe, "path"), d);
     o->failed_names = f->names;
     o->failed_scenes = f->scenes;
     for (size_t i = 0; i < l->n_records && (!d || d->code == SK_OK); i++) {
         const so_ledger_record *r = &l->records[i];
         const cJSON *scene = sk_json_get(r->body, "scene");
         if ((r->kind != SO_LEDGER_TRIAL && r->kind != SO_LEDGER_TOP_UP) ||
-            strcmp(str(r->body, "item"), it->id) != 0 || !cJSON_IsObject(scene) ||
+            strcmp(so_lb_str(r->body, "item"), it->id) != 0 || !cJSON_IsObject(scene) ||
             o->n_failed == SO_LEDGER_FAMILY_FAILED)
             continue;
-        f->scene_paths[o->n_failed] = so_ledger_path(l, str(scene, "path"));
+        f->scene_paths[o->n_failed] = so_ledger_path(l, so_lb_str(scene, "path"));
         if (!f->scene_paths[o->n_failed])
             return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
-        f->names[o->n_failed] = str(scene, "attempt");
+        f->names[o->n_failed] = so_lb_str(scene, "attempt");
         f->scenes[o->n_failed] = f->scene_paths[o->n_failed];
         o->n_failed++;
     }
@@ -111,7 +105,7 @@ sk_err so_ledger_family_check(const so_ledger *l, const so_ledger_family *f, so_
         return sk_diag_set_sub(d, SK_E_CONTRACT, SO_LEDGER_SUB_EVIDENCE, l->path, 0,
                                "the family decision from the bound evidence (%s, %s) contradicts "
                                "the ledger (item %s %s)",
-                               so_family_status_name(r->status), str(dec, "reason_code"), it->id,
+                               so_family_status_name(r->status), so_lb_str(dec, "reason_code"), it->id,
                                so_item_status_name(it->status));
     sk_jb b = SK_JB_INIT(d);
     cJSON *o = sk_jb_obj(&b), *recs = sk_jb_arr(&b);
@@ -123,8 +117,8 @@ sk_err so_ledger_family_check(const so_ledger *l, const so_ledger_family *f, so_
     sk_jb_put_str(&b, o, "incumbent_after", it->incumbent_after);
     for (size_t i = 0; i < l->n_records; i++) {
         const so_ledger_record *rec = &l->records[i];
-        if (rec->kind == SO_LEDGER_INIT || !str(rec->body, "item") ||
-            strcmp(str(rec->body, "item"), it->id) != 0)
+        if (rec->kind == SO_LEDGER_INIT || !so_lb_str(rec->body, "item") ||
+            strcmp(so_lb_str(rec->body, "item"), it->id) != 0)
             continue;
         cJSON *e = sk_jb_obj(&b);
         sk_jb_put_uint(&b, e, "seq", rec->seq);

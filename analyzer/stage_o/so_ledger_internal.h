@@ -64,13 +64,24 @@ sk_err so_ledger_state_init(so_ledger *l, sk_diag *d);
 /* Fills l->next from the state. */
 void so_ledger_state_next(so_ledger *l);
 
+/* The step of the item's next trial ("ordinary", "d1", "d4"), or NULL when
+ * the DCCI family's next record is not a trial. */
+const char *so_ledger_expected_step(const so_ledger_item *it);
+
+/* Members of a record body (NULL or 0 when absent or of another type). */
+const char *so_lb_str(const cJSON *o, const char *key);
+uint64_t so_lb_uint(const cJSON *o, const char *key);
+
 /* The attempt name of the n-th (1-based) trial of item: "<id>-a<n>". */
 void so_ledger_attempt_name(const char *item, size_t n, char *out, size_t size);
 
 /* Diagnostic for record i: file = ledger path, line = its line,
- * "record <seq> (<kind>): <msg>". */
-sk_err so_ledger_fail(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
+ * "record <seq> (<kind>): <msg>"; evaluates to SK_E_CONTRACT (a macro, so
+ * that the code is visible to the static analyzer, as sk_diag_set is). */
+void so_ledger_fail_impl(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+#define so_ledger_fail(l, i, sub, d, ...) \
+    (so_ledger_fail_impl((l), (i), (sub), (d), __VA_ARGS__), SK_E_CONTRACT)
 
 /* ------------------------------------------------------------ evidence (so_ledger_bind.c) */
 

@@ -18,12 +18,6 @@
 #include "analyzer/stage_o/so_matrix.h"
 #include "analyzer/stage_o/so_repair.h"
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = sk_json_get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 typedef struct mw {
     const so_ledger *l;
     char *out_dir; /* lexical absolute directory of the matrix to write */
@@ -79,8 +73,8 @@ static cJSON *path(mw *m, const char *ledger_rel)
 static cJSON *fileref(mw *m, const cJSON *ref)
 {
     cJSON *o = sk_jb_obj(m->b);
-    sk_jb_put(m->b, o, "path", path(m, str(ref, "path")));
-    sk_jb_put_str(m->b, o, "sha256", str(ref, "sha256"));
+    sk_jb_put(m->b, o, "path", path(m, so_lb_str(ref, "path")));
+    sk_jb_put_str(m->b, o, "sha256", so_lb_str(ref, "sha256"));
     return o;
 }
 
@@ -102,16 +96,16 @@ static cJSON *trial_obj(mw *m, const cJSON *t, const cJSON *plan_item, int repai
     if (!cJSON_IsObject(runs))
         return NULL;
     cJSON *o = sk_jb_obj(m->b);
-    sk_jb_put(m->b, o, "clean_root", path(m, str(runs, "clean_root")));
+    sk_jb_put(m->b, o, "clean_root", path(m, so_lb_str(runs, "clean_root")));
     sk_jb_put_uint(m->b, o, "run_count", (uint64_t)cJSON_GetArraySize(sk_json_get(runs, "runs")));
     sk_jb_put(m->b, o, "changed_pointers", sk_jb_copy(m->b, sk_json_get(sk_json_get(t, "change"), "pointers")));
     if (cJSON_IsObject(sk_json_get(t, "summary")))
-        sk_jb_put(m->b, o, "summary_json", path(m, str(sk_json_get(t, "summary"), "path")));
+        sk_jb_put(m->b, o, "summary_json", path(m, so_lb_str(sk_json_get(t, "summary"), "path")));
     if (cJSON_IsObject(sk_json_get(t, "gate")))
         sk_jb_put_bool(m->b, o, "gate_accepted",
                        cJSON_IsTrue(sk_json_get(sk_json_get(t, "gate"), "accepted")));
     /* every clean run is its own process under the runner; its --timeout is recorded */
-    if (str(plan_item, "category") && strcmp(str(plan_item, "category"), "aggressive") == 0) {
+    if (so_lb_str(plan_item, "category") && strcmp(so_lb_str(plan_item, "category"), "aggressive") == 0) {
         uint64_t timeout = 0;
         int all = 1;
         for (const cJSON *r = sk_json_get(runs, "runs")->child; r; r = r->next) {
@@ -145,11 +139,11 @@ static cJSON *top_up_obj(mw *m, const cJSON *t)
     if (!cJSON_IsObject(runs))
         return NULL;
     cJSON *o = sk_jb_obj(m->b);
-    sk_jb_put(m->b, o, "clean_root", path(m, str(runs, "clean_root")));
+    sk_jb_put(m->b, o, "clean_root", path(m, so_lb_str(runs, "clean_root")));
     sk_jb_put_uint(m->b, o, "run_count", (uint64_t)cJSON_GetArraySize(sk_json_get(runs, "runs")));
     sk_jb_put_bool(m->b, o, "stable", cJSON_IsTrue(sk_json_get(sk_json_get(t, "stability"), "stable")));
     if (cJSON_IsObject(sk_json_get(t, "summary")))
-        sk_jb_put(m->b, o, "stability_json", path(m, str(sk_json_get(t, "summary"), "path")));
+        sk_jb_put(m->b, o, "stability_json", path(m, so_lb_str(sk_json_get(t, "summary"), "path")));
     return o;
 }
 
@@ -160,14 +154,14 @@ static cJSON *attempts(mw *m, const so_ledger_item *it)
     for (size_t i = 0; i < m->l->n_records; i++) {
         const so_ledger_record *r = &m->l->records[i];
         if ((r->kind != SO_LEDGER_TRIAL && r->kind != SO_LEDGER_TOP_UP) ||
-            strcmp(str(r->body, "item"), it->id) != 0)
+            strcmp(so_lb_str(r->body, "item"), it->id) != 0)
             continue;
         const cJSON *scene = sk_json_get(r->body, "scene");
         if (!cJSON_IsObject(scene))
             continue;
         cJSON *e = sk_jb_obj(m->b);
-        sk_jb_put(m->b, e, "failure_scene", path(m, str(scene, "path")));
-        sk_jb_put_str(m->b, e, "outcome", str(r->body, "outcome"));
+        sk_jb_put(m->b, e, "failure_scene", path(m, so_lb_str(scene, "path")));
+        sk_jb_put_str(m->b, e, "outcome", so_lb_str(r->body, "outcome"));
         sk_jb_put_str(m->b, e, "started", r->time);
         sk_jb_put(m->b, a, NULL, e);
     }
@@ -183,7 +177,7 @@ static void common(mw *m, cJSON *o, const so_ledger_item *it)
     if (s && m->l->records[it->settled_by].kind == SO_LEDGER_SETTLE) {
         put(m, o, "reason_zh", sk_jb_copy(m->b, sk_json_get(s, "reason_zh")));
         put(m, o, "blocker_code", sk_jb_copy(m->b, sk_json_get(s, "blocker_code")));
-        put(m, o, "evidence", path(m, str(sk_json_get(s, "evidence")->child, "path")));
+        put(m, o, "evidence", path(m, so_lb_str(sk_json_get(s, "evidence")->child, "path")));
     }
     cJSON *a = attempts(m, it);
     if (cJSON_GetArraySize(a))
@@ -202,7 +196,7 @@ static void ordinary(mw *m, cJSON *o, const so_ledger_item *it)
     /* the last judged trial (a failed attempt has no runs) */
     for (size_t i = it->trial + 1; i-- > 0;) {
         const so_ledger_record *r = &m->l->records[i];
-        if (r->kind == SO_LEDGER_TRIAL && strcmp(str(r->body, "item"), it->id) == 0 &&
+        if (r->kind == SO_LEDGER_TRIAL && strcmp(so_lb_str(r->body, "item"), it->id) == 0 &&
             cJSON_IsObject(sk_json_get(r->body, "runs"))) {
             put(m, o, "trial", trial_obj(m, r->body, it->plan, 0));
             break;
@@ -242,8 +236,8 @@ static void dcci(mw *m, cJSON *o, const so_ledger_item *it)
         cJSON *d2 = sk_jb_obj(m->b);
         int blocked = it->status == SO_ITEM_BLOCKED && !an;
         sk_jb_put_str(m->b, d2, "status", an ? "complete" : blocked ? "blocked" : "pending");
-        sk_jb_put(m->b, d2, "o0_profile_root", path(m, str(cap, "o0_profile_root")));
-        sk_jb_put(m->b, d2, "disable_all_profile_root", path(m, str(cap, "disable_all_profile_root")));
+        sk_jb_put(m->b, d2, "o0_profile_root", path(m, so_lb_str(cap, "o0_profile_root")));
+        sk_jb_put(m->b, d2, "disable_all_profile_root", path(m, so_lb_str(cap, "disable_all_profile_root")));
         sk_jb_put(m->b, d2, "o0_manifest", fileref(m, sk_json_get(cap, "o0_manifest")));
         sk_jb_put(m->b, d2, "disable_all_manifest", fileref(m, sk_json_get(cap, "disable_all_manifest")));
         sk_jb_put_str(m->b, d2, "validate_set", "passed");
@@ -254,7 +248,7 @@ static void dcci(mw *m, cJSON *o, const so_ledger_item *it)
     if (an) {
         cJSON *d3 = sk_jb_obj(m->b);
         sk_jb_put_str(m->b, d3, "status", "complete");
-        sk_jb_put(m->b, d3, "analysis", path(m, str(an, "dir")));
+        sk_jb_put(m->b, d3, "analysis", path(m, so_lb_str(an, "dir")));
         sk_jb_put(m->b, d3, "regressed_sks", sk_jb_copy(m->b, sk_json_get(an, "regressed_sks")));
         sk_jb_put(m->b, d3, "union_tokens", sk_jb_copy(m->b, sk_json_get(an, "union_tokens")));
         put(m, o, "d3", d3);
@@ -262,7 +256,7 @@ static void dcci(mw *m, cJSON *o, const so_ledger_item *it)
     const cJSON *pr = body(m, it->probe);
     if (pr) {
         const cJSON *list = sk_json_get(an, "regexes");
-        const char *dptr = str(it->plan, "pointer");
+        const char *dptr = so_lb_str(it->plan, "pointer");
         char *ptr[3] = {dptr ? sk_strdup(dptr) : NULL,
                         dptr ? so_repair_sibling(dptr, SO_DCCI_BEFORE) : NULL,
                         dptr ? so_repair_sibling(dptr, SO_DCCI_AFTER) : NULL};
@@ -273,9 +267,10 @@ static void dcci(mw *m, cJSON *o, const so_ledger_item *it)
             if (!ptr[k])
                 sk_jb_fail(m->b, SK_E_NOMEM);
             sk_jb_put_str(m->b, ptrs, names[k], ptr[k]);
-            cJSON *all = sk_jb_arr(m->b);
-            sk_jb_put(m->b, all, NULL, sk_jb_str(m->b, ".*"));
-            sk_jb_put(m->b, settings, names[k], k ? sk_jb_copy(m->b, list) : all);
+            cJSON *value = k ? sk_jb_copy(m->b, list) : sk_jb_arr(m->b);
+            if (!k)
+                sk_jb_put(m->b, value, NULL, sk_jb_str(m->b, ".*"));
+            sk_jb_put(m->b, settings, names[k], value);
             if (k) {
                 cJSON *p = sk_jb_obj(m->b);
                 sk_jb_put_bool(m->b, p, "accepted", 1);
@@ -327,7 +322,7 @@ sk_err so_ledger_matrix(const so_ledger *l, const char *out_path, cJSON **out, s
         rc = so_lb_file_bound(l, 0, mref, "matrix", d);
     }
     if (rc == SK_OK) {
-        mpath = so_ledger_path(l, str(mref, "path"));
+        mpath = so_ledger_path(l, so_lb_str(mref, "path"));
         rc = mpath ? sk_json_load_file(mpath, SK_PATH_NOFOLLOW_LEAF, "matrix", 0, &doc, NULL, NULL, d)
                    : sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
     }
@@ -336,7 +331,7 @@ sk_err so_ledger_matrix(const so_ledger *l, const char *out_path, cJSON **out, s
     /* the frozen matrix's own relative paths, made relative to the new file */
     const cJSON *o0 = sk_json_get(init, "o0"), *items = sk_json_get(doc, "items");
     cJSON *mo0 = cJSON_GetObjectItemCaseSensitive(doc, "o0");
-    put(&m, mo0, "clean_root", path(&m, str(sk_json_get(o0, "runs"), "clean_root")));
+    put(&m, mo0, "clean_root", path(&m, so_lb_str(sk_json_get(o0, "runs"), "clean_root")));
     const cJSON *probe = sk_json_get(mref, "probe_report");
     if (cJSON_IsObject(probe))
         put(&m, doc, "probe_report", fileref(&m, probe));
@@ -355,8 +350,8 @@ sk_err so_ledger_matrix(const so_ledger *l, const char *out_path, cJSON **out, s
         const so_ledger_incumbent *cur = so_ledger_current(l);
         cJSON *fi = sk_jb_obj(&b);
         sk_jb_put_str(&b, fi, "id", cur->id);
-        sk_jb_put(&b, fi, "config_path", path(&m, str(cur->config, "path")));
-        sk_jb_put_str(&b, fi, "config_sha256", str(cur->config, "sha256"));
+        sk_jb_put(&b, fi, "config_path", path(&m, so_lb_str(cur->config, "path")));
+        sk_jb_put_str(&b, fi, "config_sha256", so_lb_str(cur->config, "sha256"));
         put(&m, doc, "final_incumbent", fi);
         put(&m, doc, "sbest_base_id", sk_jb_str(&b, SO_LEDGER_BASE_ID));
     } else {

@@ -2,7 +2,6 @@
 #include "analyzer/stage_o/so_ledger_ops.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,22 +30,9 @@
 #define REFUSED SO_LEDGER_SUB_REFUSED
 #define BLOCKED SO_LEDGER_SUB_BLOCKED
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = sk_json_get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static sk_err refuse(sk_diag *d, int sub, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static sk_err refuse(sk_diag *d, int sub, const char *fmt, ...)
-{
-    char msg[SK_DIAG_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return sk_diag_set_sub(d, SK_E_CONTRACT, sub, "", 0, "%s", msg);
-}
+/* A refusal: SK_E_CONTRACT with the sub-code (a macro, so that the returned
+ * code is visible to the static analyzer, as sk_diag_set is). */
+#define refuse(d, sub, ...) sk_diag_set_sub((d), SK_E_CONTRACT, (sub), "", 0, __VA_ARGS__)
 
 static sk_err nomem(sk_diag *d)
 {
@@ -150,7 +136,7 @@ sk_err so_ledger_commit(so_ledger_writer *w, so_ledger_result *r, size_t *torn_r
  * (a top-up re-binds its trial's runs). */
 static sk_err fresh_processes(const so_ledger *l, const cJSON *runs, sk_diag *d)
 {
-    const char *root = str(runs, "clean_root");
+    const char *root = so_lb_str(runs, "clean_root");
     for (const cJSON *r = sk_json_get(runs, "runs")->child; r; r = r->next) {
         const cJSON *p = sk_json_get(r, "process");
         for (size_t i = 0; i < l->n_records; i++) {
@@ -158,12 +144,12 @@ static sk_err fresh_processes(const so_ledger *l, const cJSON *runs, sk_diag *d)
             for (const cJSON *b = bound ? sk_json_get(bound, "runs")->child : NULL; b; b = b->next) {
                 if (sk_json_equal(sk_json_get(b, "process"), p) != 1)
                     continue;
-                if (strcmp(str(bound, "clean_root"), root) == 0 && sk_json_equal(b, r) == 1)
+                if (strcmp(so_lb_str(bound, "clean_root"), root) == 0 && sk_json_equal(b, r) == 1)
                     continue;
                 return refuse(d, REFUSED,
                               "%s/%s is the process of %s/%s bound by record %zu: every clean run "
                               "is its own process",
-                              root, str(r, "name"), str(bound, "clean_root"), str(b, "name"), i + 1);
+                              root, so_lb_str(r, "name"), so_lb_str(bound, "clean_root"), so_lb_str(b, "name"), i + 1);
             }
         }
     }
@@ -218,12 +204,12 @@ static sk_err load_scene(const char *dir, const char *arg, const char *item, con
                     "%s: an environment blocker is not an attempt (it never launched): settle the "
                     "item blocked instead",
                     arg);
-    if (rc == SK_OK && (!sr.trial || strcmp(sr.trial, item) || !sr.attempt ||
-                        strcmp(sr.attempt, attempt)))
+    if (rc == SK_OK && (!sr.trial || strcmp(sr.trial, item) != 0 || !sr.attempt ||
+                        strcmp(sr.attempt, attempt) != 0))
         rc = refuse(d, REFUSED, "%s: the scene names trial %s attempt %s, not %s attempt %s", arg,
                     sr.trial ? sr.trial : "?", sr.attempt ? sr.attempt : "?", item, attempt);
     if (rc == SK_OK) {
-        const char *kind = str(sk_json_get(doc, "failure"), "kind");
+        const char *kind = so_lb_str(sk_json_get(doc, "failure"), "kind");
         sk_jb b = SK_JB_INIT(d);
         cJSON *o = sk_jb_obj(&b);
         sk_jb_put(&b, o, "path", sk_jb_copy(&b, sk_json_get(file, "path")));
@@ -305,7 +291,7 @@ static sk_err load_matrix(const char *dir, const so_ledger_init_args *a, cJSON *
             rc = refuse(d, REFUSED,
                         "%s: item %s is '%s': the ledger starts from the frozen plan with every "
                         "item pending",
-                        a->matrix, str(it, "id"), str(it, "status") ? str(it, "status") : "?");
+                        a->matrix, so_lb_str(it, "id"), so_lb_str(it, "status") ? so_lb_str(it, "status") : "?");
     if (rc == SK_OK) {
         mdir = sk_path_abspath(a->matrix);
         o0_given = sk_path_abspath(a->o0_dir);
@@ -315,7 +301,7 @@ static sk_err load_matrix(const char *dir, const so_ledger_init_args *a, cJSON *
     if (rc == SK_OK) {
         char *slash = strrchr(mdir, '/');
         *(slash == mdir ? slash + 1 : slash) = '\0';
-        const char *root = str(sk_json_get(m, "o0"), "clean_root");
+        const char *root = so_lb_str(sk_json_get(m, "o0"), "clean_root");
         sk_buf p = SK_BUF_INIT;
         if (root && root[0] != '/' && (sk_buf_puts(&p, mdir) || sk_buf_putc(&p, '/')))
             rc = nomem(d);
@@ -348,14 +334,14 @@ static sk_err load_matrix(const char *dir, const so_ledger_init_args *a, cJSON *
     }
     const cJSON *pr = sk_json_get(m, "probe_report");
     if (rc == SK_OK && cJSON_IsObject(pr)) {
-        const char *pp = str(pr, "path");
+        const char *pp = so_lb_str(pr, "path");
         sk_buf p = SK_BUF_INIT;
         if ((pp[0] != '/' && (sk_buf_puts(&p, mdir) || sk_buf_putc(&p, '/'))) || sk_buf_puts(&p, pp))
             rc = nomem(d);
         char sha_p[65];
         if (rc == SK_OK)
             rc = so_lb_file(dir, sk_buf_cstr(&p), "probe report", probe_ref, sha_p, d);
-        if (rc == SK_OK && strcmp(sha_p, str(pr, "sha256")) != 0)
+        if (rc == SK_OK && strcmp(sha_p, so_lb_str(pr, "sha256")) != 0)
             rc = refuse(d, REFUSED, "%s: the matrix's probe report %s has another SHA-256", a->matrix,
                         pp);
         sk_buf_free(&p);
@@ -465,7 +451,7 @@ sk_err so_ledger_build_init(const so_ledger_init_args *a, so_ledger_result *r, s
     in_base = in_control = in_work = in_cmd = NULL;
     sk_jb_put(&b, sd, "inputs", inputs);
     sk_jb_put(&b, body, "seed", sd);
-    const char *o0_id = str(plan, "o0_id"); /* the plan moves into the body and stays alive */
+    const char *o0_id = so_lb_str(plan, "o0_id"); /* the plan moves into the body and stays alive */
     char pfp[65];
     if (sk_json_fingerprint(plan, pfp, d) != SK_OK)
         sk_jb_fail(&b, SK_E_NOMEM);
@@ -494,7 +480,7 @@ sk_err so_ledger_build_init(const so_ledger_init_args *a, so_ledger_result *r, s
     char pct[64] = "";
     num_dec_to_str(&st.spread_pct_exact, pct, sizeof pct);
     if (sk_buf_printf(&r->text, "seed %s config %s\nO0 runs %zu spread-pct %s stable True\n",
-                      str(sd, "id"), seed.rel, set->n_runs, pct) != SK_OK)
+                      so_lb_str(sd, "id"), seed.rel, set->n_runs, pct) != SK_OK)
         rc = nomem(d);
 out:
     so_lb_config_free(&seed);
@@ -515,18 +501,6 @@ out:
 }
 
 /* ------------------------------------------------------------ trial */
-
-static const char *trial_step(const so_ledger_item *it)
-{
-    if (!it->dcci)
-        return "ordinary";
-    if (!it->d1_outcome)
-        return "d1";
-    if (strcmp(it->d1_outcome, "regression") == 0 && it->repair != SO_LEDGER_NONE &&
-        it->repair_trial == SO_LEDGER_NONE)
-        return "d4";
-    return NULL;
-}
 
 /* Why the item cannot be tried now, or SK_OK. */
 static sk_err can_start(const so_ledger *l, const char *id, const so_ledger_item **out, sk_diag *d)
@@ -557,16 +531,16 @@ static sk_err trial_change(const so_ledger *l, const so_ledger_item *it, const c
     sk_err rc = so_cdiff_compute(inc->in.tree, cfg->in.tree, &diff, d);
     if (rc != SK_OK)
         return rc;
-    const char *pointer = str(it->plan, "pointer");
+    const char *pointer = so_lb_str(it->plan, "pointer");
     if (strcmp(step, "d4") == 0) {
         const cJSON *rep = l->records[it->repair].body;
-        if (strcmp(cfg->in.sha256, str(sk_json_get(rep, "config"), "sha256")) != 0)
+        if (strcmp(cfg->in.sha256, so_lb_str(sk_json_get(rep, "config"), "sha256")) != 0)
             rc = refuse(d, REFUSED,
                         "%s is not the joint repair config recorded by record %zu (%s): the repair "
                         "trial runs exactly that config",
-                        cfg->rel, it->repair + 1, str(sk_json_get(rep, "config"), "path"));
+                        cfg->rel, it->repair + 1, so_lb_str(sk_json_get(rep, "config"), "path"));
         const cJSON *pp = sk_json_get(sk_json_get(rep, "proof"), "pointers");
-        const char *want[3] = {str(pp, "disable"), str(pp, "before"), str(pp, "after")};
+        const char *want[3] = {so_lb_str(pp, "disable"), so_lb_str(pp, "before"), so_lb_str(pp, "after")};
         for (int k = 0; k < 3 && rc == SK_OK; k++)
             if (!want[k] || !so_cdiff_has(&diff, want[k]) || diff.count != 3)
                 rc = refuse(d, REFUSED,
@@ -645,7 +619,7 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
             rc = refuse(d, REFUSED,
                         "item %s cannot start before %s, earlier in the frozen matrix, is settled",
                         it->id, p->id);
-    const char *step = rc == SK_OK ? trial_step(it) : NULL;
+    const char *step = rc == SK_OK ? so_ledger_expected_step(it) : NULL;
     if (rc == SK_OK && !step)
         rc = refuse(d, REFUSED, "the DCCI family %s is in phase %s: next is ledger %s, not a trial",
                     it->id, it->phase, so_ledger_action_name(l->next.action));
@@ -680,7 +654,7 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
                         "%s is already bound by record %zu: every trial has its own fresh CLEAN "
                         "root",
                         a->runs, bound + 1);
-        char *base_abs = rc == SK_OK ? so_ledger_path(l, str(cur->runs, "clean_root")) : NULL;
+        char *base_abs = rc == SK_OK ? so_ledger_path(l, so_lb_str(cur->runs, "clean_root")) : NULL;
         if (rc == SK_OK && !base_abs)
             rc = nomem(d);
         if (rc == SK_OK)
@@ -700,6 +674,10 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
     so_item_status status;
     sk_jb b = SK_JB_INIT(d);
     body = sk_jb_obj(&b);
+    if (!failed_attempt && (!hy[1] || !runs_abs)) {
+        rc = sk_diag_set(d, SK_E_INTERNAL, "", 0, "a judged trial without its runs");
+        goto out;
+    }
     if (!failed_attempt) {
         so_set_opts opts = set_opts(l);
         rc = so_lb_runs_load(l, cur->record, cur->runs, 1, &base, d);
@@ -755,7 +733,7 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
         scene = NULL;
         if (sk_buf_printf(&r->text, "failed attempt %s: %s (%s)\n", attempt,
                           functional ? "functional failure" : "not a functional failure",
-                          str(sk_json_get(body, "scene"), "kind")) != SK_OK)
+                          so_lb_str(sk_json_get(body, "scene"), "kind")) != SK_OK)
             sk_jb_fail(&b, SK_E_NOMEM);
     }
     sk_jb_put_str(&b, body, "item", it->id);
@@ -829,18 +807,18 @@ sk_err so_ledger_build_top_up(const so_ledger *l, const so_ledger_top_up_args *a
                     it->id,
                     it->trial == SO_LEDGER_NONE
                         ? "none"
-                        : str(l->records[it->trial].body, "outcome"));
+                        : so_lb_str(l->records[it->trial].body, "outcome"));
     if (rc != SK_OK)
         goto out;
     size_t ti = it->pending_top_up;
     const cJSON *trial = l->records[ti].body, *truns = sk_json_get(trial, "runs");
-    const char *attempt = str(trial, "attempt");
+    const char *attempt = so_lb_str(trial, "attempt");
     rc = so_lb_rel(l->dir, a->runs, "the top-up's CLEAN root", &rel, &abs, d);
-    if (rc == SK_OK && strcmp(rel, str(truns, "clean_root")) != 0)
+    if (rc == SK_OK && strcmp(rel, so_lb_str(truns, "clean_root")) != 0)
         rc = refuse(d, REFUSED,
                     "%s is not the trial's CLEAN root %s: a top-up adds runs to the trial's own "
                     "root",
-                    a->runs, str(truns, "clean_root"));
+                    a->runs, so_lb_str(truns, "clean_root"));
     if (rc == SK_OK && a->json_out)
         rc = output_slot(l->dir, a->json_out, "the stability document (--json-out)", r, d);
     if (rc == SK_OK)
@@ -910,7 +888,7 @@ sk_err so_ledger_build_top_up(const so_ledger *l, const so_ledger_top_up_args *a
     for (size_t i = 0; i < h->n_runs; i++) {
         int old = 0;
         for (const cJSON *x = sk_json_get(truns, "runs")->child; x && !old; x = x->next)
-            old = strcmp(str(x, "name"), h->runs[i].run) == 0;
+            old = strcmp(so_lb_str(x, "name"), h->runs[i].run) == 0;
         if (!old)
             sk_jb_put(&b, added, NULL, sk_jb_str(&b, h->runs[i].run));
     }
@@ -1139,7 +1117,7 @@ sk_err so_ledger_build_capture(const so_ledger *l, const so_ledger_capture_args 
     r->body = body;
     body = NULL;
     if (sk_buf_printf(&r->text, "capture %s validate-set passed\nset-fingerprint %s\n", it->id,
-                      str(summary, "set_fingerprint")) != SK_OK)
+                      so_lb_str(summary, "set_fingerprint")) != SK_OK)
         rc = nomem(d);
 out:
     cJSON_Delete(body);
@@ -1194,8 +1172,8 @@ sk_err so_ledger_build_analysis(const so_ledger *l, const char *item, const char
     if (rc != SK_OK)
         goto out;
     const cJSON *cap = l->records[it->capture].body, *inputs = sk_json_get(doc, "inputs");
-    const char *status = str(doc, "status");
-    if (!str(inputs, "mode") || strcmp(str(inputs, "mode"), "sealed") != 0 ||
+    const char *status = so_lb_str(doc, "status");
+    if (!so_lb_str(inputs, "mode") || strcmp(so_lb_str(inputs, "mode"), "sealed") != 0 ||
         !cJSON_IsObject(sk_json_get(inputs, "contract"))) {
         rc = refuse(d, REFUSED,
                     "%s: the analysis is not sealed (no validated contract): only a sealed "
@@ -1203,13 +1181,13 @@ sk_err so_ledger_build_analysis(const so_ledger *l, const char *item, const char
                     analysis_dir);
         goto out;
     }
-    const char *o0_sha = str(sk_json_get(sk_json_get(inputs, "o0"), "manifest"), "sha256");
-    const char *da_sha = str(sk_json_get(sk_json_get(inputs, "disable_all"), "manifest"), "sha256");
-    const char *set_fp = str(sk_json_get(inputs, "contract"), "set_fingerprint");
+    const char *o0_sha = so_lb_str(sk_json_get(sk_json_get(inputs, "o0"), "manifest"), "sha256");
+    const char *da_sha = so_lb_str(sk_json_get(sk_json_get(inputs, "disable_all"), "manifest"), "sha256");
+    const char *set_fp = so_lb_str(sk_json_get(inputs, "contract"), "set_fingerprint");
     if (!o0_sha || !da_sha || !set_fp ||
-        strcmp(o0_sha, str(sk_json_get(cap, "o0_manifest"), "sha256")) != 0 ||
-        strcmp(da_sha, str(sk_json_get(cap, "disable_all_manifest"), "sha256")) != 0 ||
-        strcmp(set_fp, str(sk_json_get(cap, "set_summary"), "set_fingerprint")) != 0) {
+        strcmp(o0_sha, so_lb_str(sk_json_get(cap, "o0_manifest"), "sha256")) != 0 ||
+        strcmp(da_sha, so_lb_str(sk_json_get(cap, "disable_all_manifest"), "sha256")) != 0 ||
+        strcmp(set_fp, so_lb_str(sk_json_get(cap, "set_summary"), "set_fingerprint")) != 0) {
         rc = refuse(d, REFUSED,
                     "%s analysed other manifests than the capture recorded by record %zu",
                     analysis_dir, it->capture + 1);
@@ -1234,7 +1212,7 @@ sk_err so_ledger_build_analysis(const so_ledger *l, const char *item, const char
     for (const cJSON *s = cJSON_IsArray(sk_json_get(doc, "sks")) ? sk_json_get(doc, "sks")->child
                                                                 : NULL;
          s; s = s->next)
-        regressed += str(s, "class") && strcmp(str(s, "class"), "significantly_slower") == 0;
+        regressed += so_lb_str(s, "class") && strcmp(so_lb_str(s, "class"), "significantly_slower") == 0;
     sk_jb b = SK_JB_INIT(d);
     body = sk_jb_obj(&b);
     cJSON *files = sk_jb_obj(&b);
@@ -1297,15 +1275,15 @@ sk_err so_ledger_build_probe(const so_ledger *l, const char *item, const char *r
     if (rc == SK_OK)
         rc = so_lb_file_bound(l, it->analysis, vref, "option values", d);
     if (rc == SK_OK) {
-        values_abs = so_ledger_path(l, str(vref, "path"));
+        values_abs = so_ledger_path(l, so_lb_str(vref, "path"));
         rc = values_abs ? sk_json_load_file(values_abs, SK_PATH_NOFOLLOW_LEAF, "option values", 0,
                                             &values, NULL, NULL, d)
                         : nomem(d);
     }
     if (rc == SK_OK)
-        rc = so_probe_values_check(values, str(vref, "path"), d);
+        rc = so_probe_values_check(values, so_lb_str(vref, "path"), d);
     if (rc == SK_OK) {
-        so_probe_inputs in = {rep, report, rep_sha, values, str(vref, "path"), str(vref, "sha256")};
+        so_probe_inputs in = {rep, report, rep_sha, values, so_lb_str(vref, "path"), so_lb_str(vref, "sha256")};
         rc = so_probe_check(&in, &pa, &verdict, &check, &text, d);
     }
     if (rc == SK_OK && verdict == SO_PROBE_VERDICT_REJECTED)
@@ -1499,7 +1477,7 @@ sk_err so_ledger_build_freeze(const so_ledger *l, so_ledger_result *r, sk_diag *
     body = NULL;
     if (sk_buf_printf(&r->text, "base %s status %s incumbent %s\nconfig %s\noption-maps-digest %s\n",
                       SO_LEDGER_BASE_ID, l->n_chain > 1 ? "accepted" : "no_gain", cur->id,
-                      str(cur->config, "path"), cfg.maps.digest) != SK_OK)
+                      so_lb_str(cur->config, "path"), cfg.maps.digest) != SK_OK)
         rc = nomem(d);
 out:
     cJSON_Delete(body);

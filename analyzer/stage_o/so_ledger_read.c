@@ -38,7 +38,7 @@ int so_item_status_settled(so_item_status s)
     return s != SO_ITEM_PENDING && s != SO_ITEM_RUNNING;
 }
 
-sk_err so_ledger_fail(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
+void so_ledger_fail_impl(const so_ledger *l, size_t i, int sub, sk_diag *d, const char *fmt, ...)
 {
     char msg[SK_DIAG_MSG_MAX];
     va_list ap;
@@ -54,7 +54,6 @@ sk_err so_ledger_fail(const so_ledger *l, size_t i, int sub, sk_diag *d, const c
                         (unsigned long long)r->seq, msg);
     else
         sk_diag_set_sub(d, SK_E_CONTRACT, sub, l->path, 0, "%s", msg);
-    return SK_E_CONTRACT;
 }
 
 void so_ledger_free(so_ledger *l)
@@ -285,7 +284,8 @@ sk_err so_ledger_parse(const char *buf, size_t len, const char *path, so_ledger 
         rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory reading the ledger");
         goto fail;
     }
-    memcpy(l->data, buf, len);
+    if (len)
+        memcpy(l->data, buf, len);
     l->data[len] = '\0';
     l->len = len;
     size_t lines = 0;

@@ -15,23 +15,9 @@
 
 #define STATE SO_LEDGER_SUB_STATE
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = sk_json_get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static uint64_t uint_of(const cJSON *o, const char *key)
-{
-    int64_t v = 0;
-    if (sk_json_get_i64(sk_json_get(o, key), &v) != SK_OK || v < 0)
-        return 0;
-    return (uint64_t)v;
-}
-
 static int str_is(const cJSON *o, const char *key, const char *want)
 {
-    const char *s = str(o, key);
+    const char *s = so_lb_str(o, key);
     return s && want && strcmp(s, want) == 0;
 }
 
@@ -74,7 +60,7 @@ sk_err so_ledger_state_init(so_ledger *l, sk_diag *d)
                               "matrix.plan_fingerprint is not the SHA-256 of matrix.plan");
     if (!cJSON_IsArray(items) || !items->child)
         return so_ledger_fail(l, 0, STATE, d, "matrix.plan.items must be a non-empty list");
-    if (!str_is(plan, "o0_id", str(o0, "id")))
+    if (!str_is(plan, "o0_id", so_lb_str(o0, "id")))
         return so_ledger_fail(l, 0, STATE, d, "o0.id must be the plan's o0_id");
     size_t n = (size_t)cJSON_GetArraySize(items), dcci = 0;
     l->items = sk_calloc(n, sizeof *l->items);
@@ -82,14 +68,14 @@ sk_err so_ledger_state_init(so_ledger *l, sk_diag *d)
     if (!l->items || !l->chain)
         return sk_diag_set(d, SK_E_NOMEM, l->path, 1, "out of memory reading the ledger");
     for (const cJSON *e = items->child; e; e = e->next) {
-        const char *id = str(e, "id"), *cat = str(e, "category");
+        const char *id = so_lb_str(e, "id"), *cat = so_lb_str(e, "category");
         if (!id || !id[0] || !in_list(cat, categories) || !sk_json_get(e, "pointer") ||
             !sk_json_get(e, "value"))
             return so_ledger_fail(l, 0, STATE, d,
                                   "matrix.plan.items[%zu] needs an id, a known category, a "
                                   "pointer and a value",
                                   l->n_items);
-        if (item_mut(l, id) || strcmp(id, str(o0, "id")) == 0)
+        if (item_mut(l, id) || strcmp(id, so_lb_str(o0, "id")) == 0)
             return so_ledger_fail(l, 0, STATE, d, "matrix item id %s is not unique", id);
         so_ledger_item *it = &l->items[l->n_items++];
         it->id = id;
@@ -106,17 +92,17 @@ sk_err so_ledger_state_init(so_ledger *l, sk_diag *d)
         return so_ledger_fail(l, 0, STATE, d, "the matrix must hold exactly one dcci item, found %zu",
                               dcci);
     const cJSON *st = sk_json_get(o0, "stability"), *runs = sk_json_get(o0, "runs");
-    if (!cJSON_IsTrue(sk_json_get(st, "stable")) || uint_of(st, "run_count") != 5 ||
+    if (!cJSON_IsTrue(sk_json_get(st, "stable")) || so_lb_uint(st, "run_count") != 5 ||
         cJSON_GetArraySize(sk_json_get(runs, "runs")) != 5)
         return so_ledger_fail(l, 0, STATE, d, "O0-INCUMBENT needs five runs that are stable");
     const cJSON *config = sk_json_get(seed, "config");
     if (!str_is(sk_json_get(seed, "fingerprints"), "candidate_config_fingerprint",
-                str(config, "fingerprint")))
+                so_lb_str(config, "fingerprint")))
         return so_ledger_fail(l, 0, STATE, d,
                               "seed.fingerprints.candidate_config_fingerprint must be the seed "
                               "config's fingerprint");
     l->settings = sk_json_get(body, "settings");
-    l->chain[0] = (so_ledger_incumbent){str(o0, "id"), 0, config, runs};
+    l->chain[0] = (so_ledger_incumbent){so_lb_str(o0, "id"), 0, config, runs};
     l->n_chain = 1;
     return SK_OK;
 }
@@ -170,7 +156,7 @@ static void settle(so_ledger *l, so_ledger_item *it, so_item_status s, size_t i)
 
 static sk_err open_item(so_ledger *l, size_t i, so_ledger_item **out, sk_diag *d)
 {
-    const char *id = str(l->records[i].body, "item");
+    const char *id = so_lb_str(l->records[i].body, "item");
     so_ledger_item *it = item_mut(l, id);
     *out = it;
     if (!it)
@@ -185,7 +171,7 @@ static sk_err open_item(so_ledger *l, size_t i, so_ledger_item **out, sk_diag *d
 
 /* ------------------------------------------------------------ trial */
 
-static const char *expected_step(const so_ledger_item *it)
+const char *so_ledger_expected_step(const so_ledger_item *it)
 {
     if (!it->dcci)
         return "ordinary";
@@ -205,7 +191,7 @@ static sk_err check_change(so_ledger *l, size_t i, const so_ledger_item *it, con
     if (strcmp(step, "d4") == 0) {
         const cJSON *rep = l->records[it->repair].body;
         const cJSON *pp = sk_json_get(sk_json_get(rep, "proof"), "pointers");
-        const char *want[3] = {str(pp, "disable"), str(pp, "before"), str(pp, "after")};
+        const char *want[3] = {so_lb_str(pp, "disable"), so_lb_str(pp, "before"), so_lb_str(pp, "after")};
         if (cJSON_GetArraySize(ptrs) != 3 || cJSON_GetArraySize(vals) != 3)
             return so_ledger_fail(l, i, STATE, d,
                                   "the joint repair changes exactly the three DCCI pointers "
@@ -218,17 +204,17 @@ static sk_err check_change(so_ledger *l, size_t i, const so_ledger_item *it, con
                 return so_ledger_fail(l, i, STATE, d, "the joint repair must change %s",
                                       want[k] ? want[k] : "the DCCI pointers");
         }
-        if (!str_is(sk_json_get(b, "config"), "sha256", str(sk_json_get(rep, "config"), "sha256")))
+        if (!str_is(sk_json_get(b, "config"), "sha256", so_lb_str(sk_json_get(rep, "config"), "sha256")))
             return so_ledger_fail(l, i, STATE, d,
                                   "the repair trial's config is not the joint repair config "
                                   "recorded by record %zu",
                                   it->repair + 1);
         return SK_OK;
     }
-    const char *pointer = str(it->plan, "pointer");
+    const char *pointer = so_lb_str(it->plan, "pointer");
     const cJSON *v0 = cJSON_IsArray(vals) ? vals->child : NULL;
     if (cJSON_GetArraySize(ptrs) != 1 || !str_is(change, "vs", so_ledger_current(l)->id) ||
-        !cJSON_IsString(ptrs->child) || !pointer || strcmp(ptrs->child->valuestring, pointer) ||
+        !cJSON_IsString(ptrs->child) || !pointer || strcmp(ptrs->child->valuestring, pointer) != 0 ||
         cJSON_GetArraySize(vals) != 1 || !str_is(v0, "pointer", pointer))
         return so_ledger_fail(l, i, STATE, d,
                               "a trial of %s changes exactly its pointer %s against the "
@@ -271,7 +257,7 @@ static sk_err apply_trial(so_ledger *l, size_t i, sk_diag *d)
                               "item %s cannot start before %s, earlier in the frozen matrix, is "
                               "settled",
                               it->id, before->id);
-    const char *step = expected_step(it);
+    const char *step = so_ledger_expected_step(it);
     if (!step)
         return so_ledger_fail(l, i, STATE, d,
                               "the DCCI family %s is in phase %s: its next record is not a trial",
@@ -288,7 +274,7 @@ static sk_err apply_trial(so_ledger *l, size_t i, sk_diag *d)
                               "incumbent; %s was accepted before it",
                               l->chain[0].id, cur->id);
     const cJSON *base = sk_json_get(b, "baseline");
-    if (!str_is(base, "id", cur->id) || uint_of(base, "record") != cur->record + 1 ||
+    if (!str_is(base, "id", cur->id) || so_lb_uint(base, "record") != cur->record + 1 ||
         !str_is(b, "incumbent_before", cur->id) || !str_is(b, "incumbent_after", cur->id) ||
         !str_is(sk_json_get(b, "change"), "vs", cur->id))
         return so_ledger_fail(l, i, STATE, d,
@@ -298,7 +284,7 @@ static sk_err apply_trial(so_ledger *l, size_t i, sk_diag *d)
     rc = check_change(l, i, it, step, d);
     if (rc != SK_OK)
         return rc;
-    const char *outcome = str(b, "outcome"), *d1 = str(b, "d1_outcome");
+    const char *outcome = so_lb_str(b, "outcome"), *d1 = so_lb_str(b, "d1_outcome");
     const cJSON *gate = sk_json_get(b, "gate"), *scene = sk_json_get(b, "scene");
     const cJSON *hyg = sk_json_get(b, "hygiene");
     int failed = strcmp(outcome, "failed") == 0, attempt_failed = !strcmp(outcome, "attempt_failed");
@@ -372,8 +358,8 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
                               it->id);
     const cJSON *trial = l->records[it->pending_top_up].body;
     const so_ledger_incumbent *cur = so_ledger_current(l);
-    if (uint_of(b, "trial_record") != it->pending_top_up + 1 ||
-        !str_is(b, "attempt", str(trial, "attempt")) ||
+    if (so_lb_uint(b, "trial_record") != it->pending_top_up + 1 ||
+        !str_is(b, "attempt", so_lb_str(trial, "attempt")) ||
         !same_json(sk_json_get(b, "config"), sk_json_get(trial, "config")) ||
         !str_is(b, "incumbent_before", cur->id))
         return so_ledger_fail(l, i, STATE, d,
@@ -385,13 +371,13 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
     if (cJSON_IsNull(runs)) {
         /* a top-up run failed: the acceptance is revoked with the failure scene */
         if (!str_is(b, "outcome", "failed") || !cJSON_IsTrue(sk_json_get(scene0, "functional")) ||
-            !str_is(scene0, "attempt", str(trial, "attempt")) ||
+            !str_is(scene0, "attempt", so_lb_str(trial, "attempt")) ||
             !cJSON_IsNull(sk_json_get(b, "stability")) ||
             !str_is(sk_json_get(b, "hygiene"), "state", "rejected"))
             return so_ledger_fail(l, i, STATE, d,
                                   "a top-up without runs is a failed top-up with the functional "
                                   "failure scene of attempt %s",
-                                  str(trial, "attempt"));
+                                  so_lb_str(trial, "attempt"));
         if (!str_is(b, "incumbent_after", cur->id) || !str_is(b, "item_status", "failed") ||
             !str_is(sk_json_get(b, "rollback"), "to", cur->id))
             return so_ledger_fail(l, i, STATE, d, "a failed top-up rolls back to %s", cur->id);
@@ -402,7 +388,7 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
     if (cJSON_IsNull(sk_json_get(b, "stability")))
         return so_ledger_fail(l, i, STATE, d, "a top-up with runs carries their stability");
     if (cJSON_GetArraySize(sk_json_get(runs, "runs")) != 5 ||
-        !str_is(runs, "clean_root", str(truns, "clean_root")) || !runs_include(truns, runs))
+        !str_is(runs, "clean_root", so_lb_str(truns, "clean_root")) || !runs_include(truns, runs))
         return so_ledger_fail(l, i, STATE, d,
                               "the top-up holds the trial's runs unchanged plus new runs in the "
                               "same CLEAN root, exactly five");
@@ -415,16 +401,16 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
     if (n_added + (size_t)cJSON_GetArraySize(sk_json_get(truns, "runs")) != 5)
         return so_ledger_fail(l, i, STATE, d, "added_runs must list every new run");
     const cJSON *st = sk_json_get(b, "stability"), *scene = sk_json_get(b, "scene");
-    int stable = cJSON_IsTrue(sk_json_get(st, "stable")) && uint_of(st, "run_count") == 5 &&
+    int stable = cJSON_IsTrue(sk_json_get(st, "stable")) && so_lb_uint(st, "run_count") == 5 &&
                  str_is(sk_json_get(b, "hygiene"), "state", "proven");
     int accepted = str_is(b, "outcome", "accepted");
     if (accepted != stable)
         return so_ledger_fail(l, i, STATE, d,
                               "a top-up is accepted exactly when its five proven runs are stable");
-    if (!accepted && (cJSON_IsNull(scene) || !str_is(scene, "attempt", str(trial, "attempt"))))
+    if (!accepted && (cJSON_IsNull(scene) || !str_is(scene, "attempt", so_lb_str(trial, "attempt"))))
         return so_ledger_fail(l, i, STATE, d,
                               "a failed top-up carries the failure scene of attempt %s",
-                              str(trial, "attempt"));
+                              so_lb_str(trial, "attempt"));
     if (accepted && (!cJSON_IsNull(scene) || !cJSON_IsNull(sk_json_get(b, "rollback"))))
         return so_ledger_fail(l, i, STATE, d, "an accepted top-up has no scene and no rollback");
     const char *after = accepted ? it->id : cur->id;
@@ -451,7 +437,7 @@ static sk_err apply_settle(so_ledger *l, size_t i, sk_diag *d)
     sk_err rc = open_item(l, i, &it, d);
     if (rc != SK_OK)
         return rc;
-    const char *code = str(b, "blocker_code"), *reason = str(b, "reason_zh");
+    const char *code = so_lb_str(b, "blocker_code"), *reason = so_lb_str(b, "reason_zh");
     if (strcmp(code, "diagnostic_collection_blocked") == 0 && !it->dcci)
         return so_ledger_fail(l, i, STATE, d,
                               "diagnostic_collection_blocked is a blocker of the DCCI family only");
@@ -494,13 +480,13 @@ static sk_err apply_capture(so_ledger *l, size_t i, sk_diag *d)
         return so_ledger_fail(l, i, STATE, d,
                               "the analysis of record %zu is already recorded; no new capture",
                               it->analysis + 1);
-    if (uint_of(b, "d1_record") != it->d1_trial + 1)
+    if (so_lb_uint(b, "d1_record") != it->d1_trial + 1)
         return so_ledger_fail(l, i, STATE, d, "d1_record must be %zu, the disable-all trial",
                               it->d1_trial + 1);
     const cJSON *o0m = sk_json_get(b, "o0_manifest"), *dam = sk_json_get(b, "disable_all_manifest");
-    if (!str_is(o0m, "config_fingerprint", str(l->chain[0].config, "fingerprint")) ||
+    if (!str_is(o0m, "config_fingerprint", so_lb_str(l->chain[0].config, "fingerprint")) ||
         !str_is(dam, "config_fingerprint",
-                str(sk_json_get(l->records[it->d1_trial].body, "config"), "fingerprint")))
+                so_lb_str(sk_json_get(l->records[it->d1_trial].body, "config"), "fingerprint")))
         return so_ledger_fail(l, i, STATE, d,
                               "the capture's configs are not O0's and the disable-all trial's");
     it->capture = i;
@@ -516,13 +502,13 @@ static sk_err apply_analysis(so_ledger *l, size_t i, sk_diag *d)
     if (rc != SK_OK)
         return rc;
     if (it->capture == SO_LEDGER_NONE || it->analysis != SO_LEDGER_NONE ||
-        uint_of(b, "capture_record") != it->capture + 1)
+        so_lb_uint(b, "capture_record") != it->capture + 1)
         return so_ledger_fail(l, i, STATE, d,
                               "one analysis follows the latest recorded capture");
     const cJSON *cap = l->records[it->capture].body;
-    if (!str_is(b, "o0_manifest_sha256", str(sk_json_get(cap, "o0_manifest"), "sha256")) ||
+    if (!str_is(b, "o0_manifest_sha256", so_lb_str(sk_json_get(cap, "o0_manifest"), "sha256")) ||
         !str_is(b, "disable_all_manifest_sha256",
-                str(sk_json_get(cap, "disable_all_manifest"), "sha256")))
+                so_lb_str(sk_json_get(cap, "disable_all_manifest"), "sha256")))
         return so_ledger_fail(l, i, STATE, d,
                               "the analysis read other manifests than the capture of record %zu",
                               it->capture + 1);
@@ -552,12 +538,12 @@ static sk_err apply_probe(so_ledger *l, size_t i, sk_diag *d)
     if (rc != SK_OK)
         return rc;
     if (it->analysis == SO_LEDGER_NONE || it->probe != SO_LEDGER_NONE ||
-        uint_of(b, "analysis_record") != it->analysis + 1)
+        so_lb_uint(b, "analysis_record") != it->analysis + 1)
         return so_ledger_fail(l, i, STATE, d, "one probe check follows the recorded analysis");
     const cJSON *files = sk_json_get(l->records[it->analysis].body, "files");
     if (!str_is(b, "verdict", "accepted") ||
         !str_is(sk_json_get(b, "values"), "sha256",
-                str(sk_json_get(files, "option_values"), "sha256")))
+                so_lb_str(sk_json_get(files, "option_values"), "sha256")))
         return so_ledger_fail(l, i, STATE, d,
                               "the probe check accepts exactly the analysis's option values");
     it->probe = i;
@@ -573,14 +559,14 @@ static sk_err apply_repair(so_ledger *l, size_t i, sk_diag *d)
     if (rc != SK_OK)
         return rc;
     if (it->probe == SO_LEDGER_NONE || it->repair != SO_LEDGER_NONE ||
-        uint_of(b, "probe_record") != it->probe + 1)
+        so_lb_uint(b, "probe_record") != it->probe + 1)
         return so_ledger_fail(l, i, STATE, d, "one repair config follows the probe check");
     const cJSON *an = l->records[it->analysis].body;
     const cJSON *d1cfg = sk_json_get(l->records[it->d1_trial].body, "config");
     if (!cJSON_IsTrue(sk_json_get(sk_json_get(b, "proof"), "proven")) ||
         !same_json(sk_json_get(b, "repair_list"), sk_json_get(an, "regexes")) ||
-        !str_is(b, "o0_config_sha256", str(l->chain[0].config, "sha256")) ||
-        !str_is(b, "disable_all_config_sha256", str(d1cfg, "sha256")))
+        !str_is(b, "o0_config_sha256", so_lb_str(l->chain[0].config, "sha256")) ||
+        !str_is(b, "disable_all_config_sha256", so_lb_str(d1cfg, "sha256")))
         return so_ledger_fail(l, i, STATE, d,
                               "the repair config is proven on O0's and the disable-all trial's "
                               "configs with the analysis's list L");
@@ -599,7 +585,7 @@ static sk_err apply_freeze(so_ledger *l, size_t i, sk_diag *d)
             return so_ledger_fail(l, i, STATE, d, "item %s is not settled; freeze needs every item "
                                                   "settled",
                                   l->items[k].id);
-    if (!str_is(b, "incumbent", cur->id) || uint_of(b, "incumbent_record") != cur->record + 1 ||
+    if (!str_is(b, "incumbent", cur->id) || so_lb_uint(b, "incumbent_record") != cur->record + 1 ||
         !same_json(sk_json_get(b, "config"), cur->config) ||
         !str_is(b, "base_id", SO_LEDGER_BASE_ID) ||
         !str_is(b, "status", l->n_chain > 1 ? "accepted" : "no_gain"))
@@ -640,7 +626,7 @@ static sk_err apply_freeze(so_ledger *l, size_t i, sk_diag *d)
             return so_ledger_fail(l, i, STATE, d, "fingerprints.%s must be the seed's (Stage O "
                                                   "changes options only)",
                                   kept[k]);
-    if (!str_is(fp, "candidate_config_fingerprint", str(cur->config, "fingerprint")) ||
+    if (!str_is(fp, "candidate_config_fingerprint", so_lb_str(cur->config, "fingerprint")) ||
         !same_json(sk_json_get(b, "command_fingerprint"),
                    sk_json_get(sk_json_get(init, "seed"), "command_fingerprint")))
         return so_ledger_fail(l, i, STATE, d,
@@ -656,7 +642,7 @@ static sk_err apply_check(so_ledger *l, size_t i, sk_diag *d)
     const cJSON *b = l->records[i].body;
     if (!l->frozen)
         return so_ledger_fail(l, i, STATE, d, "a later-config check follows the BASE freeze");
-    const char *base = str(sk_json_get(l->records[l->freeze].body, "config"), "option_maps_digest");
+    const char *base = so_lb_str(sk_json_get(l->records[l->freeze].body, "config"), "option_maps_digest");
     int keeps = cJSON_IsTrue(sk_json_get(b, "keeps_base"));
     int same = str_is(sk_json_get(b, "config"), "option_maps_digest", base);
     if (!str_is(b, "base_option_maps_digest", base) || keeps != same ||

@@ -19,20 +19,6 @@
 #define EVIDENCE SO_LEDGER_SUB_EVIDENCE
 #define GATE SO_LEDGER_SUB_GATE
 
-static const char *str(const cJSON *o, const char *key)
-{
-    const cJSON *v = sk_json_get(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static uint64_t uint_of(const cJSON *o, const char *key)
-{
-    int64_t v = 0;
-    if (sk_json_get_i64(sk_json_get(o, key), &v) != SK_OK || v < 0)
-        return 0;
-    return (uint64_t)v;
-}
-
 typedef struct ver {
     const so_ledger *l;
     so_ledger_level level;
@@ -58,10 +44,10 @@ static sk_err config_ok(ver *v, size_t i, const cJSON *ref)
  * runs are added to that folder before the top-up record binds them. */
 static sk_err runs_ok(ver *v, size_t i, const cJSON *runs, so_set **set)
 {
-    const char *root = str(runs, "clean_root");
+    const char *root = so_lb_str(runs, "clean_root");
     int exact = so_lb_latest_binding(v->l, root, v->l->n_records) == i;
     const so_ledger_item *it = v->l->records[i].kind == SO_LEDGER_TRIAL
-                                   ? so_ledger_item_find(v->l, str(v->l->records[i].body, "item"))
+                                   ? so_ledger_item_find(v->l, so_lb_str(v->l->records[i].body, "item"))
                                    : NULL;
     if (it && it->pending_top_up == i)
         exact = 0;
@@ -137,7 +123,7 @@ static sk_err trial_ok(ver *v, size_t i)
     so_set *cand = NULL, *base = NULL;
     rc = runs_ok(v, i, runs, &cand);
     if (rc == SK_OK && v->level >= SO_LEDGER_LEVEL_GATES) {
-        uint64_t bseq = uint_of(sk_json_get(b, "baseline"), "record");
+        uint64_t bseq = so_lb_uint(sk_json_get(b, "baseline"), "record");
         const cJSON *bruns = bseq && bseq <= i ? so_lb_record_runs(l, bseq - 1) : NULL;
         if (!bruns)
             rc = so_ledger_fail(l, i, GATE, v->d, "the baseline record %llu binds no runs",
@@ -159,9 +145,9 @@ static sk_err trial_ok(ver *v, size_t i)
             if (rc == SK_OK)
                 rc = compare(v, i, sk_json_get(b, "gate"), fresh, "gate");
             cJSON_Delete(fresh);
-            const char *d1 = str(b, "d1_outcome");
+            const char *d1 = so_lb_str(b, "d1_outcome");
             if (rc == SK_OK && d1 && !e.accepted &&
-                strcmp(d1, so_disable_all_regressed(base, cand, &e) ? "regression" : "neutral"))
+                strcmp(d1, so_disable_all_regressed(base, cand, &e) ? "regression" : "neutral") != 0)
                 rc = so_ledger_fail(l, i, GATE, v->d,
                                     "the disable-all outcome re-computed on the bound runs is not "
                                     "%s",
@@ -202,8 +188,8 @@ static sk_err capture_ok(ver *v, size_t i)
         rc = so_lb_file_bound(v->l, i, sk_json_get(b, "set_summary"), "set summary", v->d);
     if (rc != SK_OK || v->level < SO_LEDGER_LEVEL_GATES)
         return rc;
-    char *p0 = so_ledger_path(v->l, str(sk_json_get(b, "o0_manifest"), "path"));
-    char *p1 = so_ledger_path(v->l, str(sk_json_get(b, "disable_all_manifest"), "path"));
+    char *p0 = so_ledger_path(v->l, so_lb_str(sk_json_get(b, "o0_manifest"), "path"));
+    char *p1 = so_ledger_path(v->l, so_lb_str(sk_json_get(b, "disable_all_manifest"), "path"));
     ac_set *set = NULL;
     cJSON *summary = NULL;
     ac_set_entry e[2] = {{"dcci_o0", p0}, {"dcci_disable_all", p1}};
@@ -218,8 +204,8 @@ static sk_err capture_ok(ver *v, size_t i)
         rc = so_ledger_fail(v->l, i, EVIDENCE, v->d, "the capture pair no longer validates: %s",
                             why);
     } else if (rc == SK_OK &&
-               strcmp(str(summary, "set_fingerprint") ? str(summary, "set_fingerprint") : "",
-                      str(sk_json_get(b, "set_summary"), "set_fingerprint")) != 0) {
+               strcmp(so_lb_str(summary, "set_fingerprint") ? so_lb_str(summary, "set_fingerprint") : "",
+                      so_lb_str(sk_json_get(b, "set_summary"), "set_fingerprint")) != 0) {
         rc = so_ledger_fail(v->l, i, EVIDENCE, v->d,
                             "the capture pair validates to another set fingerprint");
     }
@@ -249,8 +235,8 @@ static sk_err probe_ok(ver *v, size_t i)
         rc = so_lb_file_bound(v->l, i, sk_json_get(b, "values"), "option values", v->d);
     if (rc != SK_OK || v->level < SO_LEDGER_LEVEL_GATES)
         return rc;
-    char *rp = so_ledger_path(v->l, str(sk_json_get(b, "report"), "path"));
-    char *vp = so_ledger_path(v->l, str(sk_json_get(b, "values"), "path"));
+    char *rp = so_ledger_path(v->l, so_lb_str(sk_json_get(b, "report"), "path"));
+    char *vp = so_ledger_path(v->l, so_lb_str(sk_json_get(b, "values"), "path"));
     cJSON *rep = NULL, *vals = NULL, *doc = NULL;
     sk_buf text = SK_BUF_INIT;
     so_probe_assessment pa;
@@ -264,8 +250,8 @@ static sk_err probe_ok(ver *v, size_t i)
     if (rc == SK_OK)
         rc = so_probe_assess(rep, rp, &pa, v->d);
     if (rc == SK_OK) {
-        so_probe_inputs in = {rep, rp, str(sk_json_get(b, "report"), "sha256"), vals, vp,
-                              str(sk_json_get(b, "values"), "sha256")};
+        so_probe_inputs in = {rep, rp, so_lb_str(sk_json_get(b, "report"), "sha256"), vals, vp,
+                              so_lb_str(sk_json_get(b, "values"), "sha256")};
         rc = so_probe_check(&in, &pa, &verdict, &doc, &text, v->d);
     }
     if (rc == SK_OK && verdict != SO_PROBE_VERDICT_ACCEPTED)
@@ -293,7 +279,7 @@ static sk_err repair_ok(ver *v, size_t i)
             so_lb_config_free(&rep);
         return rc;
     }
-    const so_ledger_item *it = so_ledger_item_find(l, str(b, "item"));
+    const so_ledger_item *it = so_ledger_item_find(l, so_lb_str(b, "item"));
     rc = so_lb_config_bound(l, l->chain[0].record, l->chain[0].config, &o0, v->d);
     if (rc == SK_OK)
         rc = so_lb_config_bound(l, it->d1_trial,

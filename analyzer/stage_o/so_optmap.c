@@ -19,19 +19,6 @@ void so_optmaps_free(so_optmaps *m)
     memset(m, 0, sizeof *m);
 }
 
-static const char *kind_name(const cJSON *v)
-{
-    if (cJSON_IsArray(v))
-        return "a list";
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    return "null";
-}
-
 static const char *map_name(const char *key)
 {
     if (strcmp(key, SO_OPTMAP_OPTIMIZE) == 0)
@@ -52,7 +39,7 @@ static sk_err add_map(collect *c, const char *name, const cJSON *options, sk_dia
 {
     if (!cJSON_IsObject(options))
         return sk_diag_set(d, SK_E_SCHEMA, c->label, 0, "%s: %s must be a mapping, found %s",
-                           sk_buf_cstr(&c->ptr), name, kind_name(options));
+                           sk_buf_cstr(&c->ptr), name, so_cdiff_value_kind(options));
     if (c->m->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 4;
         so_optmap *grown = sk_realloc(c->m->maps, cap * sizeof *grown);
@@ -165,14 +152,14 @@ sk_err so_optmaps_from_json(const cJSON *doc, const char *label, so_optmaps *out
     sk_err rc = sk_json_check_keys(doc, "option maps", keys, NULL, d);
     const cJSON *schema = rc == SK_OK ? sk_json_get(doc, "schema_version") : NULL;
     const cJSON *maps = rc == SK_OK ? sk_json_get(doc, "maps") : NULL;
-    if (rc == SK_OK && (!cJSON_IsString(schema) || strcmp(schema->valuestring, SO_OPTMAP_SCHEMA)))
+    if (rc == SK_OK && (!cJSON_IsString(schema) || strcmp(schema->valuestring, SO_OPTMAP_SCHEMA) != 0))
         rc = sk_diag_set(d, SK_E_SCHEMA, label, 0, "option maps: schema_version must be %s",
                          SO_OPTMAP_SCHEMA);
     if (rc == SK_OK && !cJSON_IsArray(maps))
         rc = sk_diag_set(d, SK_E_SCHEMA, label, 0, "option maps: maps must be a list");
     size_t n = rc == SK_OK ? (size_t)cJSON_GetArraySize(maps) : 0;
-    if (rc == SK_OK && n) {
-        m.maps = sk_calloc(n, sizeof *m.maps);
+    if (rc == SK_OK) {
+        m.maps = sk_calloc(n ? n : 1, sizeof *m.maps);
         if (!m.maps)
             rc = sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory reading option maps");
     }
@@ -290,10 +277,10 @@ static sk_err option_names(const cJSON *a, const cJSON *b, const char ***names, 
     return SK_OK;
 }
 
-/* The options of map a (or NULL) against those of map b (or NULL). */
-static sk_err diff_options(diffb *b, const so_optmap *ma, const so_optmap *mb, sk_diag *d)
+/* The options a (or NULL) against the options bo (or NULL) of the map owner. */
+static sk_err diff_options(diffb *b, const so_optmap *owner, const cJSON *a, const cJSON *bo,
+                           sk_diag *d)
 {
-    const cJSON *a = ma ? ma->options : NULL, *bo = mb ? mb->options : NULL;
     const char **names = NULL;
     size_t n = 0;
     sk_err rc = option_names(a, bo, &names, &n, d);
@@ -309,7 +296,7 @@ static sk_err diff_options(diffb *b, const so_optmap *ma, const so_optmap *mb, s
             if (eq)
                 continue;
         }
-        rc = push(b, ma ? ma : mb, names[i], va, vb, d);
+        rc = push(b, owner, names[i], va, vb, d);
     }
     sk_free(names);
     return rc;
@@ -327,18 +314,18 @@ sk_err so_optmaps_diff(const so_optmaps *a, const so_optmaps *b, so_optmap_diff 
                 : j == b->count ? -1
                                 : strcmp(a->maps[i].pointer, b->maps[j].pointer);
         if (c == 0 && a->maps[i].name == b->maps[j].name) {
-            rc = diff_options(&db, &a->maps[i], &b->maps[j], d);
+            rc = diff_options(&db, &a->maps[i], a->maps[i].options, b->maps[j].options, d);
             i++, j++;
         } else if (c <= 0) {
             /* a map removed (or renamed at the same pointer: removed, then added) */
             rc = push(&db, &a->maps[i], NULL, a->maps[i].options, NULL, d);
             if (rc == SK_OK)
-                rc = diff_options(&db, &a->maps[i], NULL, d);
+                rc = diff_options(&db, &a->maps[i], a->maps[i].options, NULL, d);
             i++;
         } else {
             rc = push(&db, &b->maps[j], NULL, NULL, b->maps[j].options, d);
             if (rc == SK_OK)
-                rc = diff_options(&db, NULL, &b->maps[j], d);
+                rc = diff_options(&db, &b->maps[j], NULL, b->maps[j].options, d);
             j++;
         }
     }

@@ -158,6 +158,30 @@ has o2_incumbent '^incumbent O2$'
 # ------------------------------------------------------------ O3 rejected; its top-up refused
 config aggr aop 'aggressive_opt_strategies={"task_breaker_bypass":1,"value_breaker_bypass":0}'
 ms aggr "10.2 10.2 10.2 10.2 10.2"
+# its first attempt failed after launch, not functionally (the launcher tool broke):
+# recorded with its scene, the item stays open for attempt 2
+mkdir -p scenes
+scene() { # ATTEMPT KIND OUT
+    python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" "$@" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["identity"].update(trial="O3", attempt=sys.argv[2])
+s["failure"]["kind"] = sys.argv[3]
+json.dump(s, open(sys.argv[4], "w"), indent=2)
+PY
+}
+scene O3-a1 tool scenes/O3-a1.json
+scene O3-a7 tool scenes/O3-a7.json
+expect o3_scene_checks 0 skdcci scene check scenes/O3-a1.json
+cp "$L" "$W/ledger.saved"
+expect o3_scene_of_another_attempt_refused 10 skdcci ledger trial --ledger "$L" --item O3 \
+    --config configs/aggr.json --scene scenes/O3-a7.json
+has o3_scene_attempt_named 'attempt O3-a7, not O3 attempt O3-a1'
+same_bytes o3_scene_refusal_ledger_unchanged "$L" "$W/ledger.saved"
+expect o3_attempt_failed 10 skdcci ledger trial --ledger "$L" --item O3 --config configs/aggr.json \
+    --scene scenes/O3-a1.json
+has o3_attempt_failed_outcome '^outcome attempt_failed$'
+has o3_still_next '^next trial O3$'
 runs configs/aggr.json clean/O3 1 3
 expect o3_trial_rejected 10 skdcci ledger trial --ledger "$L" --item O3 --config configs/aggr.json \
     --runs clean/O3 --json-out gates/O3-trial.json
@@ -253,8 +277,8 @@ has matrix_incumbent '^valid: 4 items, 4 settled, incumbent O2, probe report che
 expect matrix_never_overwritten 1 skdcci ledger matrix --ledger "$L" -o settled/matrix.json
 
 # ------------------------------------------------------------ forgeries with every hash recomputed
-# forge NAME PYEXPR: apply PYEXPR to the body b of the record whose kind is
-# trial and item O3, then recompute every body hash, seq and prev
+# forge PYEXPR: apply PYEXPR to the body b of the judged trial of O3 (kind
+# trial, a gate), then recompute every body hash, seq and prev
 forge() {
     python3 - "$W/ledger.saved" "$L" "$1" <<'PY'
 import hashlib, json, sys
@@ -264,7 +288,7 @@ out, prev = [], "0" * 64
 for n, line in enumerate(open(src, encoding="ascii").read().splitlines(), 1):
     r = json.loads(line)
     b = r["body"]
-    if r["kind"] == "trial" and b["item"] == "O3":
+    if r["kind"] == "trial" and b["item"] == "O3" and b["gate"]:
         exec(expr)
     r["body_sha256"] = hashlib.sha256(canon(b).encode()).hexdigest()
     r["seq"], r["prev"] = n, prev
@@ -283,3 +307,31 @@ forge 'b["gate"]["mean_improvement_pct"] = -0.5'
 expect forged_gate_number_caught 10 skdcci ledger verify --ledger "$L"
 has forged_gate_number_named 'record [0-9]+ \(trial\): the gate re-run on the bound runs gives another result'
 cp "$W/ledger.saved" "$L"
+
+# ------------------------------------------------------------ a second Stage O: disable-all gains
+E=$W/stage-o-gain
+L=$E/ledger.jsonl
+cd "$W"
+stage_o_start "$W/raw" 2>"$W/start2.err" || t_fail gain_inputs "$(cat "$W/start2.err")"
+cd "$E"
+ms disable-all "10.1 10.1 10.1 10.0 10.1"
+expect gain_init 0 skdcci ledger init --ledger "$L" --seed-config configs/seed.json --o0 clean/O0 \
+    --matrix matrix.json --warmup 0 --expected-ranks 2
+runs configs/disable-all.json clean/O1 1 3
+expect gain_d1_accepted 0 skdcci ledger trial --ledger "$L" --item O1 --config configs/disable-all.json \
+    --runs clean/O1 --json-out gates/O1-trial.json
+has gain_d1_outcome '^outcome accepted d1 gain$'
+runs configs/disable-all.json clean/O1 4 5
+expect gain_top_up 0 skdcci ledger top-up --ledger "$L" --item O1 --runs clean/O1
+has gain_incumbent '^incumbent O1$'
+expect gain_family_report 0 skdcci family report --ledger "$L" -o family
+has gain_family_reason '^reason disable_all_gain$'
+for item in O2 O3 O4; do
+    skdcci ledger settle --ledger "$L" --item $item --status skipped --blocker budget_exhausted \
+        --reason-zh "本轮预算已用完。" --evidence intake/budget.md >/dev/null
+done
+expect gain_freeze 0 skdcci ledger freeze --ledger "$L"
+expect gain_matrix 0 skdcci ledger matrix --ledger "$L" -o matrix-settled.json
+expect gain_matrix_valid 0 skdcci matrix validate matrix-settled.json --settled
+has gain_matrix_incumbent 'incumbent O1'
+expect gain_verify 0 skdcci ledger verify --ledger "$L"
