@@ -18,26 +18,18 @@ static const char *text(const cJSON *o, const char *k)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static const char *outcome_zh(const char *s)
+/* The Chinese label of an outcome or an item status (the English word in
+ * brackets). */
+static const char *zh(const char *s)
 {
     static const char *const map[][2] = {
         {"accepted", "接受（accepted）"},
         {"rejected", "拒绝（rejected）"},
         {"failed", "失败（failed）"},
         {"attempt_failed", "尝试失败（attempt_failed，条目仍开放）"},
-    };
-    for (size_t i = 0; s && i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(s, map[i][0]) == 0)
-            return map[i][1];
-    return s ? s : "-";
-}
-
-static const char *status_zh(const char *s)
-{
-    static const char *const map[][2] = {
-        {"pending", "待试验（pending）"},   {"running", "进行中（running）"},
-        {"accepted", "接受（accepted）"},  {"rejected", "拒绝（rejected）"},
-        {"failed", "失败（failed）"},      {"blocked", "阻塞（blocked）"},
+        {"pending", "待试验（pending）"},
+        {"running", "进行中（running）"},
+        {"blocked", "阻塞（blocked）"},
         {"skipped", "跳过（skipped）"},
     };
     for (size_t i = 0; s && i < sizeof map / sizeof map[0]; i++)
@@ -71,9 +63,9 @@ static void conclusion(so_md *m, const cJSON *doc)
     so_md_put(m, "）\n- 试验类型：");
     so_md_put(m, top ? "补充运行与 5 次稳定性复核" : step_zh(text(doc, "step")));
     so_md_put(m, "\n- 结果：");
-    so_md_put(m, outcome_zh(text(doc, "outcome")));
+    so_md_put(m, zh(text(doc, "outcome")));
     so_md_put(m, "\n- 条目状态：");
-    so_md_put(m, status_zh(text(doc, "item_status")));
+    so_md_put(m, zh(text(doc, "item_status")));
     if (cJSON_IsString(get(doc, "d1_outcome"))) {
         so_md_put(m, "\n- disable-all 结果：");
         so_md_text(m, text(doc, "d1_outcome"));

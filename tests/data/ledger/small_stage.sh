@@ -17,38 +17,26 @@
 # it should.
 source "$SK_REPO/tests/data/ledger/lib.sh"
 
-# small_matrix: $E/matrix.json, frozen, every item pending (the items above)
+# small_matrix: the matrix of write_matrix (tests/data/ledger/lib.sh) with a
+# fifth item, O5 (other_experimental sk_launch_batch 2), and its plan
+# fingerprint recomputed
 small_matrix() {
-    python3 - "$E" <<'PY'
-import hashlib, json, os, sys
-e = sys.argv[1]
-P = "/model_config/custom_params/super_kernel_optimize_options/"
-sha = lambda p: hashlib.sha256(open(os.path.join(e, p), "rb").read()).hexdigest()
-def item(i, cat, opt, value, risk="low"):
-    return {"id": i, "category": cat, "risk": risk, "status": "pending", "option": opt,
-            "value": value, "pointer": P + opt, "original_value": {"present": False},
-            "probe": {"accepted": True, "matched_value": value}}
-dcci = {"id": "O1", "category": "dcci", "risk": "medium", "status": "pending", "phase": "D1",
-        "d1": {"option": "dcci_disable_on_kernel", "value": [".*"], "pointer": P + "dcci_disable_on_kernel",
-               "original_value": {"present": False}, "probe": {"accepted": True, "matched_value": [".*"]},
-               "outcome": "pending"}}
-items = [dcci, item("O2", "auto_op_parallel", "auto_op_parallel", 1),
-         item("O3", "aggressive", "aggressive_opt_strategies",
-              {"task_breaker_bypass": 1, "value_breaker_bypass": 0}, "medium"),
-         item("O4", "other_experimental", "early_start", 1, "medium"),
-         item("O5", "other_experimental", "sk_launch_batch", 2)]
+    write_matrix || return 1
+    python3 - "$E/matrix.json" <<'PY'
+import hashlib, json, sys
+m = json.load(open(sys.argv[1]))
+o4 = m["items"][3]
+o5 = dict(o4, id="O5", risk="low", option="sk_launch_batch", value=2,
+          pointer=o4["pointer"].rsplit("/", 1)[0] + "/sk_launch_batch",
+          probe={"accepted": True, "matched_value": 2})
+m["items"].append(o5)
 keys = ("id", "category", "risk", "option", "value", "pointer", "original_value")
-plan = {"schema_version": "superkernel-winner-option-matrix-v1", "seed_id": "Sbest-SEED", "o0_id": "O0",
+plan = {"schema_version": m["schema_version"], "seed_id": m["seed_id"], "o0_id": m["o0"]["id"],
         "items": [{k: (it["d1"] if it["category"] == "dcci" and k in keys[3:] else it)[k] for k in keys}
-                  for it in items]}
-m = {"schema_version": "superkernel-winner-option-matrix-v1", "frozen_before_execution": True,
-     "plan_fingerprint": hashlib.sha256(json.dumps(plan, sort_keys=True, separators=(",", ":"),
-                                                   ensure_ascii=True).encode()).hexdigest(),
-     "seed_id": "Sbest-SEED",
-     "o0": {"id": "O0", "clean_root": "clean/O0", "run_count": 5, "stable": True, "spread_pct": 0.97},
-     "probe_report": {"path": "probe/environment.json", "sha256": sha("probe/environment.json")},
-     "settled": False, "items": items, "final_incumbent": None, "sbest_base_id": None}
-json.dump(m, open(os.path.join(e, "matrix.json"), "w"), indent=2)
+                  for it in m["items"]]}
+m["plan_fingerprint"] = hashlib.sha256(json.dumps(plan, sort_keys=True, separators=(",", ":"),
+                                                  ensure_ascii=True).encode()).hexdigest()
+json.dump(m, open(sys.argv[1], "w"), indent=2)
 PY
 }
 
