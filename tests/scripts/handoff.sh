@@ -7,9 +7,9 @@
 # record, every tamper caught with its code (phase result, option maps, a
 # bound log, an edited or removed ledger line, English text), --against-config
 # (unchanged options pass, one changed value fails naming it, changes outside
-# the option maps pass), the dispatch task's session, and allocation sweeps.
+# the option maps pass), and the dispatch task's session (the allocation
+# sweeps are in stage_o_reports_alloc.sh).
 source "$SK_REPO/tests/lib.sh"
-source "$SK_REPO/tests/alloc_sweep.sh"
 W=$PWD
 E=$W/stage
 mkdir -p "$E"
@@ -198,12 +198,3 @@ skdcci handoff seal --ledger "$L" >/dev/null 2>"$W/err"
 [ $? -eq 2 ] && t_pass usage_seal_without_out || t_fail usage_seal_without_out "$(cat "$W/err")"
 skdcci handoff verify >/dev/null 2>"$W/err"
 [ $? -eq 2 ] && t_pass usage_verify_without_dir || t_fail usage_verify_without_dir "$(cat "$W/err")"
-
-# ------------------------------------------------------------ allocation failures
-cd "$W/stage"
-mkdir -p sweep && cd sweep
-SK_SWEEP_STRIDE=${SK_SWEEP_STRIDE:-601} alloc_sweep handoff_seal_alloc_sweep \
-    skdcci handoff seal --ledger "$L" -o out
-SK_SWEEP_STRIDE=${SK_SWEEP_STRIDE:-601} alloc_sweep handoff_verify_alloc_sweep \
-    skdcci handoff verify "$W/stage/handoff/stage-o" --against-config "$W/stage/configs/p-changed.json"
-cd "$W"

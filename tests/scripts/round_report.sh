@@ -3,10 +3,9 @@
 # commands (tests/data/ledger/small_stage.sh): one report per attempt, exact
 # values in the JSON equal to the ledger's, the top-up runs marked, the eight
 # failure-scene items of a failed attempt, reports never replaced, tampered
-# evidence refused with nothing written, byte-identical reruns, and an
-# allocation sweep.
+# evidence refused with nothing written, and byte-identical reruns (the
+# allocation sweep is in stage_o_reports_alloc.sh).
 source "$SK_REPO/tests/lib.sh"
-source "$SK_REPO/tests/alloc_sweep.sh"
 W=$PWD
 S=$W/stage
 E=$S
@@ -138,9 +137,3 @@ PY
 t_expect missing_ledger 1 "ledger" skdcci round report --ledger "$S/nope.jsonl" --item O5 -o "$R/O5"
 skdcci round report --ledger "$L" --item O5 >/dev/null 2>"$W/err"
 [ $? -eq 2 ] && t_pass usage_no_out || t_fail usage_no_out "$(cat "$W/err")"
-
-# allocation failures: clean or absorbed, never a partial report
-cd "$W" && mkdir -p sweep && cd sweep
-SK_SWEEP_STRIDE=${SK_SWEEP_STRIDE:-97} alloc_sweep round_report_alloc_sweep \
-    skdcci round report --ledger "$L" --item O2 -o out
-cd "$W"
