@@ -37,6 +37,19 @@ static sk_err root_entries(int rootfd, const char *label, int *has_marker, int *
     return SK_OK;
 }
 
+/* Opens the capture root (no symlinked leaf) into *rootfd and reads its
+ * entries (root_entries). */
+static sk_err open_root(const char *root, int *rootfd, int *has_marker, int *empty_or_marker,
+                        sk_diag *d)
+{
+    sk_err e = sk_dir_open(root, SK_PATH_NOFOLLOW_LEAF, "capture root", rootfd, d);
+    if (e) {
+        ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
+        return e;
+    }
+    return root_entries(*rootfd, root, has_marker, empty_or_marker, d);
+}
+
 /* The root path with trailing slashes removed ("/" stays). Caller frees. */
 static char *strip_trailing_slashes(const char *p)
 {
@@ -149,12 +162,7 @@ sk_err ac_begin_text(const char *role_name, const char *root_arg, const char *se
         goto out;
     }
     if (root_exists) {
-        e = sk_dir_open(root, SK_PATH_NOFOLLOW_LEAF, "capture root", &rootfd, d);
-        if (e) {
-            ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
-            goto out;
-        }
-        e = root_entries(rootfd, root, &has_marker, &ok_entries, d);
+        e = open_root(root, &rootfd, &has_marker, &ok_entries, d);
         if (e)
             goto out;
         if (!ok_entries) {
@@ -204,12 +212,7 @@ sk_err ac_begin_text(const char *role_name, const char *root_arg, const char *se
                         "capture root changed while begin was running");
             goto out;
         }
-        e = sk_dir_open(root, SK_PATH_NOFOLLOW_LEAF, "capture root", &rootfd, d);
-        if (e) {
-            ac_diag_adopt(d, e, AC_E_ROOT_NOT_DIRECTORY);
-            goto out;
-        }
-        e = root_entries(rootfd, root, &has_marker, &ok_entries, d);
+        e = open_root(root, &rootfd, &has_marker, &ok_entries, d);
         if (e)
             goto out;
         if (!ok_entries || has_marker) {

@@ -39,15 +39,10 @@ int ac_code_at(size_t i)
 
 void ac_fail_impl(sk_diag *d, sk_err err, ac_code code, const char *label, const char *fmt, ...)
 {
-    if (!d)
-        return;
-    char msg[SK_DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sk_diag_vset(d, err, (int)code, label ? label : "", fmt, ap);
     va_end(ap);
-    sk_diag_set_impl(d, err, label ? label : "", 0, "%s", msg);
-    d->sub = (int)code;
 }
 
 const char *ac_shorten(const char *s, char out[AC_SHORT_MAX])

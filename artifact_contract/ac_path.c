@@ -41,46 +41,52 @@ sk_err ac_artifact_path_check(const char *path, const char *label, sk_diag *d)
     return SK_OK;
 }
 
-/* Splits spec at the first '=' into two allocated strings. */
-static sk_err split_spec(const char *spec, char **left, char **right, const char *label,
-                         sk_diag *d)
+/* ROLE=PATH split at the first '=' into two allocated strings, both trimmed
+ * and non-empty; what ("file", "manifest") and form name the option in the
+ * reference's messages, artifact says the path is an artifact path. */
+static sk_err split_spec(const char *spec, const char *what, const char *form, int artifact,
+                         char **role, char **path, const char *label, sk_diag *d)
 {
+    sk_err e = SK_OK;
     const char *eq = strchr(spec, '=');
-    *left = sk_strndup(spec, (size_t)(eq - spec));
-    *right = sk_strdup(eq + 1);
-    if (!*left || !*right) {
-        sk_free(*left);
-        sk_free(*right);
-        *left = *right = NULL;
-        return ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, label, "out of memory");
+    char *r = NULL, *p = NULL;
+    *role = *path = NULL;
+    if (!eq)
+        return ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label, "%s must use %s", what, form);
+    r = sk_strndup(spec, (size_t)(eq - spec));
+    p = sk_strdup(eq + 1);
+    if (!r || !p)
+        e = ac_fail(d, SK_E_NOMEM, AC_E_NOMEM, label, "out of memory");
+    else if (!*r || !sk_py_is_trimmed(r))
+        e = ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label, "%s role must be a trimmed non-empty string",
+                    what);
+    else if ((!*p || !sk_py_is_trimmed(p)) && artifact)
+        e = ac_fail(d, SK_E_PATH, AC_E_ARTIFACT_PATH, label,
+                    "artifact path must be a trimmed non-empty string");
+    else if (!*p || !sk_py_is_trimmed(p))
+        e = ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label, "%s path must be a trimmed non-empty string",
+                    what);
+    if (e == SK_OK) {
+        *role = r;
+        *path = p;
+        r = p = NULL;
     }
-    return SK_OK;
+    sk_free(r);
+    sk_free(p);
+    return e;
 }
 
 sk_err ac_file_spec_parse(const char *spec, ac_schema schema, char **role, char **path,
                           sk_diag *d)
 {
-    sk_err e = SK_OK;
     char *r = NULL, *p = NULL;
     char label[AC_SHORT_MAX];
     char shown[AC_SHORT_MAX];
     ac_shorten(spec, label);
     *role = *path = NULL;
-    if (!strchr(spec, '='))
-        return ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label, "file must use ROLE=RELATIVE_PATH");
-    e = split_spec(spec, &r, &p, label, d);
+    sk_err e = split_spec(spec, "file", "ROLE=RELATIVE_PATH", 1, &r, &p, label, d);
     if (e)
         goto out;
-    if (!*r || !sk_py_is_trimmed(r)) {
-        e = ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label,
-                    "file role must be a trimmed non-empty string");
-        goto out;
-    }
-    if (!*p || !sk_py_is_trimmed(p)) {
-        e = ac_fail(d, SK_E_PATH, AC_E_ARTIFACT_PATH, label,
-                    "artifact path must be a trimmed non-empty string");
-        goto out;
-    }
     if (!ac_file_role_known(schema, r)) {
         e = ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label, "unknown artifact file role: %s",
                     ac_shorten(r, shown));
@@ -100,31 +106,7 @@ out:
 
 sk_err ac_manifest_spec_parse(const char *spec, char **role, char **path, sk_diag *d)
 {
-    sk_err e = SK_OK;
-    char *r = NULL, *p = NULL;
     char label[AC_SHORT_MAX];
     ac_shorten(spec, label);
-    *role = *path = NULL;
-    if (!strchr(spec, '='))
-        return ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label, "manifest must use ROLE=PATH");
-    e = split_spec(spec, &r, &p, label, d);
-    if (e)
-        goto out;
-    if (!*r || !sk_py_is_trimmed(r)) {
-        e = ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label,
-                    "manifest role must be a trimmed non-empty string");
-        goto out;
-    }
-    if (!*p || !sk_py_is_trimmed(p)) {
-        e = ac_fail(d, SK_E_ARG, AC_E_FILE_SPEC, label,
-                    "manifest path must be a trimmed non-empty string");
-        goto out;
-    }
-    *role = r;
-    *path = p;
-    r = p = NULL;
-out:
-    sk_free(r);
-    sk_free(p);
-    return e;
+    return split_spec(spec, "manifest", "ROLE=PATH", 0, role, path, label, d);
 }

@@ -38,20 +38,52 @@ TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/skdcci-tests.XXXXXX")
 chmod 711 "$TMPROOT"
 trap 'rm -rf "$TMPROOT"' EXIT
 
+# Unit binaries and scripts run in a pool of JOBS parallel slots (default:
+# the online CPUs), each in its own work directory; their outputs are counted
+# in a fixed order afterwards, so the report reads the same whatever the
+# schedule.  A script that watches processes or timing (marked with a line
+# "# sk-test: serial") runs alone after the pool.
+JOBS=${SK_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
+pool_wait() { # wait until fewer than JOBS jobs run
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n 2>/dev/null || true; done
+}
+# run_job ID DIR CMD...: runs CMD in DIR under the time bound; leaves
+# ID.out (stdout and stderr), ID.rc and ID.sec in $TMPROOT/jobs
+run_job() {
+    local id=$1 dir=$2 t0=$SECONDS rc; shift 2
+    mkdir -p "$dir"
+    (cd "$dir" && "$@") >"$TMPROOT/jobs/$id.out" 2>&1
+    rc=$?
+    echo "$rc" >"$TMPROOT/jobs/$id.rc"; echo "$((SECONDS - t0))" >"$TMPROOT/jobs/$id.sec"
+}
+# finish_job ID NAME LABEL: counts one finished job's TAP lines and exit code
+finish_job() {
+    local id=$1 name=$2 label=$3 out="$TMPROOT/jobs/$1.out" rc
+    rc=$(cat "$TMPROOT/jobs/$id.rc")
+    [ -n "$TIMES" ] && [ -n "$label" ] && echo "$(cat "$TMPROOT/jobs/$id.sec") $label $name" >>"$TIMES"
+    count_tap "$out" "$name"
+    if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; then
+        fail=$((fail + 1)); failed_names+=("not ok - $name exited $rc")
+        echo "not ok - $name exited $rc"; tail -20 "$out"
+    fi
+}
+mkdir -p "$TMPROOT/jobs"
+
 # 1. unit tests
 if [ "${SK_VALGRIND:-0}" = 1 ]; then UWRAP="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"; else UWRAP=""; fi
+units=()
 for t in "$B"/tests/unit/test_*; do
     [ -x "$t" ] || continue
     [ -n "$FILTER" ] && [[ "$t" != *"$FILTER"* ]] && continue
-    out="$TMPROOT/unit.out"
-    (cd "$TMPROOT" && timeout "$TIMEOUT" $UWRAP "$t") >"$out" 2>&1
-    rc=$?
-    count_tap "$out" "$t"
-    if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; then
-        fail=$((fail + 1)); failed_names+=("not ok - $(basename "$t") exited $rc")
-        echo "not ok - $(basename "$t") exited $rc"; tail -20 "$out"
-    fi
+    units+=("$t")
 done
+for i in "${!units[@]}"; do
+    pool_wait
+    run_job "unit$i" "$TMPROOT/unit$i" timeout "$TIMEOUT" $UWRAP "${units[$i]}" &
+done
+wait
+for i in "${!units[@]}"; do finish_job "unit$i" "$(basename "${units[$i]}")" ""; done
 
 # 2. data-driven CLI cases
 run_case() { # DIR
@@ -121,21 +153,24 @@ while IFS= read -r c; do
     run_case "$d"
 done < <(find "$REPO/tests/cases" -name cmd -type f 2>/dev/null | LC_ALL=C sort)
 
-# 3. scripted tests
+# 3. scripted tests: the pool first, then the serial ones one at a time
+scripts=() serial=()
 for s in "$REPO"/tests/scripts/*.sh; do
     [ -f "$s" ] || continue
     [ -n "$FILTER" ] && [[ "$s" != *"$FILTER"* ]] && continue
-    out="$TMPROOT/script.out"; work="$TMPROOT/script"; rm -rf "$work"; mkdir -p "$work"
-    t0=$SECONDS
-    (cd "$work" && SK_SCRIPT=$(basename "$s" .sh) timeout "$TIMEOUT" bash "$s") >"$out" 2>&1
-    rc=$?
-    [ -n "$TIMES" ] && echo "$((SECONDS - t0)) script $(basename "$s")" >>"$TIMES"
-    count_tap "$out" "$s"
-    if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$out"; then
-        fail=$((fail + 1)); failed_names+=("not ok - $(basename "$s") exited $rc")
-        echo "not ok - $(basename "$s") exited $rc"; tail -20 "$out"
-    fi
+    if grep -q '^# sk-test: serial' "$s"; then serial+=("$s"); else scripts+=("$s"); fi
 done
+run_script() { # ID SCRIPT
+    run_job "$1" "$TMPROOT/$1" env SK_SCRIPT="$(basename "$2" .sh)" timeout "$TIMEOUT" bash "$2"
+}
+for i in "${!scripts[@]}"; do
+    pool_wait
+    run_script "script$i" "${scripts[$i]}" &
+done
+wait
+for i in "${!serial[@]}"; do run_script "serial$i" "${serial[$i]}"; done
+for i in "${!scripts[@]}"; do finish_job "script$i" "$(basename "${scripts[$i]}")" script; done
+for i in "${!serial[@]}"; do finish_job "serial$i" "$(basename "${serial[$i]}")" script; done
 
 if [ "$fail" -gt 0 ]; then
     echo "# failures:"; printf '#   %s\n' "${failed_names[@]}"

@@ -1,8 +1,9 @@
 /* The frame of a self-contained report page (docs/report-html.md, "Page"):
  * an XHTML-compatible HTML5 document (every element closed, attributes
  * quoted, so an XML parser reads it), UTF-8, with the one inline style sheet
- * of every report page and nothing that loads anything: no script, no link,
- * no image, no font, no url().
+ * and the one inline script of every report page (sortable and filterable
+ * tables, ch_page.c) and nothing that loads anything: no external script,
+ * no link, no image, no font, no url(), no request.
  *
  * The style sheet names the colour classes the charts use (ch_svg's cls
  * arguments): slow, fast, neutral, insufficient (the four classes of the
@@ -18,7 +19,7 @@
 /* Starts the page: doctype, head with the escaped title and the style
  * sheet, <body>. */
 sk_err ch_page_begin(sk_buf *out, const char *title);
-/* Ends the page: </body></html>. */
+/* Ends the page: the script, </body></html>. */
 sk_err ch_page_end(sk_buf *out);
 
 /* Appends "<tag class=\"cls\">" + escaped text + "</tag>\n" (cls may be

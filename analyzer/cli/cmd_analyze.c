@@ -47,8 +47,11 @@ const char cmd_analyze_usage[] =
     "                           else /tmp); nothing named is ever left there\n"
     "  -q, --quiet              no progress line on a terminal\n"
     "\n"
-    "Outputs: dcci-regression-analysis.json, DCCI_REGRESSION_ANALYSIS.md and, for\n"
-    "repair_candidate only, option-values.json and dcci-repair-options.json.\n"
+    "Outputs: dcci-regression-analysis.json, DCCI_REGRESSION_ANALYSIS.md (Chinese),\n"
+    "DCCI_REGRESSION_ANALYSIS.html (the same report as one offline page with charts\n"
+    "and sortable tables) and, for repair_candidate only, option-values.json and\n"
+    "dcci-repair-options.json.  stdout: the status, the counts, the report path and\n"
+    "the next step (for a blocked status, the step each reason asks for).\n"
     "\n"
     "Exit codes: 0 repair_candidate, no_regressed_child or no_significant_regression;\n"
     "3 collection_blocked, mapping_blocked, evidence_blocked or child_attribution_blocked;\n"
@@ -148,8 +151,10 @@ static int check_outdir(const char *outdir, const char *const args[2])
 static sk_err summary(const dcci_analysis *a, const char *outdir, sk_buf *text, sk_diag *d)
 {
     dcci_next nx;
-    dcci_next_of(a->status, &nx);
-    sk_err e = sk_buf_printf(text, "status: %s\n", dcci_status_name(a->status));
+    sk_err e = dcci_next_build(a, &nx, d);
+    if (e)
+        return e;
+    e = sk_buf_printf(text, "status: %s\n", dcci_status_name(a->status));
     if (!e)
         e = sk_buf_printf(text, "occurrence mode: %s\n",
                           a->occ_mode == DCCI_OCC_STEP_ID ? "step_id (kernel_details Step Id)"
@@ -177,6 +182,7 @@ static sk_err summary(const dcci_analysis *a, const char *outdir, sk_buf *text, 
                 e = sk_buf_putc(text, '\n');
         }
     }
+    dcci_next_free(&nx);
     if (e)
         e = sk_diag_set(d, SK_E_NOMEM, outdir, 0, "out of memory writing the summary");
     return e;

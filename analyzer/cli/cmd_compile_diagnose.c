@@ -24,6 +24,8 @@ const char cmd_compile_diagnose_usage[] =
     "  compile_jobs      NPU_STATIC_KERNEL_COMPILE_JOBS\n"
     "  command           argv and working directory: must not differ\n"
     "A factor without a variable (or with a redacted value) is not_recorded.\n"
+    "RECORD is the final record's path (while it does not exist yet, its started\n"
+    "record RECORD.started.json is read) or the started record's.\n"
     "\n"
     "Each comparison is single_factor (exactly one changed: that change is located\n"
     "as the trigger, nothing more), no_change (a repeat) or confounded (two or more\n"

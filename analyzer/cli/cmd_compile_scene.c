@@ -20,7 +20,8 @@ const char cmd_compile_scene_usage[] =
     "process.\n"
     "\n"
     "save    classifies the attempt exactly as compile-state does (same evidence\n"
-    "        options) and refuses while it is in_progress (exit 20, nothing created).\n"
+    "        options; --record takes the final or the started record's path) and\n"
+    "        refuses while it is in_progress (exit 20, nothing created).\n"
     "        Otherwise it creates DIR/attempt-NNN-<state>/ (NNN = 001, 002, ...; DIR is\n"
     "        created if missing; concurrent saves never share a number) holding the\n"
     "        started and final records, every --log file, every *_compile_error.log\n"
@@ -43,6 +44,11 @@ const char cmd_compile_scene_usage[] =
     "\n"
     "See docs/compile-safety.md.\n";
 
+static int history_required(const char *cmd, const char *history)
+{
+    return history ? 0 : cli_usage(cmd, "--history is required");
+}
+
 static int scene_verify(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -52,24 +58,12 @@ static int scene_verify(int argc, char **argv)
     const char *cmd = "compile-scene verify", *history = NULL;
     cs_strlist problems = {0};
     unsigned attempts = 0;
-    int rc = SKX_FAIL, c;
+    int rc = SKX_FAIL;
     sk_diag d;
     sk_diag_clear(&d);
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        if (c != 'H') {
-            rc = cli_bad_option(cmd, argv, c);
-            goto out;
-        }
-        history = optarg;
-    }
-    if (optind < argc) {
-        rc = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cs_evidence_parse(NULL, cmd, argc, argv, longopts, 'H', &history)) != 0 ||
+        (rc = history_required(cmd, history)) != 0)
         goto out;
-    }
-    if (!history) {
-        rc = cli_usage(cmd, "--history is required");
-        goto out;
-    }
     if (cs_scene_verify(history, &problems, &attempts, &d)) {
         rc = cs_fail(&d);
         goto out;
@@ -96,35 +90,15 @@ static int scene_save(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *cmd = "compile-scene save", *history = NULL;
-    int rc = SKX_FAIL, c;
+    int rc = SKX_FAIL;
     cs_evidence_args ev = {0};
     cs_compile_state_opts o;
     cs_scene_save_result res = {0};
     sk_diag d;
     sk_diag_clear(&d);
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int taken = cs_evidence_opt(&ev, cmd, c, optarg, &rc);
-        if (taken < 0)
-            goto out;
-        if (taken)
-            continue;
-        if (c != 'H') {
-            rc = cli_bad_option(cmd, argv, c);
-            goto out;
-        }
-        history = optarg;
-    }
-    if (optind < argc) {
-        rc = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cs_evidence_parse(&ev, cmd, argc, argv, longopts, 'H', &history)) != 0 ||
+        (rc = history_required(cmd, history)) != 0 || (rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
         goto out;
-    }
-    if (!history) {
-        rc = cli_usage(cmd, "--history is required");
-        goto out;
-    }
-    if ((rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
-        goto out;
-    rc = SKX_FAIL;
     if (cs_scene_save(history, &o, &res, &d)) {
         rc = cs_fail(&d);
         goto out;
@@ -141,8 +115,6 @@ out:
 
 int cmd_compile_scene(int argc, char **argv)
 {
-    optind = 0;
-    opterr = 0;
     if (argc < 2 || argv[1][0] == '-')
         return cli_usage("compile-scene", "a subcommand is required: save or verify");
     if (strcmp(argv[1], "save") == 0)

@@ -19,9 +19,11 @@ const char cmd_compile_state_usage[] =
     "fixed order. It only reads files: it never signals any process.\n"
     "\n"
     "Evidence:\n"
-    "  --record RUN_RECORD  producer run record of `artifact_contract run` (the final\n"
-    "                       record; while it does not exist, RUN_RECORD.started.json is\n"
-    "                       read; a path ending in .started.json is accepted too)\n"
+    "  --record RUN_RECORD  producer run record of `artifact_contract run`: the final\n"
+    "                       record's path (while it does not exist yet,\n"
+    "                       RUN_RECORD.started.json is read) or the started record's;\n"
+    "                       a record that is missing, torn or unreadable is unknown\n"
+    "                       (exit 23) with missing[] naming it\n"
     "  --parent-pid SPEC    an inference/rank parent whose liveness also means \"in\n"
     "                       progress\"; SPEC is PID or PID:START_TICKS (field 22 of\n"
     "                       /proc/PID/stat; with it a reused pid is not mistaken for the\n"
@@ -82,28 +84,9 @@ int cmd_compile_state(int argc, char **argv)
     const char *json_out = NULL;
     sk_diag d;
     sk_diag_clear(&d);
-    optind = 0;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int taken = cs_evidence_opt(&ev, cmd, c, optarg, &rc);
-        if (taken < 0)
-            goto out;
-        if (taken)
-            continue;
-        if (c != 'j') {
-            rc = cli_bad_option(cmd, argv, c);
-            goto out;
-        }
-        json_out = optarg;
-    }
-    if (optind < argc) {
-        rc = cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    if ((rc = cs_evidence_parse(&ev, cmd, argc, argv, longopts, 'j', &json_out)) != 0 ||
+        (rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
         goto out;
-    }
-    if ((rc = cs_evidence_finish(&ev, cmd, &o)) != 0)
-        goto out;
-    rc = SKX_FAIL;
     if (cs_compile_state_run(&o, &res, &d)) {
         rc = cs_fail(&d);
         goto out;

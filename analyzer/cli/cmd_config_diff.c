@@ -11,6 +11,7 @@
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_cdiff.h"
 #include "analyzer/stage_o/so_repair.h"
+#include "analyzer/stage_o/so_report.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/skx_exit.h"
 #include "analyzer/cli/so_cli.h"
@@ -43,6 +44,9 @@ const char cmd_config_diff_usage[] =
     "                      the same non-empty list of valid runtime patterns, and\n"
     "                      from O0 exactly at the three DCCI pointers\n"
     "                      (skdcci-dcci-repair-proof-v1, every check with pass/fail)\n"
+    "\n"
+    "A rejection or disproof prints one stderr line 'failed <check> measured <value>\n"
+    "threshold <rule>' per pointer or proof check that fails, then its verdict line.\n"
     "\n"
     "Exit: 0 diff written / expectation met / repair proven, 10 rejected (changed\n"
     "set differs from the expectation; under --expect-none, any difference) or\n"
@@ -83,6 +87,25 @@ static sk_err mismatch_text(const so_cdiff_match *m, sk_buf *out)
     return rc;
 }
 
+/* The failed lines of an expectation (docs/stage-o.md §12), one per pointer:
+ * an expected pointer that did not change, a change that was not expected. */
+static sk_err mismatch_failed(const so_cdiff *c, const so_cdiff_match *m, int expect_none,
+                              sk_buf *out)
+{
+    sk_err rc = SK_OK;
+    for (size_t i = 0; rc == SK_OK && i < m->n_missing; i++)
+        rc = so_failed_line(out, m->missing[i], "unchanged", "changed (--expect-pointer)");
+    for (size_t i = 0; rc == SK_OK && i < m->n_unexpected; i++) {
+        const char *kind = "changed";
+        for (size_t k = 0; k < c->count; k++)
+            if (strcmp(c->changes[k].pointer, m->unexpected[i]) == 0)
+                kind = so_cdiff_kind_name(c->changes[k].kind);
+        rc = so_failed_line(out, m->unexpected[i], kind, "unchanged (%s)",
+                            expect_none ? "--expect-none" : "not an --expect-pointer");
+    }
+    return rc;
+}
+
 static int run_diff(const char *path_a, const char *path_b, const char *const *expected,
                     size_t n_expected, int expecting, const char *json_out)
 {
@@ -93,7 +116,7 @@ static int run_diff(const char *path_a, const char *path_b, const char *const *e
     so_cdiff c = {0, NULL};
     so_cdiff_match m = {0, NULL, 0, NULL, 0};
     cJSON *doc = NULL;
-    sk_buf text = SK_BUF_INIT, summary = SK_BUF_INIT, why = SK_BUF_INIT;
+    sk_buf text = SK_BUF_INIT, summary = SK_BUF_INIT, why = SK_BUF_INIT, failed = SK_BUF_INIT;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     if ((json_out && so_cli_output_free(json_out, &d) != SK_OK) ||
@@ -112,7 +135,9 @@ static int run_diff(const char *path_a, const char *path_b, const char *const *e
         if (so_cli_publish_text(json_out, text.data, text.len, &d) != SK_OK)
             goto fail;
     }
-    if (expecting && !m.matched && mismatch_text(&m, &why) != SK_OK) {
+    if (expecting && !m.matched &&
+        (mismatch_failed(&c, &m, !n_expected, &failed) != SK_OK ||
+         mismatch_text(&m, &why) != SK_OK)) {
         sk_diag_set(&d, SK_E_NOMEM, "", 0, "out of memory");
         goto fail;
     }
@@ -122,6 +147,7 @@ static int run_diff(const char *path_a, const char *path_b, const char *const *e
         fwrite(text.data, 1, text.len, stdout);
     rc = SKX_OK;
     if (expecting && !m.matched) {
+        fputs(sk_buf_cstr(&failed), stderr);
         fprintf(stderr, "skdcci " CMD ": rejected: %s; %s\n",
                 n_expected ? "the changed pointers differ from the expected set"
                            : "the configs differ (--expect-none)",
@@ -135,6 +161,7 @@ out:
     sk_buf_free(&text);
     sk_buf_free(&summary);
     sk_buf_free(&why);
+    sk_buf_free(&failed);
     cJSON_Delete(doc);
     so_cdiff_match_free(&m);
     so_cdiff_free(&c);
@@ -178,7 +205,7 @@ static int run_repair(char **paths, const char *json_out)
     so_cdiff_input *in[3] = {&o0, &da, &rp};
     so_repair_proof proof;
     cJSON *doc = NULL;
-    sk_buf text = SK_BUF_INIT, summary = SK_BUF_INIT, failed = SK_BUF_INIT;
+    sk_buf text = SK_BUF_INIT, summary = SK_BUF_INIT, failed = SK_BUF_INIT, lines = SK_BUF_INIT;
     memset(&o0, 0, sizeof o0);
     memset(&da, 0, sizeof da);
     memset(&rp, 0, sizeof rp);
@@ -195,6 +222,9 @@ static int run_repair(char **paths, const char *json_out)
                           proof.passed[k] ? "pass" : "fail", proof.detail[k]);
         if (e == SK_OK && !proof.passed[k])
             e = sk_buf_printf(&failed, "%s%s", failed.len ? ", " : "", so_repair_check_names[k]);
+        if (e == SK_OK && !proof.passed[k])
+            e = so_failed_line(&lines, so_repair_check_names[k], "false", "true (%s)",
+                               proof.detail[k]);
     }
     if (e == SK_OK)
         e = sk_buf_printf(&summary, "proven %s\n", proof.proven ? "true" : "false");
@@ -210,6 +240,7 @@ static int run_repair(char **paths, const char *json_out)
         fwrite(text.data, 1, text.len, stdout);
     rc = SKX_OK;
     if (!proof.proven) {
+        fputs(sk_buf_cstr(&lines), stderr);
         fprintf(stderr, "skdcci " CMD ": disproven: the joint repair rule fails: %s\n",
                 sk_buf_cstr(&failed));
         rc = SKX_REJECTED;
@@ -221,6 +252,7 @@ out:
     sk_buf_free(&text);
     sk_buf_free(&summary);
     sk_buf_free(&failed);
+    sk_buf_free(&lines);
     cJSON_Delete(doc);
     so_repair_proof_free(&proof);
     for (int i = 0; i < 3; i++)

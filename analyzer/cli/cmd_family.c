@@ -73,6 +73,10 @@ const char cmd_family_usage[] =
     "                       dcci-family-report.json, DCCI_FAMILY_REPORT.md and\n"
     "                       DCCI_FAMILY_REPORT.html\n"
     "\n"
+    "stdout: status, reason, incumbent and the report path; when not accepted, one\n"
+    "line 'failed <check> measured <value> threshold <rule>' per blocker or per\n"
+    "check behind the rejection comes first.\n"
+    "\n"
     "Exit: 0 accepted, 10 rejected (O0 kept or restored), 3 blocked (evidence\n"
     "missing or inconsistent), 1 unreadable or malformed input or I/O error,\n"
     "2 usage error.\n"
@@ -89,7 +93,7 @@ static int publish(const char *out_dir, const so_family_result *r, sk_outdir *od
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_MD_NAME, r->markdown.data, r->markdown.len, 0644, d);
     if (rc == SK_OK)
-        rc = so_family_html(r->doc, sk_buf_cstr(&r->markdown), r->markdown.len, &html, d);
+        rc = so_family_html(r->doc, &html, d);
     if (rc == SK_OK)
         rc = sk_outdir_add(od, SO_FAMILY_HTML_NAME, sk_buf_cstr(&html), html.len, 0644, d);
     if (rc == SK_OK)
@@ -127,18 +131,22 @@ static int report_from_ledger(const char *ledger, const char *out_dir)
     memset(&f, 0, sizeof f);
     so_family_result r;
     memset(&r, 0, sizeof r);
+    sk_buf failed = SK_BUF_INIT;
     if (sk_outdir_begin(out_dir, 0755, &od, &d) != SK_OK || so_ledger_read(ledger, &l, &d) != SK_OK ||
         so_ledger_verify(l, SO_LEDGER_LEVEL_FILES, &d) != SK_OK ||
         so_ledger_family_inputs(l, &f, &d) != SK_OK || so_family_build(&f.opts, &r, &d) != SK_OK ||
-        so_ledger_family_check(l, &f, &r, &d) != SK_OK || publish(out_dir, &r, od, &d) != SK_OK) {
+        so_ledger_family_check(l, &f, &r, &d) != SK_OK ||
+        so_family_failed(r.doc, &failed, &d) != SK_OK || publish(out_dir, &r, od, &d) != SK_OK) {
         rc = so_cli_fail(&d);
         goto out;
     }
+    fputs(sk_buf_cstr(&failed), stdout);
     print_decision(out_dir, &r);
     printf("ledger %s head %s item %s %s\n", ledger, l->head, f.item->id,
            so_item_status_name(f.item->status));
     rc = exit_of(r.status);
 out:
+    sk_buf_free(&failed);
     sk_outdir_free(od);
     so_family_result_free(&r);
     so_ledger_family_free(&f);
@@ -295,15 +303,18 @@ int cmd_family(int argc, char **argv)
     sk_diag_clear(&d);
     sk_outdir *od = NULL;
     so_family_result r;
+    sk_buf failed = SK_BUF_INIT;
     memset(&r, 0, sizeof r);
     if (sk_outdir_begin(out_dir, 0755, &od, &d) != SK_OK || so_family_build(&o, &r, &d) != SK_OK ||
-        publish(out_dir, &r, od, &d) != SK_OK) {
+        so_family_failed(r.doc, &failed, &d) != SK_OK || publish(out_dir, &r, od, &d) != SK_OK) {
         rc = so_cli_fail(&d);
         goto out;
     }
+    fputs(sk_buf_cstr(&failed), stdout);
     print_decision(out_dir, &r);
     rc = exit_of(r.status);
 out:
+    sk_buf_free(&failed);
     sk_outdir_free(od);
     so_family_result_free(&r);
     return rc;

@@ -40,6 +40,7 @@ const char cmd_ledger_usage[] =
     "       skdcci ledger show --ledger FILE [--json-out FILE]\n"
     "       skdcci ledger verify --ledger FILE [--head HASH]\n"
     "       skdcci ledger matrix --ledger FILE -o MATRIX\n"
+    "       (every subcommand that appends also takes [--lock-wait SECONDS])\n"
     "\n"
     "The append-only record of one Stage O: JSON Lines, one canonical record per\n"
     "line with its sequence number, UTC time, the SHA-256 of the previous line\n"

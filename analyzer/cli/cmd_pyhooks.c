@@ -188,6 +188,22 @@ static void first_blocker_line(const char *cmd, const char *what, cs_blockers *b
     cJSON_Delete(tmp);
 }
 
+/* What scan and freeze do first: the options (scan takes --against, freeze
+ * --out), the environment, the approved inventory (--against) and the scan.
+ * Returns -1 when the scan ran (*scanned = 1), else the exit code. */
+static int start_scan(const char *cmd, int argc, char **argv, int scan, pyargs *a,
+                      cs_pyhooks_scan *s, int *scanned, cJSON **inv, char *inv_sha, sk_diag *d)
+{
+    int rc = parse_scan_options(cmd, argc, argv, scan, !scan, a);
+    if (rc >= 0 || (rc = load_env(a, d)) >= 0)
+        return rc;
+    if ((a->against && cs_pyhooks_inventory_load(a->against, inv, inv_sha, d)) ||
+        cs_pyhooks_scan_run(&a->o, s, d))
+        return cs_fail(d);
+    *scanned = 1;
+    return -1;
+}
+
 static int do_scan(int argc, char **argv)
 {
     const char *cmd = "pyhooks scan";
@@ -201,20 +217,9 @@ static int do_scan(int argc, char **argv)
     char inv_sha[65] = "";
     sk_diag d;
     sk_diag_clear(&d);
-    int rc = parse_scan_options(cmd, argc, argv, 1, 0, &a);
+    int rc = start_scan(cmd, argc, argv, 1, &a, &s, &scanned, &inv, inv_sha, &d);
     if (rc >= 0)
         goto out;
-    if ((rc = load_env(&a, &d)) >= 0)
-        goto out;
-    if (a.against && cs_pyhooks_inventory_load(a.against, &inv, inv_sha, &d)) {
-        rc = cs_fail(&d);
-        goto out;
-    }
-    if (cs_pyhooks_scan_run(&a.o, &s, &d)) {
-        rc = cs_fail(&d);
-        goto out;
-    }
-    scanned = 1;
     sk_err e;
     if (inv) {
         e = cs_pyhooks_blockers_forbidden(&s, &b, &d);
@@ -263,18 +268,12 @@ static int do_freeze(int argc, char **argv)
     int scanned = 0;
     cs_blockers b = {0};
     cJSON *inv = NULL;
+    char inv_sha[65] = "";
     sk_diag d;
     sk_diag_clear(&d);
-    int rc = parse_scan_options(cmd, argc, argv, 0, 1, &a);
+    int rc = start_scan(cmd, argc, argv, 0, &a, &s, &scanned, &inv, inv_sha, &d);
     if (rc >= 0)
         goto out;
-    if ((rc = load_env(&a, &d)) >= 0)
-        goto out;
-    if (cs_pyhooks_scan_run(&a.o, &s, &d)) {
-        rc = cs_fail(&d);
-        goto out;
-    }
-    scanned = 1;
     if (cs_pyhooks_blockers_forbidden(&s, &b, &d)) {
         rc = cs_fail(&d);
         goto out;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 
 #include "artifact_contract/base/cli/cli_util.h"
+#include "artifact_contract/ac_util.h"
+#include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "analyzer/stage_o/so_clean.h"
 #include "analyzer/stage_o/so_gate.h"
@@ -57,7 +59,15 @@ int cmd_stability(int argc, char **argv)
     so_set *set = NULL;
     so_set_hygiene *hyg = NULL;
     so_stability st;
+    /* the root's own name labels its lines (the directory name, pathlib style) */
+    char *shown = so_path_display(dir);
+    const char *label = shown && ac_basename(shown)[0] ? ac_basename(shown) : shown;
     sk_buf text = SK_BUF_INIT, json = SK_BUF_INIT;
+    if (!shown) {
+        sk_diag_set(&d, SK_E_NOMEM, "", 0, "out of memory");
+        rc = so_cli_fail(&d);
+        goto out;
+    }
     if ((json_out && so_cli_output_free(json_out, &d) != SK_OK) ||
         so_hygiene_check(dir, &hyg, &d) != SK_OK || so_hygiene_distinct(&hyg, 1, &d) != SK_OK) {
         rc = so_cli_fail(&d);
@@ -65,7 +75,7 @@ int cmd_stability(int argc, char **argv)
     }
     if (hyg->state == SO_CLEAN_REJECTED) {
         /* a run whose process failed may have no rank logs (docs/stage-o.md §10) */
-        if (so_hygiene_text(hyg, "baseline", &text, &d) != SK_OK) {
+        if (so_hygiene_text(hyg, label, &text, &d) != SK_OK) {
             rc = so_cli_fail(&d);
             goto out;
         }
@@ -79,7 +89,7 @@ int cmd_stability(int argc, char **argv)
     if (so_set_load(dir, &set_opts, &set, &d) != SK_OK ||
         so_stability_eval(set->run_means_exact, set->n_runs, &st, &d) != SK_OK ||
         so_stability_text(set, &st, &text, &d) != SK_OK ||
-        so_hygiene_text(hyg, "baseline", &text, &d) != SK_OK ||
+        so_hygiene_text(hyg, label, &text, &d) != SK_OK ||
         (json_out &&
          (so_stability_render(set, &st, set_opts.expected_ranks, &json, &d) != SK_OK ||
           so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))) {
@@ -93,5 +103,6 @@ out:
     sk_buf_free(&json);
     so_set_free(set);
     so_hygiene_free(hyg);
+    sk_free(shown);
     return rc;
 }

@@ -65,6 +65,27 @@ int cs_fail(const sk_diag *d)
     return d->code == SK_E_ARG || d->code == SK_E_REGEX ? SKX_USAGE : SKX_FAIL;
 }
 
+int cs_evidence_parse(cs_evidence_args *a, const char *cmd, int argc, char **argv,
+                      const struct option *longopts, int extra, const char **extra_value)
+{
+    int rc = 0;
+    optind = 0;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, ":", longopts, NULL)) != -1;) {
+        int taken = a ? cs_evidence_opt(a, cmd, c, optarg, &rc) : 0;
+        if (taken < 0)
+            return rc;
+        if (taken)
+            continue;
+        if (c != extra)
+            return cli_bad_option(cmd, argv, c);
+        *extra_value = optarg;
+    }
+    if (optind < argc)
+        return cli_usage(cmd, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
 int cs_evidence_opt(cs_evidence_args *a, const char *cmd, int c, const char *arg, int *rc)
 {
     int oom = 0;

@@ -4,6 +4,7 @@
 #define CS_CLI_H
 
 #include <cjson/cJSON.h>
+#include <getopt.h>
 #include <stddef.h>
 
 #include "artifact_contract/base/sk_diag.h"
@@ -36,6 +37,12 @@ typedef struct cs_evidence_args {
  * when it is not; -1 after printing a usage or out-of-memory error, with
  * *rc set to the exit code. */
 int cs_evidence_opt(cs_evidence_args *a, const char *cmd, int c, const char *arg, int *rc);
+/* Parses argv (getopt_long with longopts): the evidence options into a (none
+ * when a is NULL) and the one other option extra, whose value goes to
+ * *extra_value; no operand may follow.  Returns 0, or the exit code after
+ * printing the usage or out-of-memory error. */
+int cs_evidence_parse(cs_evidence_args *a, const char *cmd, int argc, char **argv,
+                      const struct option *longopts, int extra, const char **extra_value);
 /* Checks the parsed options (--record required, parent pids) and fills o.
  * Returns 0, or the exit code after printing the error. */
 int cs_evidence_finish(cs_evidence_args *a, const char *cmd, cs_compile_state_opts *o);

@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_fixed.h"
+#include "analyzer/compile_safety/cs_record.h"
 #include "analyzer/compile_safety/cs_text.h"
 #include "analyzer/compile_safety/cs_internal.h"
 
@@ -92,7 +93,7 @@ out:
 sk_err cs_compile_jobs_check(const char *const *records, size_t n, cs_jobs_result *r, sk_diag *d)
 {
     sk_err e = SK_OK;
-    ac_producer_record *rec = NULL;
+    cs_record record = {0};
     sk_buf why = SK_BUF_INIT;
     memset(r, 0, sizeof *r);
     r->rows = sk_calloc(n ? n : 1, sizeof *r->rows);
@@ -104,12 +105,13 @@ sk_err cs_compile_jobs_check(const char *const *records, size_t n, cs_jobs_resul
     size_t counts[5] = {0};
     for (size_t i = 0; i < n; i++) {
         cs_jobs_row *row = &r->rows[i];
-        e = ac_producer_record_load(records[i], "producer record", &rec, d);
+        e = cs_record_open(records[i], &record, d);
         if (e)
             goto out;
         r->n = i + 1;
+        const ac_producer_record *rec = record.rec;
         const char *v = ac_producer_record_env(rec, CS_COMPILE_JOBS_VAR);
-        row->record = sk_strdup(records[i]);
+        row->record = sk_strdup(cs_record_loaded_path(&record));
         row->state = sk_strdup(rec->state == AC_RUN_FINISHED ? "finished" : "started");
         row->sha256 = sk_strdup(rec->file_sha256);
         row->value = v ? cs_display_dup(v, strlen(v)) : NULL;
@@ -130,8 +132,7 @@ sk_err cs_compile_jobs_check(const char *const *records, size_t n, cs_jobs_resul
             first = row->value;
         }
         counts[row->status]++;
-        ac_producer_record_free(rec);
-        rec = NULL;
+        cs_record_free(&record);
     }
     r->consistent = n > 0 && counts[CS_JOBS_SET] == n;
     if (r->consistent) {
@@ -164,7 +165,7 @@ sk_err cs_compile_jobs_check(const char *const *records, size_t n, cs_jobs_resul
     if (e)
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
 out:
-    ac_producer_record_free(rec);
+    cs_record_free(&record);
     sk_buf_free(&why);
     if (e)
         cs_jobs_result_free(r);

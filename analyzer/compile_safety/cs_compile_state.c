@@ -11,130 +11,14 @@
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/compile_safety/cs_lease.h"
 #include "analyzer/compile_safety/cs_outputs.h"
+#include "analyzer/compile_safety/cs_record.h"
 #include "analyzer/compile_safety/cs_summary.h"
 #include "analyzer/compile_safety/cs_text.h"
 #include "analyzer/compile_safety/cs_internal.h"
 
 
 
-/* ------------------------------------------------------------ records */
-
-typedef struct records {
-    char *final_path;
-    char *started_path;
-    ac_producer_record *rec;   /* the final record when present, else the started one */
-    int finished;
-    int started_exists;
-    char *started_mismatch;    /* why the started record does not match, or NULL */
-} records;
-
-static void records_free(records *r)
-{
-    sk_free(r->started_mismatch);
-    sk_free(r->final_path);
-    sk_free(r->started_path);
-    ac_producer_record_free(r->rec);
-    memset(r, 0, sizeof *r);
-}
-
-static int path_exists(const char *p)
-{
-    struct stat st;
-    return lstat(p, &st) == 0 || errno != ENOENT;
-}
-
-static sk_err records_paths(const char *given, records *r, sk_diag *d)
-{
-    size_t n = strlen(given), s = strlen(AC_PRODUCER_STARTED_SUFFIX);
-    if (n > s && strcmp(given + n - s, AC_PRODUCER_STARTED_SUFFIX) == 0)
-        r->final_path = sk_strndup(given, n - s);
-    else
-        r->final_path = sk_strdup(given);
-    if (!r->final_path)
-        return sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
-    sk_buf b = SK_BUF_INIT;
-    if (sk_buf_puts(&b, r->final_path) || sk_buf_puts(&b, AC_PRODUCER_STARTED_SUFFIX)) {
-        sk_buf_free(&b);
-        return sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
-    }
-    r->started_path = sk_buf_take(&b);
-    return r->started_path ? SK_OK : sk_diag_set(d, SK_E_NOMEM, given, 0, "out of memory");
-}
-
-/* Compares the started record with the final one: its SHA-256 must be the
- * final record's started_record_sha256 and every key but "state" must hold
- * the same value (the rules of ac_producer_record_check_started, done here so
- * that an allocation failure is reported as such and never as a mismatch).
- * A mismatch is evidence (a contradiction), kept in r->started_mismatch. */
-static sk_err started_matches(records *r, sk_diag *d)
-{
-    ac_producer_record *st = NULL;
-    sk_buf why = SK_BUF_INIT;
-    sk_err e = ac_producer_record_load(r->started_path, "started producer record", &st, d);
-    if (e)
-        return e;
-    if (st->state != AC_RUN_STARTED) {
-        e = sk_buf_puts(&why, "the started record has state finished");
-    } else if (strcmp(st->file_sha256, r->rec->started_record_sha256) != 0) {
-        e = sk_buf_printf(&why, "its SHA-256 %s differs from the final record's "
-                                "started_record_sha256 %s",
-                          st->file_sha256, r->rec->started_record_sha256);
-    } else {
-        for (const cJSON *c = st->tree->child; c && !e && !why.len; c = c->next) {
-            if (strcmp(c->string, "state") == 0)
-                continue;
-            int eq = sk_json_equal(c, sk_json_get(r->rec->tree, c->string));
-            if (eq < 0)
-                e = SK_E_NOMEM;
-            else if (!eq)
-                e = sk_buf_printf(&why, "%s differs between the started and the final record",
-                                  c->string);
-        }
-    }
-    if (!e && why.len && !(r->started_mismatch = sk_buf_take(&why)))
-        e = SK_E_NOMEM;
-    sk_buf_free(&why);
-    ac_producer_record_free(st);
-    return e ? sk_diag_set(d, SK_E_NOMEM, r->started_path, 0, "out of memory") : SK_OK;
-}
-
-/* Loads the final record when it exists, else the started one. */
-static sk_err records_load(records *r, sk_diag *d)
-{
-    ac_producer_record_free(r->rec);
-    r->rec = NULL;
-    r->finished = 0;
-    sk_free(r->started_mismatch);
-    r->started_mismatch = NULL;
-    r->started_exists = path_exists(r->started_path);
-    if (path_exists(r->final_path)) {
-        sk_err e = ac_producer_record_load(r->final_path, "producer record", &r->rec, d);
-        if (e)
-            return e;
-        if (r->rec->state != AC_RUN_FINISHED)
-            return sk_diag_set(d, SK_E_CONTRACT, r->final_path, 0,
-                               "final producer record has state 'started' (expected 'finished')");
-        r->finished = 1;
-        if (r->started_exists) {
-            e = started_matches(r, d);
-            if (e)
-                return e;
-        }
-        return SK_OK;
-    }
-    if (!r->started_exists)
-        return sk_diag_set(d, SK_E_IO, r->final_path, 0,
-                           "producer record does not exist (neither it nor %s)", r->started_path);
-    sk_err e = ac_producer_record_load(r->started_path, "started producer record", &r->rec, d);
-    if (e)
-        return e;
-    if (r->rec->state != AC_RUN_STARTED)
-        return sk_diag_set(d, SK_E_CONTRACT, r->started_path, 0,
-                           "started producer record has state 'finished' (expected 'started')");
-    return SK_OK;
-}
-
-static sk_err observe(const cs_compile_state_opts *o, const records *r, cs_liveness *l,
+static sk_err observe(const cs_compile_state_opts *o, const cs_record *r, cs_liveness *l,
                       int *scans, sk_diag *d)
 {
     cs_liveness_input in = {
@@ -205,7 +89,7 @@ out:
     return e;
 }
 
-static sk_err record_json(cJSON *root, const records *r)
+static sk_err record_json(cJSON *root, const cs_record *r)
 {
     sk_err e = SK_OK;
     const ac_producer_record *rec = r->rec;
@@ -456,26 +340,31 @@ static sk_err human_line(cs_compile_state_result *r, const cs_decision *dec, con
     return e;
 }
 
-/* No ownership record at all (neither the final nor the started record
- * exists): the state is unknown, not an input error and never inferred;
- * missing[] names the record. */
-static sk_err ownership_unknown(const records *rec, const sk_diag *why, const char *proc_root,
+/* No ownership record that can be read (neither the final nor the started
+ * record exists, or the one to read is torn or unreadable): the state is
+ * unknown, not an input error and never inferred; missing[] names the record
+ * and why. */
+static sk_err ownership_unknown(const cs_record *rec, const sk_diag *why, const char *proc_root,
                                 cs_compile_state_result *r, sk_diag *d)
 {
     cJSON *root = cJSON_CreateObject(), *decision = cJSON_CreateObject();
     cJSON *missing = cJSON_CreateArray();
     sk_buf b = SK_BUF_INIT;
     sk_err e = SK_OK;
+    const char *what = !cs_record_path_exists(rec->final_path) &&
+                               !cs_record_path_exists(rec->started_path)
+                           ? "ownership missing: no conclusion"
+                           : "ownership record unreadable: no conclusion";
+    char text[SK_DIAG_FILE_MAX + SK_DIAG_FIELD_MAX + SK_DIAG_MSG_MAX + 64];
+    sk_diag_format(why, text, sizeof text);
     if (!root || !decision || !missing)
         e = SK_E_NOMEM;
     if (!e)
-        e = sk_buf_printf(&b, "ownership record: %s: %s", why->file[0] ? why->file
-                                                                        : rec->final_path,
-                          why->msg);
+        e = sk_buf_printf(&b, "ownership record: %s", text);
     if (!e)
         e = cs_json_add_display(missing, NULL, sk_buf_cstr(&b));
     if (!e && (sk_json_add_int(decision, "step", 3) ||
-               cs_json_add_display(decision, "rule", "ownership missing: no conclusion")))
+               cs_json_add_display(decision, "rule", what)))
         e = SK_E_NOMEM;
     if (!e && (sk_json_add(root, "decision", decision) ||
                (decision = NULL, sk_json_add(root, "missing", missing)) ||
@@ -491,8 +380,8 @@ static sk_err ownership_unknown(const records *rec, const sk_diag *why, const ch
         e = SK_E_NOMEM;
     if (!e) {
         sk_buf h = SK_BUF_INIT;
-        if (sk_buf_printf(&h, "compile_state=unknown run_state=unknown: ownership missing; "
-                              "missing: %s", sk_buf_cstr(&b)) ||
+        if (sk_buf_printf(&h, "compile_state=unknown run_state=unknown: %.*s; missing: %s",
+                          (int)(strchr(what, ':') - what), what, sk_buf_cstr(&b)) ||
             !(r->human = sk_buf_take(&h)))
             e = SK_E_NOMEM;
         sk_buf_free(&h);
@@ -526,7 +415,7 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
                             sk_diag *d)
 {
     sk_err e = SK_OK;
-    records rec = {0};
+    cs_record rec = {0};
     cs_liveness live;
     int live_ok = 0, scans = 0;
     cs_summary_patterns *pats = NULL;
@@ -543,35 +432,34 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     e = cs_summary_patterns_new(o->patterns, o->npatterns, &pats, d);
     if (e)
         goto out;
-    e = records_paths(o->record_path, &rec, d);
-    if (e)
-        goto out;
-    e = records_load(&rec, d);
-    /* neither record exists: missing ownership is evidence, a malformed record is not */
-    if (e && e != SK_E_NOMEM && !path_exists(rec.final_path) && !path_exists(rec.started_path)) {
-        sk_diag why = *d;
+    e = cs_record_open(o->record_path, &rec, d);
+    if (!e) {
+        e = observe(o, &rec, &live, &scans, d);
+        live_ok = !e;
+    }
+    if (!e && !rec.finished && cs_record_path_exists(rec.final_path)) {
+        /* the run ended between reading the record and the scan: use the final record */
+        cs_liveness_free(&live);
+        live_ok = 0;
+        e = cs_record_load(&rec, d);
+        if (!e) {
+            e = observe(o, &rec, &live, &scans, d);
+            live_ok = !e;
+        }
+    }
+    /* no ownership record that can be read (none exists, or it is torn or
+     * unreadable): the state is unknown with the record named, not an error */
+    if (e && e != SK_E_NOMEM && rec.final_path && !rec.rec) {
+        sk_diag why;
+        sk_diag_clear(&why);
+        if (d)
+            why = *d;
         sk_diag_clear(d);
         e = ownership_unknown(&rec, &why, proc_root, r, d);
         goto out;
     }
     if (e)
         goto out;
-    e = observe(o, &rec, &live, &scans, d);
-    if (e)
-        goto out;
-    live_ok = 1;
-    if (!rec.finished && path_exists(rec.final_path)) {
-        /* the run ended between reading the record and the scan: use the final record */
-        e = records_load(&rec, d);
-        if (e)
-            goto out;
-        cs_liveness_free(&live);
-        live_ok = 0;
-        e = observe(o, &rec, &live, &scans, d);
-        if (e)
-            goto out;
-        live_ok = 1;
-    }
     for (size_t i = 0; i < o->nlogs; i++) {
         e = cs_summary_scan_log(&sum, pats, o->logs[i], d);
         if (e)
@@ -595,6 +483,7 @@ sk_err cs_compile_state_run(const cs_compile_state_opts *o, cs_compile_state_res
     ev.deadline_passed = !rec.finished && deadline_passed(rec.rec, live.boot_id_matches);
     ev.started_record_mismatch = rec.started_mismatch != NULL;
     ev.started_record_missing = rec.finished && !rec.started_exists;
+    ev.started_record_unreadable = rec.started_unreadable;
     if (rec.finished) {
         ev.timed_out = rec.rec->timed_out;
         ev.runner_interrupted = rec.rec->terminated &&
@@ -703,7 +592,7 @@ out:
     cs_summary_patterns_free(pats);
     if (live_ok)
         cs_liveness_free(&live);
-    records_free(&rec);
+    cs_record_free(&rec);
     if (e)
         cs_compile_state_result_free(r);
     return e;

@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/compile_safety/cs_pyhooks.h"
+#include "analyzer/compile_safety/cs_record.h"
 #include "analyzer/compile_safety/cs_text.h"
 
 /* The contract's order; "command" is the comparison's precondition. */
@@ -29,17 +30,6 @@ const char *cs_diag_verdict_name(cs_diag_verdict v)
     return "confounded";
 }
 
-static int env_name_ok(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return 0;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return 0;
-    return 1;
-}
-
 sk_err cs_diagnose_factor_arg(cs_diagnose_opts *o, const char *arg, sk_diag *d)
 {
     const char *eq = strchr(arg, '=');
@@ -54,7 +44,7 @@ sk_err cs_diagnose_factor_arg(cs_diagnose_opts *o, const char *arg, sk_diag *d)
     if (*slot)
         return sk_diag_set(d, SK_E_ARG, "", 0, "--factor %.*s given more than once",
                            (int)(eq - arg), arg);
-    if (!env_name_ok(eq + 1))
+    if (!cs_is_identifier(eq + 1))
         return sk_diag_set(d, SK_E_ARG, "", 0,
                            "--factor '%s': '%s' is not an environment variable name", arg, eq + 1);
     *slot = eq + 1;
@@ -63,8 +53,9 @@ sk_err cs_diagnose_factor_arg(cs_diagnose_opts *o, const char *arg, sk_diag *d)
 
 /* One side of a comparison: what a record says about each factor. */
 typedef struct side {
-    const char *path;
-    ac_producer_record *rec;
+    cs_record record;       /* the final record, or the started one while there is none */
+    const char *path;       /* the path of the record read (borrowed from record) */
+    const ac_producer_record *rec;
     int recorded[F_N];
     int inventory;        /* a pyhooks inventory was given for this record */
     cJSON *factors;       /* owned: {name: {recorded, value}} */
@@ -72,7 +63,7 @@ typedef struct side {
 
 static void side_free(side *s)
 {
-    ac_producer_record_free(s->rec);
+    cs_record_free(&s->record);
     cJSON_Delete(s->factors);
     memset(s, 0, sizeof *s);
 }
@@ -185,10 +176,11 @@ out:
 static sk_err side_load(side *s, const char *path, const char *inventory,
                         const cs_diagnose_opts *o, sk_diag *d)
 {
-    s->path = path;
-    sk_err e = ac_producer_record_load(path, "producer record", &s->rec, d);
+    sk_err e = cs_record_open(path, &s->record, d);
     if (e)
         return e;
+    s->rec = s->record.rec;
+    s->path = cs_record_loaded_path(&s->record);
     s->factors = cJSON_CreateObject();
     if (!s->factors)
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");

@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_pcre.h"
+#include "analyzer/compile_safety/cs_record.h"
 #include "analyzer/compile_safety/cs_text.h"
 
 const char *const cs_lease_default_compilers[] = {"^opc$", "^op_compiler$"};
@@ -242,7 +243,8 @@ sk_err cs_lease_run(const cs_lease_opts *o, cs_lease_result *r, sk_diag *d)
     sk_err e = SK_OK;
     const char *proc_root = o->proc_root ? o->proc_root : "/proc";
     cs_lease_matcher *m = NULL;
-    ac_producer_record *rec = NULL;
+    cs_record record = {0};
+    const ac_producer_record *rec = NULL;
     cs_liveness live;
     int live_ok = 0;
     char boot_id[CS_BOOT_ID_MAX + 1];
@@ -253,9 +255,10 @@ sk_err cs_lease_run(const cs_lease_opts *o, cs_lease_result *r, sk_diag *d)
 
     e = cs_lease_matcher_new(o->patterns, o->npatterns, &m, d);
     if (!e && o->record_path)
-        e = ac_producer_record_load(o->record_path, "producer record", &rec, d);
+        e = cs_record_open(o->record_path, &record, d);
     if (e)
         goto out;
+    rec = record.rec;
     if (rec) {
         cs_liveness_input in = {
             .proc_root = proc_root,
@@ -301,7 +304,7 @@ sk_err cs_lease_run(const cs_lease_opts *o, cs_lease_result *r, sk_diag *d)
         sk_json_add_str(root, "advice", CS_LEASE_ADVICE) ||
         cs_json_add_display(root, "proc_root", proc_root) ||
         sk_json_add_str(root, "boot_id", boot_id) ||
-        record_json(root, o->record_path, rec, &live) ||
+        record_json(root, cs_record_loaded_path(&record), rec, &live) ||
         sk_buf_printf(&h, "lease=%s: %zu blocker(s) (%zu pre_existing, %zu foreign), %zu own "
                           "compiler process(es)",
                       nb ? "blocked" : "free", nb, npre, nb - npre, no) ||
@@ -318,7 +321,7 @@ out:
     cJSON_Delete(root);
     if (live_ok)
         cs_liveness_free(&live);
-    ac_producer_record_free(rec);
+    cs_record_free(&record);
     cs_lease_matcher_free(m);
     if (e)
         cs_lease_result_free(r);

@@ -44,21 +44,28 @@ static sk_err stat_from_text(const char *text, size_t len, const char *label, cs
     return SK_OK;
 }
 
+sk_err cs_proc_open(const char *path, int *fd, int *exists, sk_diag *d)
+{
+    *exists = 1;
+    *fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (*fd >= 0)
+        return SK_OK;
+    if (errno == ENOENT || errno == ESRCH) {
+        *exists = 0;
+        return SK_OK;
+    }
+    return sk_diag_set(d, SK_E_IO, path, 0, "cannot open: %s", strerror(errno));
+}
+
 /* Reads a small /proc file completely; *exists = 0 for ENOENT/ESRCH. */
 static sk_err read_small(const char *path, char *buf, size_t cap, size_t *len, int *exists,
                          sk_diag *d)
 {
-    *exists = 1;
+    int fd;
     *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ESRCH) {
-            *exists = 0;
-            return SK_OK;
-        }
-        return sk_diag_set(d, SK_E_IO, path, 0, "cannot open: %s", strerror(errno));
-    }
-    sk_err e = SK_OK;
+    sk_err e = cs_proc_open(path, &fd, exists, d);
+    if (e || !*exists)
+        return e;
     for (;;) {
         if (*len + 1 >= cap) {
             e = sk_diag_set(d, SK_E_FORMAT, path, 0, "longer than %zu bytes", cap - 1);

@@ -61,6 +61,11 @@ const cs_proc *cs_proc_find(const cs_proc_table *t, int64_t pid);
 /* 1 when the process has ended but is not yet reaped (Z) or is dead (X/x). */
 int cs_proc_is_dead(const cs_proc *p);
 
+/* Opens a /proc file read-only (no symlinked leaf) into *fd; a file that is
+ * gone (ENOENT, ESRCH: the process ended) is *exists = 0 and SK_OK with
+ * *fd = -1. */
+sk_err cs_proc_open(const char *path, int *fd, int *exists, sk_diag *d);
+
 /* ------------------------------------------------------------ identity (cs_proc_info.c) */
 
 /* Longest command line kept: longer ones are cut there (*truncated = 1). */

@@ -19,15 +19,10 @@ static sk_err read_proc_file(const char *proc_root, int64_t pid, const char *nam
     if (snprintf(path, sizeof path, "%s/%lld/%s", proc_root, (long long)pid, name) >=
         (int)sizeof path)
         return sk_diag_set(d, SK_E_ARG, proc_root, 0, "proc root path is too long");
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) {
-        if (errno == ENOENT || errno == ESRCH) {
-            *exists = 0;
-            return SK_OK;
-        }
-        return sk_diag_set(d, SK_E_IO, path, 0, "cannot open: %s", strerror(errno));
-    }
-    sk_err e = SK_OK;
+    int fd;
+    sk_err e = cs_proc_open(path, &fd, exists, d);
+    if (e || !*exists)
+        return e;
     char chunk[4096];
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof chunk);

@@ -564,17 +564,6 @@ out:
 
 /* ------------------------------------------------------------ scan */
 
-static int identifier(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return 0;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return 0;
-    return 1;
-}
-
 static sk_err surface_json(const surface *surf, cJSON **out)
 {
     static const struct {
@@ -655,7 +644,7 @@ sk_err cs_pyhooks_scan_run(const cs_pyhooks_opts *o, cs_pyhooks_scan *s, sk_diag
         goto out;                                                                                \
     } while (0)
     for (size_t i = 0; i < o->napp; i++)
-        if (!identifier(o->app_packages[i])) {
+        if (!cs_is_identifier(o->app_packages[i])) {
             e = sk_diag_set(d, SK_E_ARG, "--app-package", 0,
                             "application package '%s' must be a top-level module name "
                             "([A-Za-z_][A-Za-z0-9_]*)",

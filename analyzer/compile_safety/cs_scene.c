@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "artifact_contract/ac_producer_record.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_fs.h"
@@ -23,6 +22,7 @@
 #include "artifact_contract/base/sk_testhook.h"
 #include "artifact_contract/base/sk_fixed.h"
 #include "analyzer/compile_safety/cs_outputs.h"
+#include "analyzer/compile_safety/cs_record.h"
 #include "analyzer/compile_safety/cs_text.h"
 
 #define COPY_BUF (256u * 1024u)
@@ -333,17 +333,12 @@ static sk_err copy_path(stage *s, const char *path, const char *rel, sk_diag *d)
 /* The final and the started record, as compile-state names them. */
 static sk_err copy_records(stage *s, const char *given, sk_diag *d)
 {
-    sk_buf fin = SK_BUF_INIT, st = SK_BUF_INIT, rel = SK_BUF_INIT;
-    size_t n = strlen(given), sl = strlen(AC_PRODUCER_STARTED_SUFFIX);
-    int started_given = n > sl && strcmp(given + n - sl, AC_PRODUCER_STARTED_SUFFIX) == 0;
-    sk_err e = SK_OK;
-    if (sk_buf_append(&fin, given, started_given ? n - sl : n) || sk_buf_puts(&st, fin.data) ||
-        sk_buf_puts(&st, AC_PRODUCER_STARTED_SUFFIX))
-        e = nomem(d);
-    const char *paths[2] = {fin.data, st.data};
+    cs_record rec = {0};
+    sk_buf rel = SK_BUF_INIT;
+    sk_err e = cs_record_paths(given, &rec, d);
+    const char *paths[2] = {rec.final_path, rec.started_path};
     for (int i = 0; i < 2 && !e; i++) {
-        struct stat sb;
-        if (lstat(paths[i], &sb) != 0 && errno == ENOENT)
+        if (!cs_record_path_exists(paths[i]))
             continue; /* compile-state already said which record is missing */
         sk_buf_reset(&rel);
         if (sk_buf_printf(&rel, "records/%s", base_name(paths[i])))
@@ -351,8 +346,7 @@ static sk_err copy_records(stage *s, const char *given, sk_diag *d)
         else
             e = copy_path(s, paths[i], rel.data, d);
     }
-    sk_buf_free(&fin);
-    sk_buf_free(&st);
+    cs_record_free(&rec);
     sk_buf_free(&rel);
     return e;
 }

@@ -173,6 +173,10 @@ sk_err cs_decide(const cs_evidence *ev, cs_decision *dec)
         TRY(cs_strlist_add(&dec->missing, "ownership: the started record is missing (only the "
                                           "final record exists): the run's ownership cannot be "
                                           "proven"));
+    if (ev->started_record_unreadable)
+        TRY(cs_strlist_addf(&dec->missing, "ownership: the started record cannot be read (%s): "
+                                           "the run's ownership cannot be proven",
+                            ev->started_record_unreadable));
     if (ev->started_record_mismatch)
         TRY(cs_strlist_add(&dec->contradictions, "the started record's SHA-256 differs from the "
                                                  "started_record_sha256 in the final record"));

@@ -54,6 +54,8 @@ typedef struct cs_evidence {
     int deadline_passed;        /* started-only record whose deadline is in the past */
     int started_record_mismatch;/* the started record's SHA-256 differs from the final's note */
     int started_record_missing; /* final record present, its started record absent (torn) */
+    const char *started_record_unreadable; /* final record present, its started record cannot
+                                              be read: why (borrowed), or NULL */
     cs_summary_verdict summary;
     const char *summary_reason; /* borrowed, may be NULL */
     size_t logs_given, logs_missing, logs_changed;

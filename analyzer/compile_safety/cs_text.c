@@ -402,3 +402,14 @@ void cs_strlist_free(cs_strlist *l)
     sk_free(l->v);
     memset(l, 0, sizeof *l);
 }
+
+int cs_is_identifier(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return 0;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return 0;
+    return 1;
+}

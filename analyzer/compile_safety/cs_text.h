@@ -31,6 +31,10 @@ void cs_report_clear(cJSON **report, char **human);
 /* The display form of raw[0..n) (which may hold NUL bytes) appended to arr. */
 sk_err cs_json_append_display(cJSON *arr, const char *raw, size_t n);
 
+/* 1 when s is a C identifier ([A-Za-z_][A-Za-z0-9_]*): an environment
+ * variable name, a Python package name. */
+int cs_is_identifier(const char *s);
+
 /* Lowercase hex of p[0..n) appended to out. */
 sk_err cs_append_hex(sk_buf *out, const void *p, size_t n);
 /* Decodes lowercase or uppercase hex text into a new NUL-terminated buffer

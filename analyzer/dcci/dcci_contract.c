@@ -219,9 +219,8 @@ sk_err dcci_contract_block(dcci_analysis *a, const char *const args[2], const sk
         return e;
     sk_diag_format(&why, text, sizeof text);
     /* the most likely slip, said plainly: each manifest names the other role */
-    int swapped = a->side[0].in.capture_role && a->side[1].in.capture_role &&
-                  strcmp(a->side[0].in.capture_role, DCCI_ROLE_DISABLE_ALL) == 0 &&
-                  strcmp(a->side[1].in.capture_role, DCCI_ROLE_O0) == 0;
+    int swapped = dcci_contract_swapped(a);
+    size_t before = a->issues.n;
     /* a manifest the producer's run record does not bind is its own reason:
      * the capture may be a copy, and the remedy differs (seal as produced) */
     const char *code =
@@ -232,6 +231,14 @@ sk_err dcci_contract_block(dcci_analysis *a, const char *const args[2], const sk
                        swapped ? " (the arguments are swapped: the O0 root comes first, then "
                                  "the disable-all root)"
                                : "");
+    if (!e && a->issues.n > before)
+        a->issues.v[before].rule = why.sub; /* the next step depends on the rule */
     a->status = DCCI_STATUS_COLLECTION_BLOCKED;
     return e;
+}
+
+int dcci_contract_swapped(const dcci_analysis *a)
+{
+    const char *r0 = a->side[0].in.capture_role, *r1 = a->side[1].in.capture_role;
+    return r0 && r1 && strcmp(r0, DCCI_ROLE_DISABLE_ALL) == 0 && strcmp(r1, DCCI_ROLE_O0) == 0;
 }

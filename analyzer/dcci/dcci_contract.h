@@ -53,4 +53,8 @@ sk_err dcci_contract_finish(dcci_analysis *a, int *violation, sk_diag *vd, sk_di
 sk_err dcci_contract_block(dcci_analysis *a, const char *const args[2], const sk_diag *vd,
                            sk_diag *d);
 
+/* 1 when the first argument's manifest names the disable-all role and the
+ * second's the O0 role: the arguments were given in the wrong order. */
+int dcci_contract_swapped(const dcci_analysis *a);
+
 #endif

@@ -11,6 +11,7 @@
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/dcci/dcci_contract.h"
 #include "analyzer/dcci/dcci_read.h"
+#include "analyzer/readers/rd_kernel_details.h"
 #include "analyzer/readers/rd_prof_capacity.h"
 
 /* The one option the pair may differ in, and its disable-all value
@@ -309,14 +310,24 @@ static sk_err pair_occurrence_mode(dcci_analysis *a, sk_diag *d)
 {
     const dcci_side *o0 = &a->side[0], *da = &a->side[1];
     a->occ_mode = DCCI_OCC_UNKNOWN;
-    if (o0->occ_from_row && da->occ_from_row && o0->occ_mode != da->occ_mode)
+    if (o0->occ_from_row && da->occ_from_row && o0->occ_mode != da->occ_mode) {
+        /* a launch_order side whose files have the column: empty cells */
+        const dcci_side *lo = o0->occ_mode == DCCI_OCC_LAUNCH_ORDER ? o0 : da;
+        char empty[200] = "";
+        if (!(lo->kd_columns_absent & (1u << RD_KD_COL_STEP_ID)))
+            snprintf(empty, sizeof empty, "; %s has a Step Id column, but %llu of its SK row(s) "
+                     "have no value (kernels outside every profiler step)",
+                     lo == o0 ? "O0" : "disable-all",
+                     (unsigned long long)lo->kd_sk_rows_no_step);
         return dcci_issue_add(&a->issues, DCCI_GATE_COLLECTION, "occurrence_mode_mismatch", NULL,
                               da->occ_file, da->occ_line, d,
                               "the sides order kernel_details occurrences differently: O0 by %s "
-                              "(%.300s:%llu), disable-all by %s: profile both sides with the "
+                              "(%.300s:%llu), disable-all by %s%s: profile both sides with the "
                               "same profiler set-up (step markers on both or on neither)",
                               dcci_occ_mode_name(o0->occ_mode), o0->occ_file,
-                              (unsigned long long)o0->occ_line, dcci_occ_mode_name(da->occ_mode));
+                              (unsigned long long)o0->occ_line, dcci_occ_mode_name(da->occ_mode),
+                              empty);
+    }
     for (int pass = 0; pass < 2 && a->occ_mode == DCCI_OCC_UNKNOWN; pass++)
         for (int i = 0; i < 2 && a->occ_mode == DCCI_OCC_UNKNOWN; i++)
             if (a->side[i].occ_from_row || pass == 1)
@@ -643,29 +654,39 @@ static int has_code(const dcci_analysis *a, dcci_gate g, const char *code)
     return dcci_analysis_each_issue(a, is_code, &q) != 0;
 }
 
-size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
+size_t dcci_to_collect(const dcci_analysis *a, const char **out, const char **out_zh, size_t cap)
 {
     size_t n = 0;
-#define ADD(text)          \
-    do {                   \
-        if (n < cap)       \
-            out[n] = text; \
-        n++;               \
+#define ADD(text, zh)                  \
+    do {                               \
+        if (n < cap) {                 \
+            out[n] = text;             \
+            if (out_zh)                \
+                out_zh[n] = zh;        \
+        }                              \
+        n++;                           \
     } while (0)
     switch (a->status) {
     case DCCI_STATUS_COLLECTION_BLOCKED:
         ADD("keep the raw logs of both captures; collect both sides again into new empty roots "
             "(artifact_contract begin, artifact_contract run -- <profiling command>, "
-            "artifact_contract finalize --producer-record) and analyse the new roots");
+            "artifact_contract finalize --producer-record) and analyse the new roots",
+            "保留两次采集的原始日志；在新的空根目录中重新采集两侧（artifact_contract begin、"
+            "artifact_contract run -- <采集命令>、artifact_contract finalize --producer-record），"
+            "再分析新的根目录");
         if (has_code(a, DCCI_GATE_COLLECTION, "unsealed_input"))
             ADD("--unsealed checked only the inventory and the format: a capture sealed after the "
                 "fact (copied files, asserted producer values) is refused, so seal each capture "
-                "as it is produced");
+                "as it is produced",
+                "--unsealed 只检查了清单与格式：事后封存的采集（复制来的文件、手填的 producer 值）"
+                "会被拒绝，因此每一侧都要在采集时封存");
         if (has_code(a, DCCI_GATE_COLLECTION, "options_mismatch") ||
             has_code(a, DCCI_GATE_COLLECTION, "o0_dcci_option"))
             ADD("collect O0 without any DCCI option and disable-all with exactly "
                 "dcci_disable_on_kernel=[\".*\"] and no other DCCI option; every other option "
-                "equal on both sides");
+                "equal on both sides",
+                "O0 不带任何 DCCI 选项，disable-all 只带 dcci_disable_on_kernel=[\".*\"]、不带其他 "
+                "DCCI 选项；其余选项两侧完全相同");
         if (has_code(a, DCCI_GATE_COLLECTION, "rank_unbound") ||
             has_code(a, DCCI_GATE_COLLECTION, "rank_duplicate") ||
             has_code(a, DCCI_GATE_COLLECTION, "trace_copy_mismatch") ||
@@ -673,26 +694,53 @@ size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap)
             ADD("profile the same devices on both sides and keep, for every rank, the process's "
                 "metadata directory sk_meta/<pid>/ with its raw trace "
                 "sk_prof_device_<d>.json and the process's profiler output with "
-                "kernel_details.csv and the copy of that trace");
+                "kernel_details.csv and the copy of that trace",
+                "两侧在相同的设备上采集，并为每个 rank 保留进程的元数据目录 sk_meta/<pid>/ 及其原始 "
+                "trace sk_prof_device_<d>.json，以及含 kernel_details.csv 与该 trace 副本的进程 "
+                "profiler 输出");
         if (has_code(a, DCCI_GATE_COLLECTION, "producer_unbound"))
             ADD("run the profiling command itself under artifact_contract run --session and "
                 "finalize each side from its record (--producer-record): a capture copied in "
-                "afterwards names processes of another run");
+                "afterwards names processes of another run",
+                "用 artifact_contract run --session 运行采集命令本身，再用它的运行记录"
+                "（--producer-record）封存每一侧：事后复制进来的采集指向另一次运行的进程");
         break;
     case DCCI_STATUS_MAPPING_BLOCKED:
-        ADD("collect both sides from the same model and graph: DCCI options must not change "
-            "fusion, so every SK needs exactly one structural partner (status_reasons lists "
-            "those without)");
+        if (has_code(a, DCCI_GATE_MAPPING, "no_matched_sk") ||
+            has_code(a, DCCI_GATE_MAPPING, "sk_unmatched") ||
+            has_code(a, DCCI_GATE_MAPPING, "sk_ambiguous"))
+            ADD("collect both sides from the same model and graph: DCCI options must not change "
+                "fusion, so every SK needs exactly one structural partner (status_reasons lists "
+                "those without)",
+                "两侧必须来自同一模型与同一图：DCCI 选项不得改变融合，因此每个 SK 都需要唯一的结构对应"
+                "（status_reasons 列出没有对应的 SK）");
+        if (has_code(a, DCCI_GATE_MAPPING, "kd_model_ambiguous"))
+            ADD("collect both sides again with the profiler at profiler_level Level1 "
+                "(torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler."
+                "ProfilerLevel.Level1)): Level0, "
+                "the default, writes no Model ID into kernel_details.csv, and SK rows whose name "
+                "several models of the process fuse cannot be mapped without it "
+                "(status_reasons names them)",
+                "用 profiler_level Level1 重新采集两侧"
+                "（torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler."
+                "ProfilerLevel.Level1)）：默认的 Level0 不在 kernel_details.csv 中写 Model ID，"
+                "进程中多个模型融合了同名 SK 时，这些行无法在没有它的情况下映射"
+                "（status_reasons 列出它们）");
         break;
     case DCCI_STATUS_EVIDENCE_BLOCKED:
         ADD("profile more steps on both sides so that every SK listed in status_reasons has at "
             "least thresholds.min_occurrences post-warmup kernel_details rows on each side; "
-            "collect again a side whose SK rows were rejected (invalid_profile_occurrence)");
+            "collect again a side whose SK rows were rejected (invalid_profile_occurrence)",
+            "两侧都采集更多 step，使 status_reasons 中的每个 SK 每侧至少有 "
+            "thresholds.min_occurrences 个预热后的 kernel_details 行；SK 行被拒绝的一侧"
+            "（invalid_profile_occurrence）需重新采集");
         break;
     case DCCI_STATUS_CHILD_ATTRIBUTION_BLOCKED:
         ADD("fix the collection named in status_reasons (for buffer_full or "
             "core_capacity_reached: a shorter profiling window or a larger ASCEND_PROF_SK_ON) "
-            "and collect both sides again; the SK-level results stand");
+            "and collect both sides again; the SK-level results stand",
+            "按 status_reasons 修正采集（buffer_full 或 core_capacity_reached：缩短采集窗口或增大 "
+            "ASCEND_PROF_SK_ON），重新采集两侧；SK 级结果仍然有效");
         break;
     default:
         break;

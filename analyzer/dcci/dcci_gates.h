@@ -49,9 +49,10 @@ sk_err dcci_gates_evidence(dcci_analysis *a, sk_diag *d);
 sk_err dcci_gates_attribution(dcci_analysis *a, sk_diag *d);
 
 /* What to collect next for a blocked status: fixed sentences, in order,
- * into out (at most cap); returns how many apply (0 when nothing blocks). */
+ * into out (English) and out_zh (Chinese, NULL: not wanted), at most cap
+ * each; returns how many apply (0 when nothing blocks). */
 #define DCCI_TO_COLLECT_MAX 6
-size_t dcci_to_collect(const dcci_analysis *a, const char **out, size_t cap);
+size_t dcci_to_collect(const dcci_analysis *a, const char **out, const char **out_zh, size_t cap);
 
 /* The final status from the issues and results. */
 void dcci_decide_status(dcci_analysis *a, size_t selected_children);

@@ -82,14 +82,17 @@ static sk_err read_node(graph_reader *g, sk_diag *d)
     return SK_OK;
 }
 
-static sk_err read_nodes(graph_reader *g, sk_diag *d)
+/* An array of objects: read_item reads each object after its '{' (the
+ * names say what the array and an item are in messages). */
+static sk_err read_objects(graph_reader *g, const char *array, const char *item,
+                           sk_err (*read_item)(graph_reader *, sk_diag *), sk_diag *d)
 {
     sk_jtok t;
     sk_err e = sk_json_lex_next(g->lx, &t, d);
     if (e)
         return e;
     if (t.type != SK_JT_ARR_BEGIN)
-        return sk_diag_set(d, SK_E_FORMAT, g->label, t.line, "graph stream nodes must be an array");
+        return sk_diag_set(d, SK_E_FORMAT, g->label, t.line, "%s must be an array", array);
     for (;;) {
         e = sk_json_lex_next(g->lx, &t, d);
         if (e)
@@ -97,39 +100,27 @@ static sk_err read_nodes(graph_reader *g, sk_diag *d)
         if (t.type == SK_JT_ARR_END)
             return SK_OK;
         if (t.type != SK_JT_OBJ_BEGIN)
-            return sk_diag_set(d, SK_E_FORMAT, g->label, t.line, "graph node must be an object");
-        e = read_node(g, d);
+            return sk_diag_set(d, SK_E_FORMAT, g->label, t.line, "%s must be an object", item);
+        e = read_item(g, d);
         if (e)
             return e;
     }
 }
 
-static sk_err read_streams(graph_reader *g, sk_diag *d)
+/* One stream: its nodes, every other member skipped. */
+static sk_err read_stream(graph_reader *g, sk_diag *d)
 {
-    sk_jtok t;
-    sk_err e = sk_json_lex_next(g->lx, &t, d);
-    if (e)
-        return e;
-    if (t.type != SK_JT_ARR_BEGIN)
-        return sk_diag_set(d, SK_E_FORMAT, g->label, t.line, "graph streams must be an array");
     for (;;) {
-        e = sk_json_lex_next(g->lx, &t, d);
+        sk_jtok t;
+        sk_err e = sk_json_lex_next(g->lx, &t, d);
         if (e)
             return e;
-        if (t.type == SK_JT_ARR_END)
+        if (t.type == SK_JT_OBJ_END)
             return SK_OK;
-        if (t.type != SK_JT_OBJ_BEGIN)
-            return sk_diag_set(d, SK_E_FORMAT, g->label, t.line, "graph stream must be an object");
-        for (;;) {
-            e = sk_json_lex_next(g->lx, &t, d);
-            if (e)
-                return e;
-            if (t.type == SK_JT_OBJ_END)
-                break;
-            e = key_is(&t, "nodes") ? read_nodes(g, d) : sk_json_lex_skip_value(g->lx, d);
-            if (e)
-                return e;
-        }
+        e = key_is(&t, "nodes") ? read_objects(g, "graph stream nodes", "graph node", read_node, d)
+                                : sk_json_lex_skip_value(g->lx, d);
+        if (e)
+            return e;
     }
 }
 
@@ -178,7 +169,7 @@ sk_err dcci_graph_read(sk_read_fn read, void *ctx, const char *label, dcci_graph
         if (key_is(&t, "options") && t.depth == 1) {
             e = sk_json_lex_read_value(g.lx, &opts, d);
         } else if (key_is(&t, "streams") && t.depth == 1) {
-            e = read_streams(&g, d);
+            e = read_objects(&g, "graph streams", "graph stream", read_stream, d);
         } else if (key_is(&t, "deviceId") && t.depth == 1) {
             e = read_device(&g, &dev, d);
         } else {

@@ -82,26 +82,6 @@ out:
     return e;
 }
 
-/* Sort context: qsort has none, so the comparisons use a merge sort. */
-typedef int (*idx_cmp)(const dcci_side *s, size_t a, size_t b);
-
-static void msort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, idx_cmp cmp)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    msort(s, v, tmp, h, cmp);
-    msort(s, v + h, tmp, n - h, cmp);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = cmp(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
-
 static int cmp_key_order(const dcci_side *s, size_t a, size_t b)
 {
     int c = strcmp(s->sks[a].key_text, s->sks[b].key_text);
@@ -130,23 +110,6 @@ static int cmp_key_position(const dcci_side *s, size_t a, size_t b)
     return a < b ? -1 : a > b;
 }
 
-/* SK indices sorted by (key, order). */
-static sk_err sorted_by_key(const dcci_side *s, size_t **out, sk_diag *d)
-{
-    size_t *v = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *v);
-    size_t *tmp = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *tmp);
-    if (!v || !tmp) {
-        sk_free(v);
-        sk_free(tmp);
-        return nomem(d);
-    }
-    for (size_t i = 0; i < s->nsks; i++)
-        v[i] = i;
-    msort(s, v, tmp, s->nsks, cmp_key_order);
-    sk_free(tmp);
-    *out = v;
-    return SK_OK;
-}
 
 static size_t group_end(const dcci_side *s, const size_t *v, size_t n, size_t start)
 {
@@ -172,7 +135,7 @@ sk_err dcci_identity_build(dcci_side *s, sk_diag *d)
         e = key_of(s, &s->sks[i], d);
     if (e)
         return e;
-    if ((e = sorted_by_key(s, &v, d)))
+    if ((e = dcci_side_sorted(s, cmp_key_order, &v, d)))
         return e;
     tmp = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *tmp);
     if (!tmp) {
@@ -182,7 +145,7 @@ sk_err dcci_identity_build(dcci_side *s, sk_diag *d)
     for (size_t g = 0; g < s->nsks;) {
         size_t end = group_end(s, v, s->nsks, g);
         if (group_has_all_positions(s, v, g, end))
-            msort(s, v + g, tmp, end - g, cmp_key_position);
+            dcci_side_sort(s, v + g, tmp, end - g, cmp_key_position);
         for (size_t i = g; i < end; i++)
             s->sks[v[i]].occurrence = i - g;
         g = end;
@@ -316,7 +279,7 @@ sk_err dcci_align(dcci_side *o0, dcci_side *dis, dcci_alignment *out, sk_diag *d
     sk_err e = SK_OK;
     memset(out, 0, sizeof *out);
     for (int s = 0; s < 2 && !e; s++) {
-        e = sorted_by_key(side[s], &v[s], d);
+        e = dcci_side_sorted(side[s], cmp_key_order, &v[s], d);
         if (!e)
             e = resort_groups_by_occurrence(side[s], v[s], d);
     }

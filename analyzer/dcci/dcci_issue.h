@@ -39,6 +39,8 @@ typedef struct dcci_issue {
     uint64_t line;     /* 0 when none */
     char *message;
     uint64_t more;     /* further findings of the same (gate, code, side) not listed */
+    int rule;          /* contract_invalid, producer_unbound: the artifact_contract rule code
+                          (ac_codes.h) of the refusal; 0 otherwise */
     int has_device;    /* multi-rank: the issue belongs to one device (docs/analyze.md §9.1) */
     uint64_t device;
 } dcci_issue;

@@ -495,38 +495,11 @@ static int index_cmp_side(const dcci_side *s, size_t a, size_t b)
     return a < b ? -1 : a > b;
 }
 
-/* A stable merge sort: qsort has no context argument, and the side must not
- * go through a global (the two sides are sorted on two threads). */
-static void merge_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n)
-{
-    if (n < 2)
-        return;
-    size_t h = n / 2;
-    merge_sort(s, v, tmp, h);
-    merge_sort(s, v + h, tmp, n - h);
-    size_t i = 0, j = h, k = 0;
-    while (i < h && j < n)
-        tmp[k++] = index_cmp_side(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
-    while (i < h)
-        tmp[k++] = v[i++];
-    while (j < n)
-        tmp[k++] = v[j++];
-    memcpy(v, tmp, n * sizeof *v);
-}
-
 static sk_err build_index(dcci_side *s, sk_diag *d)
 {
-    size_t *tmp = NULL;
-    sk_err e = SK_OK;
-    s->by_model_scope = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *s->by_model_scope);
-    tmp = sk_malloc((s->nsks ? s->nsks : 1) * sizeof *tmp);
-    if (!s->by_model_scope || !tmp) {
-        e = nomem(d);
-        goto out;
-    }
-    for (size_t i = 0; i < s->nsks; i++)
-        s->by_model_scope[i] = i;
-    merge_sort(s, s->by_model_scope, tmp, s->nsks);
+    sk_err e = dcci_side_sorted(s, index_cmp_side, &s->by_model_scope, d);
+    if (e)
+        return e;
     for (size_t i = 1; i < s->nsks; i++) {
         const dcci_sk *a = &s->sks[s->by_model_scope[i - 1]], *b = &s->sks[s->by_model_scope[i]];
         const dcci_model *ma = &s->models[a->model], *mb = &s->models[b->model];
@@ -537,12 +510,10 @@ static sk_err build_index(dcci_side *s, sk_diag *d)
                                (unsigned long long)mb->profiler_id,
                                (unsigned long long)b->fused->scope_id, ma->dir, mb->dir);
             if (e)
-                goto out;
+                return e;
         }
     }
-out:
-    sk_free(tmp);
-    return e;
+    return SK_OK;
 }
 
 sk_err dcci_meta_load(dcci_side *s, sk_diag *d)

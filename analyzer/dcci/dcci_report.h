@@ -35,11 +35,10 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d);
 /* The Chinese Markdown report, appended to out. */
 sk_err dcci_report_markdown(const dcci_analysis *a, sk_buf *out, sk_diag *d);
 
-/* The HTML page, appended to out: the conclusion, the charts and the
- * Markdown report markdown[0..mdlen) (dcci_report_markdown's text); for a
- * blocked status the blocker and its issues instead of charts and report. */
-sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdlen, sk_buf *out,
-                        sk_diag *d);
+/* The HTML page, appended to out: the report of dcci_report_markdown as
+ * HTML, with the charts after the conclusion; for a blocked status the
+ * blocker and its issues instead of the charts. */
+sk_err dcci_report_html(const dcci_analysis *a, sk_buf *out, sk_diag *d);
 
 /* The two option files (repair_candidate only; SK_E_ARG otherwise). */
 sk_err dcci_report_option_values(const dcci_analysis *a, cJSON **out, sk_diag *d);

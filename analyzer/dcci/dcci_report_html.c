@@ -1,12 +1,11 @@
 /* The HTML report DCCI_REGRESSION_ANALYSIS.html (docs/report-html.md): the
- * same analysis as the Markdown report, drawn.  The conclusion uses the
- * Markdown report's Chinese wording (dcci_report_internal.h), three charts
- * follow (every matched SK; the children of each significantly slower SK;
- * one launch of the most regressed SK lane by lane), and the complete
- * Markdown report closes the page, so every fact of it is on the page too.
- * A blocked status draws no chart: the page says what blocked and what to
- * collect, and lists the blocking issues.  A multi-rank pair adds the
- * device x SK overview and draws the three charts once per device.
+ * report document of dcci_report_md.c rendered as HTML (headings, lists,
+ * tables, code; the SK table sortable and filterable by class), with three
+ * charts after the conclusion (every matched SK; the children of each
+ * significantly slower SK; one launch of the most regressed SK lane by
+ * lane).  A blocked status draws no chart: a notice names the blocker and
+ * lists the blocking issues instead.  A multi-rank pair adds the device x SK
+ * overview and draws the three charts once per device.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "analyzer/chart/ch_doc.h"
 #include "analyzer/chart/ch_page.h"
 #include "analyzer/chart/ch_svg.h"
 #include "analyzer/chart/ch_text.h"
@@ -74,25 +74,6 @@ static void tmp_add(page *p, const char *fmt, ...)
     p->tmp.len += (size_t)n;
 }
 
-/* Text whose `...` spans (the Markdown report's code marks) become <code>. */
-static void rich(page *p, const char *s)
-{
-    int code = 0;
-    for (const char *q = s; !p->pen.e;) {
-        const char *tick = strchr(q, '`');
-        size_t n = tick ? (size_t)(tick - q) : strlen(q);
-        if (!p->pen.e)
-            p->pen.e = ch_text_escape_n(p->pen.out, q, n);
-        if (!tick)
-            break;
-        ch_pen_put(&p->pen, code ? "</code>" : "<code>");
-        code = !code;
-        q = tick + 1;
-    }
-    if (code)
-        ch_pen_put(&p->pen, "</code>");
-}
-
 static void nomem_check(page *p, sk_err e)
 {
     if (!p->pen.e && e)
@@ -127,48 +108,6 @@ static void stats_title(page *p, const char *side, const num_stats *s)
     tmp_add(p, " / %s", b);
     tmp_add(p, " / %s µs", c);
     tmp_add(p, "（n = %s）", n);
-}
-
-/* ------------------------------------------------------------ conclusion */
-
-static void conclusion(page *p, const dcci_analysis *a)
-{
-    char line[512];
-    ch_pen_element(&p->pen, "h1", NULL, "DCCI 回归分析报告（O0 对比 disable-all）");
-    ch_pen_put(&p->pen, "<ul>\n<li>状态：<code>");
-    ch_pen_esc(&p->pen, dcci_status_name(a->status));
-    ch_pen_put(&p->pen, "</code>（");
-    ch_pen_esc(&p->pen, dcci_report_status_zh(a->status));
-    ch_pen_put(&p->pen, "）</li>\n");
-    snprintf(line, sizeof line,
-             "匹配 SK：%zu 对；显著变慢 SK：%zu 个；入选子节点的 token：%zu 个；修复列表 L：%zu 条",
-             dcci_analysis_count_matched(a), dcci_analysis_count_slow(a), a->ntokens, a->nregexes);
-    ch_pen_element(&p->pen, "li", NULL, line);
-    if (a->multi_rank) {
-        tmp_reset(p);
-        tmp_add(p, "%s", "设备：");
-        for (size_t i = 0; i < a->ndevices; i++)
-            tmp_add(p, "%s%llu", i ? ", " : "", (unsigned long long)a->devices[i].device);
-        tmp_add(p, "%s", "（每个设备单独匹配与分类；token 并集与列表 L 覆盖全部设备）");
-        for (size_t i = 0; i < a->ndevices; i++)
-            tmp_add(p, "；设备 %llu：%s", (unsigned long long)a->devices[i].device,
-                    dcci_status_name(a->devices[i].status));
-        ch_pen_element(&p->pen, "li", NULL, sk_buf_cstr(&p->tmp));
-    }
-    ch_pen_put(&p->pen, "<li>决策：");
-    rich(p, dcci_report_decision_zh(a->status));
-    ch_pen_put(&p->pen, "</li>\n");
-    const char *next[DCCI_TO_COLLECT_MAX];
-    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
-    for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++) {
-        ch_pen_put(&p->pen, "<li>需要采集：");
-        rich(p, next[i]);
-        ch_pen_put(&p->pen, "</li>\n");
-    }
-    ch_pen_element(&p->pen, "li", NULL,
-                   "声明：本报告中的 SK 变慢、子节点变慢与 token 之间的对应关系均为统计相关性，"
-                   "不是 DCCI 或缓存问题的根因结论；只有联合修复试验的结果才能说明修复是否有效。");
-    ch_pen_put(&p->pen, "</ul>\n");
 }
 
 static dcci_gate blocking_gate(dcci_status s)
@@ -231,7 +170,7 @@ static void blocked(page *p, const dcci_analysis *a)
     ch_pen_element(&p->pen, "h2", NULL, "分析受阻：没有图表");
     ch_pen_element(&p->pen, "p", NULL,
                    "证据不足以支持任何结论，因此本页不画任何可能被误读为结论的图表。"
-                   "请先按上面的“需要采集”补齐证据，再重新分析。");
+                   "下表是阻塞的原因；每个原因要做什么见下面的“下一步”一节。");
     if (a->multi_rank)
         ch_pen_put(&p->pen, "<table>\n<tr><th>关卡</th><th>代码</th><th>设备</th><th>侧</th><th>位置</th><th>说明</th></tr>\n");
     else
@@ -281,7 +220,10 @@ static void sk_title(page *p, const dcci_analysis *a, const dcci_sk_result *r)
     snprintf(occ, sizeof occ, "%zu", k0->occurrence);
     tmp_add(p, "结构键 %s", k0->key_id);
     tmp_add(p, "；出现序号 %s", occ);
-    tmp_add(p, "；O0 名称 %s\n", k0->fused->name);
+    tmp_add(p, "；O0 名称 %s", k0->fused->name);
+    if (strcmp(k0->fused->name, k1->fused->name) != 0)
+        tmp_add(p, "；disable-all 名称 %s", k1->fused->name);
+    tmp_add(p, "%s", "\n");
     stats_title(p, "O0", k0->has_stats ? &k0->stats : NULL);
     tmp_add(p, "%s", "\n");
     stats_title(p, "disable-all", k1->has_stats ? &k1->stats : NULL);
@@ -732,41 +674,43 @@ static void charts(page *p, const part_view *view)
     chart_lanes(p, view);
 }
 
-sk_err dcci_report_html(const dcci_analysis *a, const char *markdown, size_t mdlen, sk_buf *out,
-                        sk_diag *d)
+/* After the conclusion: the charts, or for a blocked status the notice. */
+static void after_conclusion(void *ctx, ch_doc *doc)
 {
-    page p = {{out, SK_OK}, d, SK_BUF_INIT};
-    nomem_check(&p, ch_page_begin(out, "DCCI 回归分析报告"));
-    conclusion(&p, a);
+    const dcci_analysis *a = ctx;
+    page p = {{doc->out, SK_OK}, NULL, SK_BUF_INIT};
+    sk_diag d;
+    p.d = &d;
     if (dcci_status_blocked(a->status)) {
         blocked(&p, a);
-    } else {
-        if (a->multi_rank) {
-            /* the report's section 5 + i is device i (dcci_report_md.c) */
-            chart_overview(&p, a);
-            for (size_t i = 0; i < a->ndevices; i++) {
-                part_view v = {&a->devices[i], "", "", ""};
-                snprintf(v.dev, sizeof v.dev, "（设备 %llu）",
-                         (unsigned long long)a->devices[i].device);
-                snprintf(v.sks_sec, sizeof v.sks_sec, "%zu.2", 5 + i);
-                snprintf(v.children_sec, sizeof v.children_sec, "%zu.3", 5 + i);
-                charts(&p, &v);
-            }
-        } else {
-            part_view v = {a, "", "5", "6"};
+    } else if (a->multi_rank) {
+        /* the report's section 5 + i is device i (dcci_report_md.c) */
+        chart_overview(&p, a);
+        for (size_t i = 0; i < a->ndevices; i++) {
+            part_view v = {&a->devices[i], "", "", ""};
+            snprintf(v.dev, sizeof v.dev, "（设备 %llu）", (unsigned long long)a->devices[i].device);
+            snprintf(v.sks_sec, sizeof v.sks_sec, "%zu.2", 5 + i);
+            snprintf(v.children_sec, sizeof v.children_sec, "%zu.3", 5 + i);
             charts(&p, &v);
         }
-        ch_pen_element(&p.pen, "h2", NULL, "完整报告（与 " DCCI_REPORT_MD_NAME " 相同）");
-        ch_pen_put(&p.pen, "<pre>");
-        if (!p.pen.e)
-            nomem_check(&p, ch_text_escape_n(out, markdown, mdlen));
-        ch_pen_put(&p.pen, "</pre>\n");
+    } else {
+        part_view v = {a, "", "5", "6"};
+        charts(&p, &v);
     }
-    ch_pen_element(&p.pen, "h2", NULL, "决策");
-    ch_pen_put(&p.pen, "<p>");
-    rich(&p, dcci_report_decision_zh(a->status));
-    ch_pen_put(&p.pen, "</p>\n");
-    nomem_check(&p, ch_page_end(out));
     sk_buf_free(&p.tmp);
-    return p.pen.e;
+    if (p.pen.e && !doc->e)
+        doc->e = p.pen.e;
+}
+
+sk_err dcci_report_html(const dcci_analysis *a, sk_buf *out, sk_diag *d)
+{
+    ch_doc doc;
+    sk_err e = ch_page_begin(out, "DCCI 回归分析报告");
+    if (e)
+        return sk_diag_set(d, e, "", 0, "out of memory writing the HTML report");
+    ch_doc_init(&doc, CH_DOC_HTML, out);
+    e = dcci_report_document(a, &doc, after_conclusion, (void *)a, d);
+    if (!e && (e = ch_page_end(out)) != SK_OK)
+        return sk_diag_set(d, e, "", 0, "out of memory writing the HTML report");
+    return e;
 }

@@ -9,7 +9,18 @@
 
 #include <stddef.h>
 
+#include "analyzer/chart/ch_doc.h"
 #include "analyzer/dcci/dcci_analysis.h"
+
+/* ------------------------------------------------ the document (dcci_report_md.c) */
+
+/* Called once the conclusion (section 1) is written: the HTML page puts its
+ * charts (or the blocked notice) there. */
+typedef void (*dcci_report_hook)(void *ctx, ch_doc *d);
+
+/* The Chinese report, every section, into d (Markdown or HTML body). */
+sk_err dcci_report_document(const dcci_analysis *a, ch_doc *d, dcci_report_hook after_conclusion,
+                            void *ctx, sk_diag *diag);
 
 /* v with two decimals, '.' whatever the locale ("-1.50"). */
 void dcci_report_pct_text(double v, char *out, size_t cap);

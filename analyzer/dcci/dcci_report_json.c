@@ -10,6 +10,7 @@
 #include "analyzer/dcci/dcci_next.h"
 #include "analyzer/dcci/dcci_gates.h"
 #include "analyzer/dcci/dcci_report_internal.h"
+#include "analyzer/readers/rd_kernel_details.h"
 
 /* num / den nanoseconds as exact µs. */
 static void put_us(sk_jb *b, cJSON *o, const char *key, num_i128 num, uint32_t den)
@@ -197,6 +198,8 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
 {
     const dcci_side *s = &a->side[i];
     uint64_t rows = 0, sk_rows = 0, rejected = 0, unmapped = 0, rounded = 0;
+    uint64_t outside = 0, no_step = 0, by_name = 0;
+    unsigned absent = 0;
     size_t models = 0, sks = 0, np = dcci_analysis_nparts(a);
     int meta_ok = np != 0, prof_ok = count_kind(s, DCCI_KIND_SK_PROF) != 0, full = 0;
     for (size_t p = 0; p < np; p++) {
@@ -206,6 +209,10 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
         rejected += x->kd_sk_rows_rejected;
         unmapped += x->kd_sk_rows_unmapped;
         rounded += x->kd_rounded_rows;
+        outside += x->kd_rows_outside_model;
+        no_step += x->kd_sk_rows_no_step;
+        by_name += x->kd_sk_rows_by_name;
+        absent |= x->kd_columns_absent;
         models += x->nmodels;
         sks += x->nsks;
         meta_ok = meta_ok && meta_complete(x);
@@ -220,6 +227,14 @@ static cJSON *completeness_obj(sk_jb *b, const dcci_analysis *a, int i)
     sk_jb_put_uint(b, kd, "sk_rows_rejected", rejected);
     sk_jb_put_uint(b, kd, "sk_rows_unmapped", unmapped);
     sk_jb_put_uint(b, kd, "rows_rounded_below_ns", rounded);
+    sk_jb_put_uint(b, kd, "rows_outside_model", outside);
+    sk_jb_put_uint(b, kd, "sk_rows_without_step_id", no_step);
+    sk_jb_put_uint(b, kd, "sk_rows_mapped_by_name", by_name);
+    cJSON *cols = sk_jb_arr(b);
+    for (unsigned col = 0; col < RD_KD_NCOLUMNS; col++)
+        if (absent & (1u << col))
+            sk_jb_put(b, cols, NULL, sk_jb_str(b, rd_kd_column_name((rd_kd_column)col)));
+    sk_jb_put(b, kd, "columns_absent", cols);
     sk_jb_put_bool(b, kd, "complete", count_kind(s, DCCI_KIND_KERNEL_DETAILS) && !unmapped);
     sk_jb_put(b, c, "kernel_details", kd);
     cJSON *meta = sk_jb_obj(b);
@@ -894,16 +909,23 @@ static cJSON *overview_obj(sk_jb *b, const dcci_analysis *a)
 static cJSON *next_obj(sk_jb *b, const dcci_analysis *a)
 {
     dcci_next nx;
-    dcci_next_of(a->status, &nx);
+    sk_diag nd;
+    sk_err e = dcci_next_build(a, &nx, b->d ? b->d : &nd);
+    if (e) {
+        sk_jb_fail(b, e);
+        return NULL;
+    }
     cJSON *o = sk_jb_obj(b), *steps = sk_jb_arr(b);
     sk_jb_put_str(b, o, "action", nx.action);
     for (size_t i = 0; i < nx.n; i++) {
         cJSON *st = sk_jb_obj(b);
+        sk_jb_put(b, st, "reason", sk_jb_str(b, nx.steps[i].reason));
         sk_jb_put_str(b, st, "what", nx.steps[i].what);
         sk_jb_put(b, st, "command", sk_jb_str(b, nx.steps[i].command));
         sk_jb_put(b, steps, NULL, st);
     }
     sk_jb_put(b, o, "steps", steps);
+    dcci_next_free(&nx);
     return o;
 }
 
@@ -930,7 +952,7 @@ sk_err dcci_report_json(const dcci_analysis *a, cJSON **out, sk_diag *d)
     }
     sk_jb_put(&b, o, "status_reasons", issues_arr(&b, a, status_gate(a->status)));
     const char *next[DCCI_TO_COLLECT_MAX];
-    size_t nnext = dcci_to_collect(a, next, DCCI_TO_COLLECT_MAX);
+    size_t nnext = dcci_to_collect(a, next, NULL, DCCI_TO_COLLECT_MAX);
     cJSON *tc = sk_jb_arr(&b);
     for (size_t i = 0; i < nnext && i < DCCI_TO_COLLECT_MAX; i++)
         sk_jb_put_str(&b, tc, NULL, next[i]);
@@ -1044,7 +1066,7 @@ sk_err dcci_report_write(const dcci_analysis *a, sk_outdir *o, sk_diag *d)
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_MD_NAME, md.data ? md.data : "", md.len, 0644, d);
     if (!e)
-        e = dcci_report_html(a, md.data ? md.data : "", md.len, &html, d);
+        e = dcci_report_html(a, &html, d);
     if (!e)
         e = sk_outdir_add(o, DCCI_REPORT_HTML_NAME, html.data ? html.data : "", html.len, 0644, d);
     if (!e && a->status == DCCI_STATUS_REPAIR_CANDIDATE) {

@@ -51,6 +51,7 @@ void dcci_side_free(dcci_side *s)
         model_clear(&s->models[i]);
     sk_free(s->models);
     sk_free(s->by_model_scope);
+    sk_free(s->by_name);
     sk_free(s->prof_file);
     sk_free(s->device_file);
     sk_free(s->occ_file);
@@ -73,6 +74,41 @@ sk_err dcci_side_spill(dcci_side *s, sk_spill **out, sk_diag *d)
             return e;
     }
     *out = s->spill;
+    return SK_OK;
+}
+
+void dcci_side_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, dcci_sk_cmp cmp)
+{
+    if (n < 2)
+        return;
+    size_t h = n / 2;
+    dcci_side_sort(s, v, tmp, h, cmp);
+    dcci_side_sort(s, v + h, tmp, n - h, cmp);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cmp(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+    while (i < h)
+        tmp[k++] = v[i++];
+    while (j < n)
+        tmp[k++] = v[j++];
+    memcpy(v, tmp, n * sizeof *v);
+}
+
+sk_err dcci_side_sorted(const dcci_side *s, dcci_sk_cmp cmp, size_t **out, sk_diag *d)
+{
+    size_t n = s->nsks ? s->nsks : 1;
+    size_t *v = sk_malloc(n * sizeof *v), *tmp = sk_malloc(n * sizeof *tmp);
+    *out = NULL;
+    if (!v || !tmp) {
+        sk_free(v);
+        sk_free(tmp);
+        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    }
+    for (size_t i = 0; i < s->nsks; i++)
+        v[i] = i;
+    dcci_side_sort(s, v, tmp, s->nsks, cmp);
+    sk_free(tmp);
+    *out = v;
     return SK_OK;
 }
 

@@ -81,13 +81,15 @@ typedef struct dcci_sk { /* NOLINT(clang-analyzer-optin.performance.Padding): on
     size_t order;                 /* rank in the side's file order */
     size_t occurrence;            /* rank among the side's SKs with the same key */
     /* kernel_details */
-    sk_series kd;                 /* accepted SK rows, two values each: the duration in ns
-                                     and the Step Id (step_id mode) or the start time in ns
-                                     (launch_order mode) (dcci_samples.c) */
+    sk_series kd;                 /* accepted SK rows, three values each: the duration in ns,
+                                     the Step Id (0 without one) and the start time in ns
+                                     (dcci_samples.c) */
     uint64_t nsamples;            /* accepted SK rows */
     uint64_t rejected_rows;       /* SK rows without start/duration or with duration <= 0 */
     uint64_t first_rejected_line;
     uint64_t warmup_rows;         /* dropped by --warmup-steps (steps, or launches by start) */
+    uint64_t kd_ambiguous_rows;   /* on the first SK of a name several models fuse: SK rows of
+                                     that name in a file without Model ID (kd_model_ambiguous) */
     int has_stats;
     num_stats stats;               /* post-warmup SK-row durations */
     /* matching */
@@ -103,7 +105,7 @@ typedef struct dcci_sk { /* NOLINT(clang-analyzer-optin.performance.Padding): on
 typedef enum dcci_occ_mode {
     DCCI_OCC_UNKNOWN = 0,      /* no kernel_details row or header decided it */
     DCCI_OCC_STEP_ID = 1,      /* every SK row has an integer Step Id */
-    DCCI_OCC_LAUNCH_ORDER = 2  /* no SK row has one: per-SK launch order by start time */
+    DCCI_OCC_LAUNCH_ORDER = 2  /* some SK row has none: per-SK launch order by start time */
 } dcci_occ_mode;
 
 /* "step_id", "launch_order", NULL for DCCI_OCC_UNKNOWN. */
@@ -122,6 +124,7 @@ typedef struct dcci_side {
     dcci_sk *sks;                 /* model order, then fused-log order */
     size_t nsks;
     size_t *by_model_scope;       /* sks sorted by (profiler model id, scope id) */
+    size_t *by_name;              /* sks sorted by name, built for a file without Model ID */
     /* merged super_kernel.log facts over every log of the process */
     rd_prof_state prof_state;
     uint64_t prof_kb;             /* ON: ASCEND_PROF_SK_ON as logged */
@@ -134,8 +137,12 @@ typedef struct dcci_side {
     /* kernel_details accounting */
     uint64_t kd_rows, kd_sk_rows, kd_sk_rows_rejected, kd_sk_rows_unmapped;
     uint64_t kd_rounded_rows;
+    uint64_t kd_rows_outside_model;  /* Model ID 4294967295: no sample, counted */
+    uint64_t kd_sk_rows_no_step;     /* SK rows without an integer Step Id */
+    uint64_t kd_sk_rows_by_name;     /* SK rows mapped without a Model ID column */
+    unsigned kd_columns_absent;      /* bit c: some kernel_details file lacks rd_kd_column c */
     int has_device;
-    uint64_t device;              /* Device_id of the first SK row */
+    uint64_t device;              /* Device_id of the first SK row that has one */
     char *device_file;            /* its kernel_details label and line */
     uint64_t device_line;
     dcci_occ_mode occ_mode;       /* of this side's kernel_details */
@@ -161,6 +168,13 @@ void dcci_side_init(dcci_side *s, const char *name);
 /* The side's sample store, created on first use in s->tmpdir. */
 sk_err dcci_side_spill(dcci_side *s, sk_spill **out, sk_diag *d);
 void dcci_side_free(dcci_side *s);
+
+/* Orders SK indices of s: a stable merge sort (qsort has no context
+ * argument, and the two sides are sorted on two threads); tmp holds n. */
+typedef int (*dcci_sk_cmp)(const dcci_side *s, size_t a, size_t b);
+void dcci_side_sort(const dcci_side *s, size_t *v, size_t *tmp, size_t n, dcci_sk_cmp cmp);
+/* The indices of every SK of s ordered by cmp, in *out (sk_free).  SK_E_NOMEM. */
+sk_err dcci_side_sorted(const dcci_side *s, dcci_sk_cmp cmp, size_t **out, sk_diag *d);
 
 /* The SK with this (profiler model id, scope id), or NULL. */
 dcci_sk *dcci_side_find_sk(const dcci_side *s, uint64_t profiler_model, uint64_t scope_id);

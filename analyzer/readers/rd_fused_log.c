@@ -196,21 +196,10 @@ static sk_err add_node(parser *p, const char *payload, size_t len, uint64_t line
                                "SK '%s' has more node lines than its Node Count: %llu", sk->name,
                                (unsigned long long)p->expect);
     rd_sknode node;
-    sk_err e = rd_sknode_parse(payload, len, &node, d);
-    if (e == SK_OK && node.kind == RD_NODE_NULL) {
-        e = SK_E_FORMAT;
-        sk_diag_set(d, e, "", 0, "a fused node list cannot contain nullptr");
-        sk_diag_sub(d, RD_NODE_E_SYNTAX);
-    }
-    if (e == SK_OK)
-        e = rd_sknode_check_geometry(&node, d);
-    if (e != SK_OK) {
-        rd_sknode_clear(&node);
-        sk_diag_set_file(d, p->label);
-        if (d)
-            d->line = line;
+    sk_err e = rd_sknode_read_line(payload, len, "a fused node list cannot contain nullptr",
+                                   p->label, line, &node, d);
+    if (e != SK_OK)
         return e;
-    }
     node.line = line;
     size_t pos = sk->n_nodes;
     if (pos == 0)
@@ -252,38 +241,30 @@ static sk_err add_node(parser *p, const char *payload, size_t len, uint64_t line
     return SK_OK;
 }
 
-static int by_scope_then_line(const void *a, const void *b)
-{
-    const rd_fused_sk *x = *(const rd_fused_sk *const *)a, *y = *(const rd_fused_sk *const *)b;
-    if (x->scope_id != y->scope_id)
-        return x->scope_id < y->scope_id ? -1 : 1;
-    return x->line < y->line ? -1 : x->line > y->line;
-}
-
 static sk_err check_duplicates(parser *p, sk_diag *d)
 {
     rd_fused_log *log = p->log;
     if (log->n_sks < 2)
         return SK_OK;
-    const rd_fused_sk **order = sk_malloc(log->n_sks * sizeof *order);
-    if (!order)
+    rd_scope_line *v = sk_malloc(log->n_sks * sizeof *v);
+    if (!v)
         return sk_diag_set(d, SK_E_NOMEM, p->label, 0, "out of memory checking scope ids");
     for (size_t i = 0; i < log->n_sks; i++)
-        order[i] = &log->sks[i];
-    qsort(order, log->n_sks, sizeof *order, by_scope_then_line);
-    sk_err e = SK_OK;
-    for (size_t i = 1; i < log->n_sks && e == SK_OK; i++)
-        if (order[i]->scope_id == order[i - 1]->scope_id)
-            e = sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_DUPLICATE, p->label, order[i]->line,
-                                "duplicate SK block for scope id %llu (first at line %llu)",
-                                (unsigned long long)order[i]->scope_id,
-                                (unsigned long long)order[i - 1]->line);
-    sk_free(order);
+        v[i] = (rd_scope_line){log->sks[i].scope_id, log->sks[i].line};
+    size_t i = rd_scope_first_repeat(v, log->n_sks);
+    sk_err e = i == log->n_sks
+                   ? SK_OK
+                   : sk_diag_set_sub(d, SK_E_FORMAT, RD_FUSED_E_DUPLICATE, p->label, v[i].line,
+                                     "duplicate SK block for scope id %llu (first at line %llu)",
+                                     (unsigned long long)v[i].scope_id,
+                                     (unsigned long long)v[i - 1].line);
+    sk_free(v);
     return e;
 }
 
-static sk_err handle_line(parser *p, char *text, size_t len, uint64_t number, sk_diag *d)
+static sk_err handle_line(void *ctx, char *text, size_t len, uint64_t number, sk_diag *d)
 {
+    parser *p = ctx;
     rd_logline ll;
     rd_logline_split(text, &len, &ll);
     if (ll.payload_len == 0 || ll.payload[0] == '#')
@@ -326,14 +307,8 @@ sk_err rd_fused_log_parse(sk_read_fn read, void *ctx, const char *label,
         goto out;
     }
     e = rd_lines_new(read, ctx, p.label, p.opts.max_line, &lr, d);
-    while (e == SK_OK) {
-        rd_line line;
-        int have = 0;
-        e = rd_lines_next(lr, &line, &have, d);
-        if (e != SK_OK || !have)
-            break;
-        e = handle_line(&p, line.text, line.len, line.number, d);
-    }
+    if (e == SK_OK)
+        e = rd_lines_each(lr, handle_line, &p, d);
     if (e == SK_OK)
         e = close_block(&p, d);
     if (e == SK_OK)

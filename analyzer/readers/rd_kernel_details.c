@@ -9,23 +9,32 @@
 #define TIME_SCALE 3u
 #define RD_ROW_TYPE "SuperKernel"
 
-enum required_col {
-    C_DEVICE, C_MODEL, C_NAME, C_TYPE, C_CORE, C_START, C_DURATION, N_REQUIRED
-};
+enum required_col { C_NAME, C_TYPE, C_CORE, C_START, C_DURATION, N_REQUIRED };
 static const char *const required_names[N_REQUIRED] = {
-    "Device_id", "Model ID", "Name", "Type", "Accelerator Core", "Start Time(us)",
-    "Duration(us)",
+    "Name", "Type", "Accelerator Core", "Start Time(us)", "Duration(us)",
 };
-/* Step Id is optional: a profiler set-up without step markers writes no
- * such column (docs/readers.md §5). */
-#define STEP_NAME "Step Id"
 
-/* The integer columns come first; O_WAIT (a time) must stay last. */
-enum optional_col { O_TASK, O_STREAM, O_BLOCK, O_MIX_BLOCK, O_WAIT, N_OPTIONAL };
-#define N_OPTIONAL_INTEGERS O_WAIT
-static const char *const optional_names[N_OPTIONAL] = {
-    "Task ID", "Stream ID", "Block Num", "Mix Block Num", "Wait Time(us)",
+/* Optional columns (docs/readers.md §5): the current name, then the name
+ * older profiler releases write (NULL when there is none).  When a header
+ * has both, the current name is read. */
+static const char *const column_names[RD_KD_NCOLUMNS][2] = {
+    [RD_KD_COL_STEP_ID] = {"Step Id", NULL},
+    [RD_KD_COL_DEVICE_ID] = {"Device_id", NULL},
+    [RD_KD_COL_MODEL_ID] = {"Model ID", NULL},
+    [RD_KD_COL_TASK_ID] = {"Task ID", NULL},
+    [RD_KD_COL_STREAM_ID] = {"Stream ID", NULL},
+    [RD_KD_COL_BLOCK_NUM] = {"Block Num", "Block Dim"},
+    [RD_KD_COL_MIX_BLOCK_NUM] = {"Mix Block Num", "Mix Block Dim"},
+    [RD_KD_COL_WAIT_TIME] = {"Wait Time(us)", NULL},
 };
+
+/* The optional integer columns, in the header order of a Level1 file; the
+ * row's has_ and value pointers in rd_kd_next follow this order. */
+static const rd_kd_column integer_columns[] = {
+    RD_KD_COL_DEVICE_ID, RD_KD_COL_MODEL_ID,  RD_KD_COL_TASK_ID,
+    RD_KD_COL_STREAM_ID, RD_KD_COL_BLOCK_NUM, RD_KD_COL_MIX_BLOCK_NUM,
+};
+#define N_INTEGER_COLUMNS (sizeof integer_columns / sizeof integer_columns[0])
 
 /* Occurrence discriminators used when Step Id is empty, in priority order
  * (docs/readers.md §5). */
@@ -37,9 +46,9 @@ static const char *const fallback_names[] = {
 
 struct rd_kd_reader {
     rd_csv *csv;
-    long step; /* the Step Id column, -1 when the file has none */
     long req[N_REQUIRED];
-    long opt[N_OPTIONAL];
+    long col[RD_KD_NCOLUMNS];              /* -1 when the header has no such column */
+    const char *col_header[RD_KD_NCOLUMNS]; /* the name read, NULL when absent */
     long fallback[N_FALLBACK];
     rd_kd_stats stats;
 };
@@ -71,9 +80,14 @@ sk_err rd_kd_open(sk_read_fn read, void *ctx, const char *label, const rd_csv_op
             goto out;
         }
     }
-    r->step = rd_csv_column(r->csv, STEP_NAME);
-    for (size_t i = 0; i < N_OPTIONAL; i++)
-        r->opt[i] = rd_csv_column(r->csv, optional_names[i]);
+    for (size_t i = 0; i < RD_KD_NCOLUMNS; i++) {
+        r->col[i] = -1;
+        for (size_t n = 0; n < 2 && r->col[i] < 0 && column_names[i][n]; n++) {
+            r->col[i] = rd_csv_column(r->csv, column_names[i][n]);
+            if (r->col[i] >= 0)
+                r->col_header[i] = column_names[i][n];
+        }
+    }
     for (size_t i = 0; i < N_FALLBACK; i++)
         r->fallback[i] = rd_csv_column(r->csv, fallback_names[i]);
     *out = r;
@@ -143,7 +157,10 @@ static int is_missing_text(const char *s, size_t len)
 static sk_err parse_step(rd_kd_reader *r, rd_kd_row *row, sk_diag *d)
 {
     int has = 0;
-    sk_err e = r->step < 0 ? SK_OK : parse_uint_col(r, r->step, STEP_NAME, &has, &row->step_id, d);
+    long col = r->col[RD_KD_COL_STEP_ID];
+    sk_err e = col < 0 ? SK_OK
+                       : parse_uint_col(r, col, r->col_header[RD_KD_COL_STEP_ID], &has,
+                                        &row->step_id, d);
     if (e != SK_OK)
         return e;
     if (has) {
@@ -176,44 +193,31 @@ sk_err rd_kd_next(rd_kd_reader *r, rd_kd_row *row, int *have, sk_diag *d)
     row->line = rd_csv_line(r->csv);
     if ((e = parse_step(r, row, d)) != SK_OK)
         return e;
-    int has_device = 0, has_model = 0;
-    if ((e = parse_uint_col(r, r->req[C_DEVICE], "Device_id", &has_device, &row->device_id, d)) !=
-        SK_OK)
-        return e;
-    if (!has_device) {
-        sk_diag_set(d, SK_E_FORMAT, rd_csv_label(r->csv), row->line,
-                    "missing value, expected an unsigned integer");
-        sk_diag_set_field(d, "Device_id");
-        return SK_E_FORMAT;
+    int *has[] = {&row->has_device_id, &row->has_model_id, &row->has_task_id,
+                  &row->has_stream_id, &row->has_block_num, &row->has_mix_block_num};
+    uint64_t *val[] = {&row->device_id, &row->model_id,  &row->task_id,
+                       &row->stream_id, &row->block_num, &row->mix_block_num};
+    for (size_t i = 0; i < N_INTEGER_COLUMNS; i++) {
+        long col = r->col[integer_columns[i]];
+        if (col >= 0 && (e = parse_uint_col(r, col, r->col_header[integer_columns[i]], has[i],
+                                            val[i], d)) != SK_OK)
+            return e;
     }
-    if ((e = parse_uint_col(r, r->req[C_MODEL], "Model ID", &has_model, &row->model_id, d)) !=
-        SK_OK)
-        return e;
-    row->in_model = has_model && row->model_id != RD_KD_NO_MODEL;
+    row->outside_model = row->has_model_id && row->model_id == RD_KD_NO_MODEL;
+    row->in_model = row->has_model_id && !row->outside_model;
     size_t name_len;
     row->name = field(r, r->req[C_NAME], &name_len);
     row->type = field(r, r->req[C_TYPE], NULL);
     row->core = field(r, r->req[C_CORE], NULL);
-    int *has_opt[N_OPTIONAL_INTEGERS] = {&row->has_task_id, &row->has_stream_id,
-                                         &row->has_block_num, &row->has_mix_block_num};
-    uint64_t *opt_val[N_OPTIONAL_INTEGERS] = {&row->task_id, &row->stream_id, &row->block_num,
-                                              &row->mix_block_num};
-    for (size_t i = 0; i < N_OPTIONAL_INTEGERS; i++) {
-        if (r->opt[i] < 0)
-            continue;
-        if ((e = parse_uint_col(r, r->opt[i], optional_names[i], has_opt[i], opt_val[i], d)) !=
-            SK_OK)
-            return e;
-    }
     if ((e = parse_time_col(r, r->req[C_START], "Start Time(us)", &row->has_start, &row->start_ns,
                             &row->rounded, d)) != SK_OK)
         return e;
     if ((e = parse_time_col(r, r->req[C_DURATION], "Duration(us)", &row->has_duration,
                             &row->duration_ns, &row->rounded, d)) != SK_OK)
         return e;
-    if (r->opt[O_WAIT] >= 0 &&
-        (e = parse_time_col(r, r->opt[O_WAIT], "Wait Time(us)", &row->has_wait, &row->wait_ns,
-                            &row->rounded, d)) != SK_OK)
+    if (r->col[RD_KD_COL_WAIT_TIME] >= 0 &&
+        (e = parse_time_col(r, r->col[RD_KD_COL_WAIT_TIME], r->col_header[RD_KD_COL_WAIT_TIME],
+                            &row->has_wait, &row->wait_ns, &row->rounded, d)) != SK_OK)
         return e;
     if (!row->has_start)
         row->reject = RD_KD_REJECT_MISSING_START;
@@ -227,13 +231,24 @@ sk_err rd_kd_next(rd_kd_reader *r, rd_kd_row *row, int *have, sk_diag *d)
     r->stats.sk_rows += row->is_sk != 0;
     r->stats.rejected[row->reject]++;
     r->stats.rounded_rows += row->rounded != 0;
+    r->stats.outside_model_rows += row->outside_model != 0;
     *have = 1;
     return SK_OK;
 }
 
-int rd_kd_has_step_column(const rd_kd_reader *r)
+int rd_kd_has_column(const rd_kd_reader *r, rd_kd_column c)
 {
-    return r->step >= 0;
+    return (unsigned)c < RD_KD_NCOLUMNS && r->col[c] >= 0;
+}
+
+const char *rd_kd_column_header(const rd_kd_reader *r, rd_kd_column c)
+{
+    return (unsigned)c < RD_KD_NCOLUMNS ? r->col_header[c] : NULL;
+}
+
+const char *rd_kd_column_name(rd_kd_column c)
+{
+    return (unsigned)c < RD_KD_NCOLUMNS ? column_names[c][0] : "";
 }
 
 const rd_kd_stats *rd_kd_get_stats(const rd_kd_reader *r)

@@ -1,21 +1,28 @@
 /* Row model of the Ascend profiler's kernel_details.csv, on top of rd_csv.
  *
- * Required columns (error naming the first one missing): Device_id, Model ID,
- * Name, Type, Accelerator Core, Start Time(us), Duration(us).
- * Optional: Step Id (absent when the profiler recorded no step markers:
- * every row is then without a step), Task ID, Stream ID, Block Num, Mix
- * Block Num, Wait Time(us), and
- * the occurrence fallbacks used when Step Id is empty (first non-empty of
- * Occurrence Id, Occurrence ID, Iteration Id, Iteration ID, Request Id,
- * Request ID, Batch Id, Batch ID).  Other columns are ignored.
+ * Required columns (error naming the first one missing): Name, Type,
+ * Accelerator Core, Start Time(us), Duration(us).  Optional columns
+ * (docs/readers.md §5 lists which profiler level and version writes which):
+ * Step Id (only with step markers), Device_id (torch_npu 7.1.0 and later),
+ * Model ID, Task ID and Stream ID (profiler_level Level1/Level2 only), Block
+ * Num (or the older name Block Dim), Mix Block Num (or Mix Block Dim), Wait
+ * Time(us), and the occurrence fallbacks used when Step Id is empty (first
+ * non-empty of Occurrence Id, Occurrence ID, Iteration Id, Iteration ID,
+ * Request Id, Request ID, Batch Id, Batch ID).  Which optional columns the
+ * header has is rd_kd_has_column().  Other columns are ignored.
  *
- * Values are trimmed; empty and "N/A" are missing.  Times are exact
- * nanoseconds (µs text scaled by 10^3 with round-half-even; a row whose
- * timing had sub-nanosecond digits is flagged, never silently altered
- * beyond that).  A row with a missing start, a missing duration or a
- * duration <= 0 is returned as rejected (not an error) so the caller can
- * record it; any other malformed value (garbage in a numeric column, a
- * missing Device_id) is an error naming file, line and column.
+ * Values are trimmed of spaces and tabs (the profiler writes Start Time(us)
+ * with a trailing tab, quoted or not); empty and "N/A" are missing: a
+ * missing value of an optional integer column is "absent" on that row
+ * (has_* = 0), never an error.  Times are exact nanoseconds (µs text scaled
+ * by 10^3 with round-half-even; a row whose timing had sub-nanosecond digits
+ * is flagged, never silently altered beyond that).  A row with a missing
+ * start, a missing duration or a duration <= 0 is returned as rejected (not
+ * an error) so the caller can record it; any other malformed value (garbage
+ * in a numeric column, a non-integer Step Id) is an error naming file, line
+ * and column.  A row whose Model ID is RD_KD_NO_MODEL is returned with
+ * outside_model set and counted in rd_kd_stats.outside_model_rows: it is a
+ * kernel outside every captured model, the caller skips it.
  */
 #ifndef RD_KERNEL_DETAILS_H
 #define RD_KERNEL_DETAILS_H
@@ -30,6 +37,19 @@
 
 /* Model ID the profiler writes for a task outside any captured model. */
 #define RD_KD_NO_MODEL 4294967295u
+
+/* The optional columns, for rd_kd_has_column and rd_kd_column_header. */
+typedef enum rd_kd_column {
+    RD_KD_COL_STEP_ID = 0,       /* "Step Id": only when the profiler recorded steps */
+    RD_KD_COL_DEVICE_ID = 1,     /* "Device_id": torch_npu 7.1.0 and later */
+    RD_KD_COL_MODEL_ID = 2,      /* "Model ID": profiler_level Level1/Level2 */
+    RD_KD_COL_TASK_ID = 3,       /* "Task ID": Level1/Level2 */
+    RD_KD_COL_STREAM_ID = 4,     /* "Stream ID": Level1/Level2 */
+    RD_KD_COL_BLOCK_NUM = 5,     /* "Block Num", or "Block Dim" before the 2026 releases */
+    RD_KD_COL_MIX_BLOCK_NUM = 6, /* "Mix Block Num", or "Mix Block Dim" */
+    RD_KD_COL_WAIT_TIME = 7,     /* "Wait Time(us)" */
+    RD_KD_NCOLUMNS = 8
+} rd_kd_column;
 
 typedef enum rd_kd_step_kind {
     RD_KD_STEP_ID = 0,       /* Step Id holds a decimal integer */
@@ -52,8 +72,11 @@ typedef struct rd_kd_row { /* NOLINT(clang-analyzer-optin.performance.Padding): 
     uint64_t step_id;             /* RD_KD_STEP_ID */
     const char *step_column;      /* RD_KD_STEP_FALLBACK: the column used */
     const char *step_text;        /* RD_KD_STEP_FALLBACK: its value as read */
-    uint64_t device_id;
-    int in_model;                 /* 0 when Model ID is missing or RD_KD_NO_MODEL */
+    int has_device_id;            /* Device_id column present and the cell not empty */
+    uint64_t device_id;           /* 0 when !has_device_id */
+    int has_model_id;             /* Model ID column present and the cell not empty */
+    int outside_model;            /* Model ID == RD_KD_NO_MODEL: outside every captured model */
+    int in_model;                 /* has_model_id && !outside_model */
     uint64_t model_id;            /* as written (RD_KD_NO_MODEL possible); 0 if missing */
     const char *name;
     const char *type;
@@ -84,6 +107,7 @@ typedef struct rd_kd_stats {
     uint64_t sk_rows;
     uint64_t rejected[4];          /* indexed by rd_kd_reject; [0] unused */
     uint64_t rounded_rows;
+    uint64_t outside_model_rows;   /* Model ID == RD_KD_NO_MODEL */
 } rd_kd_stats;
 
 typedef struct rd_kd_reader rd_kd_reader;
@@ -95,8 +119,13 @@ sk_err rd_kd_open(sk_read_fn read, void *ctx, const char *label, const rd_csv_op
 /* Next row: *have = 1, or 0 at the end. */
 sk_err rd_kd_next(rd_kd_reader *r, rd_kd_row *row, int *have, sk_diag *d);
 const rd_kd_stats *rd_kd_get_stats(const rd_kd_reader *r);
-/* 1 when the header has a Step Id column. */
-int rd_kd_has_step_column(const rd_kd_reader *r);
+/* 1 when the header has the optional column c (under either of its names). */
+int rd_kd_has_column(const rd_kd_reader *r, rd_kd_column c);
+/* The header name read for c ("Block Dim" for an older file's
+ * RD_KD_COL_BLOCK_NUM), or NULL when the header has no such column. */
+const char *rd_kd_column_header(const rd_kd_reader *r, rd_kd_column c);
+/* The current name of c ("Step Id", "Device_id", ..., "Block Num"). */
+const char *rd_kd_column_name(rd_kd_column c);
 void rd_kd_free(rd_kd_reader *r);
 
 /* "missing start time", "missing duration", "duration <= 0", "accepted". */

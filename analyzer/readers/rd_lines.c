@@ -181,3 +181,19 @@ void rd_lines_free(rd_lines *lr)
     sk_free(lr->label);
     sk_free(lr);
 }
+
+sk_err rd_lines_each(rd_lines *lr,
+                     sk_err (*fn)(void *ctx, char *text, size_t len, uint64_t number, sk_diag *d),
+                     void *ctx, sk_diag *d)
+{
+    for (;;) {
+        rd_line line;
+        int have = 0;
+        sk_err e = rd_lines_next(lr, &line, &have, d);
+        if (e != SK_OK || !have)
+            return e;
+        e = fn(ctx, line.text, line.len, line.number, d);
+        if (e != SK_OK)
+            return e;
+    }
+}

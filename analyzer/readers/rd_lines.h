@@ -52,6 +52,11 @@ sk_err rd_lines_new(sk_read_fn read, void *ctx, const char *label, size_t max_li
 /* *have = 1 and *line filled, or *have = 0 at the end of the input. */
 sk_err rd_lines_next(rd_lines *lr, rd_line *line, int *have, sk_diag *d);
 uint64_t rd_lines_count(const rd_lines *lr); /* lines returned so far */
+/* Hands every remaining line to fn(ctx, text, len, number, d) until the
+ * input ends, the reader fails or fn returns an error (returned). */
+sk_err rd_lines_each(rd_lines *lr,
+                     sk_err (*fn)(void *ctx, char *text, size_t len, uint64_t number, sk_diag *d),
+                     void *ctx, sk_diag *d);
 const char *rd_lines_label(const rd_lines *lr);
 void rd_lines_free(rd_lines *lr);
 

@@ -10,6 +10,7 @@
 #include "analyzer/readers/rd_lines.h"
 #include "analyzer/readers/rd_logline.h"
 #include "analyzer/readers/rd_prof_capacity.h"
+#include "analyzer/readers/rd_skname.h"
 
 /* Message texts of the runtime (see rd_runtime_log.h for their sources). */
 #define PROF_TAG "[sk time profiling]"
@@ -567,33 +568,25 @@ static sk_err sk_header(rt *p, const char *s, size_t n, uint64_t line, sk_diag *
     return start_listing(p, L_SK_BLOCK, sk, count, line, d);
 }
 
-static int by_scope_then_line(const void *a, const void *b)
-{
-    const rd_rtlog_sk *x = *(const rd_rtlog_sk *const *)a, *y = *(const rd_rtlog_sk *const *)b;
-    if (x->scope_id != y->scope_id)
-        return x->scope_id < y->scope_id ? -1 : 1;
-    return x->line < y->line ? -1 : x->line > y->line;
-}
-
 static sk_err check_duplicates(rt *p, sk_diag *d)
 {
     rd_runtime_log *log = p->log;
     if (log->n_sks < 2)
         return SK_OK;
-    const rd_rtlog_sk **order = sk_malloc(log->n_sks * sizeof *order);
-    if (!order)
+    rd_scope_line *v = sk_malloc(log->n_sks * sizeof *v);
+    if (!v)
         return nomem(p, d, 0);
     for (size_t i = 0; i < log->n_sks; i++)
-        order[i] = &log->sks[i];
-    qsort(order, log->n_sks, sizeof *order, by_scope_then_line);
-    sk_err e = SK_OK;
-    for (size_t i = 1; i < log->n_sks && e == SK_OK; i++)
-        if (order[i]->scope_id == order[i - 1]->scope_id)
-            e = sk_diag_set_sub(
-                d, SK_E_FORMAT, RD_RTLOG_E_DUPLICATE, p->label, order[i]->line,
-                "duplicate SK Function block for scope id %llu (first at line %llu)",
-                (unsigned long long)order[i]->scope_id, (unsigned long long)order[i - 1]->line);
-    sk_free(order);
+        v[i] = (rd_scope_line){log->sks[i].scope_id, log->sks[i].line};
+    size_t i = rd_scope_first_repeat(v, log->n_sks);
+    sk_err e = i == log->n_sks
+                   ? SK_OK
+                   : sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_DUPLICATE, p->label, v[i].line,
+                                     "duplicate SK Function block for scope id %llu (first at "
+                                     "line %llu)",
+                                     (unsigned long long)v[i].scope_id,
+                                     (unsigned long long)v[i - 1].line);
+    sk_free(v);
     return e;
 }
 
@@ -631,21 +624,13 @@ static sk_err listing_node(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     size_t *have = p->open == L_SK_BLOCK ? &sk->n_nodes : &sk->n_reordered;
     rd_sknode *dest = p->open == L_SK_BLOCK ? sk->nodes : sk->reordered;
     rd_sknode node;
-    sk_err e = rd_sknode_parse(s, n, &node, d);
-    if (e == SK_OK && node.kind == RD_NODE_NULL && p->open == L_SK_BLOCK) {
-        e = SK_E_FORMAT;
-        sk_diag_set(d, e, "", 0, "an SK Function block cannot contain nullptr");
-        sk_diag_sub(d, RD_NODE_E_SYNTAX);
-    }
-    if (e == SK_OK)
-        e = rd_sknode_check_geometry(&node, d);
-    if (e != SK_OK) {
-        rd_sknode_clear(&node);
-        sk_diag_set_file(d, p->label);
-        if (d)
-            d->line = line;
+    sk_err e = rd_sknode_read_line(s, n,
+                                   p->open == L_SK_BLOCK ? "an SK Function block cannot contain "
+                                                           "nullptr"
+                                                         : NULL,
+                                   p->label, line, &node, d);
+    if (e != SK_OK)
         return e;
-    }
     if (!node.has_index || node.index != *have) {
         rd_sknode_clear(&node);
         return sk_diag_set_sub(d, SK_E_FORMAT, RD_RTLOG_E_LISTING, p->label, line,
@@ -676,8 +661,9 @@ static sk_err reorder_done(rt *p, const char *s, size_t n, uint64_t line, sk_dia
     return SK_OK;
 }
 
-static sk_err handle_line(rt *p, char *text, size_t len, uint64_t line, sk_diag *d)
+static sk_err handle_line(void *ctx, char *text, size_t len, uint64_t line, sk_diag *d)
 {
+    rt *p = ctx;
     rd_logline ll;
     rd_logline_split(text, &len, &ll);
     const char *s = ll.payload;
@@ -750,14 +736,8 @@ sk_err rd_runtime_log_parse(sk_read_fn read, void *ctx, const char *label, size_
         goto out;
     }
     e = rd_lines_new(read, ctx, p.label, max_line ? max_line : RD_RTLOG_DEFAULT_MAX_LINE, &lr, d);
-    while (e == SK_OK) {
-        rd_line line;
-        int have = 0;
-        e = rd_lines_next(lr, &line, &have, d);
-        if (e != SK_OK || !have)
-            break;
-        e = handle_line(&p, line.text, line.len, line.number, d);
-    }
+    if (e == SK_OK)
+        e = rd_lines_each(lr, handle_line, &p, d);
     if (e == SK_OK && p.open != L_NONE)
         e = open_incomplete(&p, rd_lines_count(lr), d);
     if (e == SK_OK)

@@ -1,5 +1,6 @@
 #include "analyzer/readers/rd_skname.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "artifact_contract/base/sk_fixed.h"
@@ -103,4 +104,23 @@ int rd_skname_matches(const char *name, size_t len, uint64_t id, const char *fir
         *scope_len = (size_t)(t - (name + body));
     }
     return 1;
+}
+
+static int by_scope_then_line(const void *a, const void *b)
+{
+    const rd_scope_line *x = a, *y = b;
+    if (x->scope_id != y->scope_id)
+        return x->scope_id < y->scope_id ? -1 : 1;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+size_t rd_scope_first_repeat(rd_scope_line *v, size_t n)
+{
+    if (n < 2)
+        return n;
+    qsort(v, n, sizeof *v, by_scope_then_line);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].scope_id == v[i - 1].scope_id)
+            return i;
+    return n;
 }

@@ -44,4 +44,15 @@ int rd_skname_parse(const char *name, size_t len, rd_skname *out);
 int rd_skname_matches(const char *name, size_t len, uint64_t id, const char *first,
                       const char *last, const char **scope, size_t *scope_len);
 
+/* An SK block of a log: its scope id and the line of its header. */
+typedef struct rd_scope_line {
+    uint64_t scope_id;
+    uint64_t line;
+} rd_scope_line;
+
+/* Sorts v[0..n) by scope id, then line, and returns the first position
+ * i >= 1 whose scope id repeats that of v[i - 1] (the later block of a
+ * duplicate scope id, v[i - 1] the first), or n when every id is distinct. */
+size_t rd_scope_first_repeat(rd_scope_line *v, size_t n);
+
 #endif

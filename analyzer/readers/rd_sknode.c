@@ -403,3 +403,23 @@ const char *rd_node_kind_name(rd_node_kind k)
                                         "DEFAULT",     "UNKNOWN_EVENT", "NULL"};
     return (unsigned)k <= RD_NODE_NULL ? names[k] : "?";
 }
+
+sk_err rd_sknode_read_line(const char *text, size_t len, const char *null_refused,
+                           const char *label, uint64_t line, rd_sknode *out, sk_diag *d)
+{
+    sk_err e = rd_sknode_parse(text, len, out, d);
+    if (e == SK_OK && out->kind == RD_NODE_NULL && null_refused) {
+        e = SK_E_FORMAT;
+        sk_diag_set(d, e, "", 0, "%s", null_refused);
+        sk_diag_sub(d, RD_NODE_E_SYNTAX);
+    }
+    if (e == SK_OK)
+        e = rd_sknode_check_geometry(out, d);
+    if (e != SK_OK) {
+        rd_sknode_clear(out);
+        sk_diag_set_file(d, label);
+        if (d)
+            d->line = line;
+    }
+    return e;
+}

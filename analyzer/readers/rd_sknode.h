@@ -100,6 +100,13 @@ sk_err rd_sknode_parse(const char *text, size_t len, rd_sknode *out, sk_diag *d)
 sk_err rd_sknode_check_geometry(const rd_sknode *n, sk_diag *d);
 
 void rd_sknode_clear(rd_sknode *n);
+
+/* One node line of a log: rd_sknode_parse, a nullptr entry refused with
+ * null_refused as the message (NULL: nullptr allowed), then
+ * rd_sknode_check_geometry.  On failure out is cleared and the diagnostic
+ * names label and line. */
+sk_err rd_sknode_read_line(const char *text, size_t len, const char *null_refused,
+                           const char *label, uint64_t line, rd_sknode *out, sk_diag *d);
 const char *rd_kernel_type_name(rd_kernel_type t);
 const char *rd_node_kind_name(rd_node_kind k);
 

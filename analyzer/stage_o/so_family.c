@@ -623,13 +623,16 @@ typedef struct probe_need {
 } probe_need;
 
 /* Looks up every needed value; returns 1 when all accepted.  Records the
- * per-value results in *values_out. */
+ * per-value results in *values_out; *rejected tells whether the wrapper
+ * rejected one (else the ones not accepted were not probed), and the problem
+ * text names the first rejected value, else the first one not accepted. */
 static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_out,
-                        char *first_problem, size_t fp_size)
+                        char *first_problem, size_t fp_size, int *rejected)
 {
     sk_jb *b = &f->b;
     int all = 1;
     first_problem[0] = '\0';
+    *rejected = 0;
     for (size_t i = 0; i < n; i++) {
         const char *rejection = NULL;
         so_value_status s = SO_VALUE_UNKNOWN;
@@ -646,11 +649,11 @@ static int probe_values(fam *f, const probe_need *need, size_t n, cJSON *values_
         sk_jb_put(b, o, "status", sk_jb_str(b, so_value_status_name(s)));
         sk_jb_put(b, o, "error", sk_jb_str(b, rejection));
         sk_jb_put(b, values_out, NULL, o);
-        if (s != SO_VALUE_ACCEPTED && all) {
-            all = 0;
+        if (s != SO_VALUE_ACCEPTED && (all || (s == SO_VALUE_REJECTED && !*rejected)))
             snprintf(first_problem, fp_size, "%s: the exact value is %s", need[i].option,
                      so_value_status_name(s));
-        }
+        all &= s == SO_VALUE_ACCEPTED;
+        *rejected |= s == SO_VALUE_REJECTED;
     }
     return all;
 }
@@ -689,19 +692,23 @@ static void set_decision(decision *dc, so_family_status s, const char *code, con
 static void require_probe(fam *f, const probe_need *need, size_t n, cJSON *probe_values_out)
 {
     char problem[512];
+    int rejected = 0;
     if (!f->probe) {
         add_issue(f, f->blockers, "probe_missing",
                   "no probe report (--probe): the exact DCCI values are not proven accepted");
         return;
     }
     if (f->pa.state != SO_PROBE_USABLE) {
-        probe_values(f, need, n, probe_values_out, problem, sizeof problem);
+        probe_values(f, need, n, probe_values_out, problem, sizeof problem, &rejected);
         add_issue(f, f->blockers, "probe_unknown", "the probe report is not usable evidence (%s): %s",
                   so_probe_state_name(f->pa.state), f->pa.reason);
         return;
     }
-    if (!probe_values(f, need, n, probe_values_out, problem, sizeof problem))
-        add_issue(f, f->blockers, "probe_not_accepted", "%s", problem);
+    /* a value the wrapper rejected is a rejection; one that was never probed
+     * is incomplete evidence: probe it (docs/stage-o.md §6) */
+    if (!probe_values(f, need, n, probe_values_out, problem, sizeof problem, &rejected))
+        add_issue(f, f->blockers, rejected ? "probe_not_accepted" : "probe_incomplete",
+                  rejected ? "%s" : "%s: probe it", problem);
 }
 
 /* The probe check, when given, must have checked the analysis's own

@@ -72,13 +72,17 @@ typedef struct so_family_result {
 sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *d);
 void so_family_result_free(so_family_result *r);
 
+/* The failed-check lines of a family document that is not accepted
+ * (so_family_failed.c, docs/stage-o.md §12), appended to out. */
+sk_err so_family_failed(const cJSON *doc, sk_buf *out, sk_diag *d);
+
 /* The Markdown report of a family document (so_family_md.c). */
 sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d);
 
 /* The HTML page of a family document (so_family_html.c, docs/report-html.md):
- * the decision, the runs and gate thresholds drawn (no chart when blocked)
- * and the Markdown report markdown[0..mdlen); appended to out. */
-sk_err so_family_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_buf *out,
-                      sk_diag *d);
+ * the report of so_family_markdown as HTML, with the runs and gate
+ * thresholds drawn after the conclusion (no chart when blocked); appended
+ * to out. */
+sk_err so_family_html(const cJSON *doc, sk_buf *out, sk_diag *d);
 
 #endif

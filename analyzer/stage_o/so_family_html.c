@@ -1,35 +1,25 @@
 /* DCCI_FAMILY_REPORT.html (docs/report-html.md, "The family page"): the
- * family decision drawn.  Everything on the page comes from the report
- * document and its Markdown rendering, so the three never disagree.
+ * family report document (so_family_md.c) rendered as HTML, with the
+ * decision chart after the conclusion (no chart when blocked).  Everything
+ * on the page comes from the report document, so the three never disagree.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "artifact_contract/base/sk_json.h"
+#include "analyzer/chart/ch_doc.h"
 #include "analyzer/chart/ch_page.h"
 #include "analyzer/chart/ch_svg.h"
 #include "analyzer/chart/ch_text.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_family_internal.h"
 
 #define WIDTH 960.0
 
 typedef struct page {
     ch_pen pen; /* out and the sticky error */
 } page;
-
-static const char *str(const cJSON *v)
-{
-    return cJSON_IsString(v) ? v->valuestring : "-";
-}
-
-static void item(page *p, const char *label, const cJSON *v)
-{
-    ch_pen_put(&p->pen, "<li>");
-    ch_pen_esc(&p->pen, label);
-    ch_pen_esc(&p->pen, str(v));
-    ch_pen_put(&p->pen, "</li>\n");
-}
 
 typedef struct config {
     const char *key, *name, *cls;
@@ -146,46 +136,38 @@ static void chart(page *p, const cJSON *doc)
         p->pen.e = ch_svg_end(&s);
 }
 
-sk_err so_family_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_buf *out,
-                      sk_diag *d)
+/* After the conclusion: the chart, or the notice of a blocked decision. */
+static void after_conclusion(void *ctx, ch_doc *d)
 {
-    page p = {{out, SK_OK}};
-    const cJSON *dec = sk_json_get(doc, "decision");
-    const char *status = str(sk_json_get(dec, "status"));
-    if (!p.pen.e)
-        p.pen.e = ch_page_begin(out, "DCCI 家族报告");
-    ch_pen_element(&p.pen, "h1", NULL, "DCCI 家族报告");
-    ch_pen_put(&p.pen, "<ul>\n");
-    item(&p, "家族决策：", sk_json_get(dec, "status"));
-    item(&p, "原因代码：", sk_json_get(dec, "reason_code"));
-    item(&p, "说明：", sk_json_get(dec, "reason_zh"));
-    item(&p, "disable-all 结果：", sk_json_get(dec, "disable_all_outcome"));
-    ch_pen_put(&p.pen, "</ul>\n");
-    if (strcmp(status, "blocked") == 0) {
+    const cJSON *doc = ctx;
+    const cJSON *status = sk_json_get(sk_json_get(doc, "decision"), "status");
+    page p = {{d->out, SK_OK}};
+    if (cJSON_IsString(status) && strcmp(status->valuestring, "blocked") == 0) {
         ch_pen_put(&p.pen, "<div class=\"blocked\">\n");
         ch_pen_element(&p.pen, "h2", NULL, "决策受阻：没有图表");
-        ch_pen_element(&p.pen, "p", NULL, "证据缺失或互相矛盾，不能做出家族决策；本页不画可能被误读为结论的图表。阻塞项：");
-        ch_pen_put(&p.pen, "<ul>\n");
-        const cJSON *bl = sk_json_get(dec, "blockers");
-        for (const cJSON *b = bl ? bl->child : NULL; b; b = b->next) {
-            ch_pen_put(&p.pen, "<li><code>");
-            ch_pen_esc(&p.pen, str(sk_json_get(b, "code")));
-            ch_pen_put(&p.pen, "</code>：");
-            ch_pen_esc(&p.pen, str(sk_json_get(b, "message")));
-            ch_pen_put(&p.pen, "</li>\n");
-        }
-        ch_pen_put(&p.pen, "</ul>\n</div>\n");
+        ch_pen_element(&p.pen, "p", NULL,
+                       "证据缺失或互相矛盾，不能做出家族决策；本页不画可能被误读为结论的图表。"
+                       "阻塞项见上面的结论。");
+        ch_pen_put(&p.pen, "</div>\n");
     } else {
         chart(&p, doc);
     }
-    ch_pen_element(&p.pen, "h2", NULL, "完整报告（与 " SO_FAMILY_MD_NAME " 相同）");
-    ch_pen_put(&p.pen, "<pre>");
-    if (!p.pen.e)
-        p.pen.e = ch_text_escape_n(out, markdown, mdlen);
-    ch_pen_put(&p.pen, "</pre>\n");
-    if (!p.pen.e)
-        p.pen.e = ch_page_end(out);
-    if (p.pen.e)
-        return sk_diag_set(d, p.pen.e, "", 0, "out of memory writing the HTML family report");
+    if (p.pen.e && !d->e)
+        d->e = p.pen.e;
+}
+
+sk_err so_family_html(const cJSON *doc, sk_buf *out, sk_diag *d)
+{
+    ch_doc body;
+    sk_err e = ch_page_begin(out, "DCCI 家族报告");
+    if (!e) {
+        ch_doc_init(&body, CH_DOC_HTML, out);
+        e = so_family_document(doc, &body, after_conclusion, (void *)doc);
+    }
+    if (!e)
+        e = ch_page_end(out);
+    if (e)
+        return sk_diag_set(d, e, "", 0, e == SK_E_NOMEM ? "out of memory writing the HTML family report"
+                                                         : "the HTML family report is written out of order");
     return SK_OK;
 }

@@ -1,17 +1,14 @@
-/* DCCI_FAMILY_REPORT.md: the Chinese rendering of a family report document.
- * Everything printed comes from the document, so the two never disagree. */
+/* The Chinese family report: the report document (ch_doc.h) of a family
+ * document, rendered as DCCI_FAMILY_REPORT.md and as the body of
+ * DCCI_FAMILY_REPORT.html.  Everything printed comes from the document, so
+ * the three never disagree. */
 #include <string.h>
 
 #include "artifact_contract/base/sk_json.h"
+#include "analyzer/chart/ch_doc.h"
+#include "analyzer/chart/ch_text.h"
 #include "analyzer/stage_o/so_family.h"
-#include "analyzer/stage_o/so_md.h"
-
-typedef so_md md;
-
-static void put(md *m, const char *s)
-{
-    so_md_put(m, s);
-}
+#include "analyzer/stage_o/so_family_internal.h"
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -23,19 +20,73 @@ static const cJSON *get2(const cJSON *o, const char *a, const char *b)
     return sk_json_get(sk_json_get(o, a), b);
 }
 
-static void cell(md *m, const cJSON *v)
+/* A value as text: null -> "-", booleans 是/否, strings as they are ("" ->
+ * "-"), everything else as canonical JSON (in tmp). */
+static const char *value_text(ch_doc *d, const cJSON *v, sk_buf *tmp)
 {
-    so_md_cell(m, v);
+    if (!v || cJSON_IsNull(v))
+        return "-";
+    if (cJSON_IsBool(v))
+        return cJSON_IsTrue(v) ? "是" : "否";
+    if (cJSON_IsString(v))
+        return v->valuestring[0] ? v->valuestring : "-";
+    sk_buf_reset(tmp);
+    if (!d->e)
+        d->e = sk_json_write(v, SK_JSON_CANONICAL, tmp, NULL);
+    return sk_buf_cstr(tmp);
 }
 
-static void row(md *m, const cJSON *const *cells, size_t n)
+static void val(ch_doc *d, const cJSON *v)
 {
-    so_md_row(m, cells, n);
+    sk_buf tmp = SK_BUF_INIT;
+    ch_doc_text(d, value_text(d, v, &tmp));
+    sk_buf_free(&tmp);
 }
 
-static cJSON *tmp_str(md *m, const char *s)
+static void val_code(ch_doc *d, const cJSON *v)
 {
-    return so_md_tmp_str(m, s);
+    sk_buf tmp = SK_BUF_INIT;
+    ch_doc_code(d, value_text(d, v, &tmp));
+    sk_buf_free(&tmp);
+}
+
+/* A number rounded to decimals for reading (the JSON keeps the exact
+ * value); anything else as value_text says. */
+static void val_round(ch_doc *d, const cJSON *v, int decimals)
+{
+    char t[64];
+    if (!cJSON_IsNumber(v) || decimals < 0) {
+        val(d, v);
+        return;
+    }
+    ch_num_text(v->valuedouble, decimals, t, sizeof t);
+    ch_doc_text(d, t);
+}
+
+static void cell_round(ch_doc *d, const cJSON *v, int decimals)
+{
+    ch_doc_cell_begin(d);
+    val_round(d, v, decimals);
+    ch_doc_cell_end(d);
+}
+
+/* Decimals shown: milliseconds to the microsecond, percentages to 1/100. */
+#define MS_DECIMALS 3
+#define PCT_DECIMALS 2
+
+static void cell(ch_doc *d, const cJSON *v)
+{
+    ch_doc_cell_begin(d);
+    val(d, v);
+    ch_doc_cell_end(d);
+}
+
+static void row(ch_doc *d, const cJSON *const *cells, size_t n)
+{
+    ch_doc_row_begin(d);
+    for (size_t i = 0; i < n; i++)
+        cell(d, cells[i]);
+    ch_doc_row_end(d);
 }
 
 static const char *status_zh(const char *s)
@@ -47,154 +98,281 @@ static const char *status_zh(const char *s)
     return "阻塞（blocked）";
 }
 
-static void issues(md *m, const cJSON *list, const char *title)
+/* Blockers or notes: the code, then the Chinese text (so_family_zh.c; the
+ * JSON keeps the English message). */
+static void issues(ch_doc *d, const cJSON *doc, const cJSON *list, const char *title)
 {
     if (!cJSON_GetArraySize(list))
         return;
-    put(m, title);
+    ch_doc_paraf(d, "%s", title);
+    ch_doc_list_begin(d, 0);
     for (const cJSON *e = list->child; e; e = e->next) {
-        put(m, "- `");
-        cell(m, get(e, "code"));
-        put(m, "`：");
-        cell(m, get(e, "message"));
-        put(m, "\n");
+        sk_buf zh = SK_BUF_INIT;
+        ch_doc_item_begin(d);
+        val_code(d, get(e, "code"));
+        ch_doc_text(d, "：");
+        sk_err err = so_family_issue_zh(doc, e, &zh);
+        if (err && !d->e)
+            d->e = err;
+        ch_doc_text(d, sk_buf_cstr(&zh));
+        ch_doc_item_end(d);
+        sk_buf_free(&zh);
     }
+    ch_doc_list_end(d);
 }
 
-static void conclusion(md *m, const cJSON *doc)
+static void item_value(ch_doc *d, const char *label, const cJSON *v)
+{
+    ch_doc_item_begin(d);
+    ch_doc_text(d, label);
+    val(d, v);
+    ch_doc_item_end(d);
+}
+
+static void conclusion(ch_doc *d, const cJSON *doc)
 {
     const cJSON *dec = get(doc, "decision");
-    put(m, "## 1. 结论\n\n- 家族决策：");
-    put(m, status_zh(get(dec, "status")->valuestring));
-    put(m, "\n- 原因代码：`");
-    cell(m, get(dec, "reason_code"));
-    put(m, "`\n- 说明：");
-    cell(m, get(dec, "reason_zh"));
-    put(m, "\n- disable-all 结果：");
-    cell(m, get(dec, "disable_all_outcome"));
-    put(m, "\n- 基线变化：");
-    cell(m, get(dec, "incumbent_before"));
-    put(m, " → ");
-    cell(m, get(dec, "incumbent_after"));
-    put(m, cJSON_IsTrue(get(dec, "o0_restored")) ? "（保持/恢复 O0）\n" : "\n");
-    put(m, "- 规则：家族只有在联合修复在试验闸门下胜过 O0 本身时才被接受，胜过 disable-all "
-           "不够；disable-all 未回退时按其自身试验判定；否则拒绝并恢复 O0；证据缺失时阻塞并说明原因。\n");
-    put(m, "- 声明：本报告中慢 SK、慢 child 与 token 之间的联系只是统计相关，不是 DCCI "
-           "或缓存的根因结论。\n\n");
-    issues(m, get(dec, "blockers"), "阻塞项：\n\n");
-    if (cJSON_GetArraySize(get(dec, "blockers")))
-        put(m, "\n");
-    issues(m, get(dec, "notes"), "备注：\n\n");
-    if (cJSON_GetArraySize(get(dec, "notes")))
-        put(m, "\n");
+    ch_doc_headingf(d, 2, "1. 结论");
+    ch_doc_list_begin(d, 0);
+    ch_doc_item_begin(d);
+    ch_doc_text(d, "家族决策：");
+    ch_doc_text(d, status_zh(get(dec, "status")->valuestring));
+    ch_doc_item_end(d);
+    ch_doc_item_begin(d);
+    ch_doc_text(d, "原因代码：");
+    val_code(d, get(dec, "reason_code"));
+    ch_doc_item_end(d);
+    item_value(d, "说明：", get(dec, "reason_zh"));
+    item_value(d, "disable-all 结果：", get(dec, "disable_all_outcome"));
+    ch_doc_item_begin(d);
+    ch_doc_text(d, "基线变化：");
+    val(d, get(dec, "incumbent_before"));
+    ch_doc_text(d, " → ");
+    val(d, get(dec, "incumbent_after"));
+    if (cJSON_IsTrue(get(dec, "o0_restored")))
+        ch_doc_text(d, "（保持/恢复 O0）");
+    ch_doc_item_end(d);
+    ch_doc_item_begin(d);
+    ch_doc_text(d, "规则：家族只有在联合修复在试验闸门下胜过 O0 本身时才被接受，胜过 disable-all "
+                   "不够；disable-all 未回退时按其自身试验判定；否则拒绝并恢复 O0；证据缺失时阻塞并说明原因。");
+    ch_doc_item_end(d);
+    ch_doc_item_begin(d);
+    ch_doc_text(d, "声明：本报告中慢 SK、慢 child 与 token 之间的联系只是统计相关，不是 DCCI "
+                   "或缓存的根因结论。");
+    ch_doc_item_end(d);
+    ch_doc_list_end(d);
+    issues(d, doc, get(dec, "blockers"), "阻塞项：");
+    issues(d, doc, get(dec, "notes"), "备注：");
 }
 
-static void clean_table(md *m, const cJSON *doc)
+static void clean_table(ch_doc *d, const cJSON *doc)
 {
     static const char *const sides[] = {"o0", "disable_all", "repair"};
-    static const char *const keys[] = {"path",      "run_count",  "worst_rank_mean_ms",
-                                       "median_run_worst_rank_mean_ms", "p50_ms", "p90_ms",
-                                       "stddev_ms", "spread_pct_exact", "stable"};
-    put(m, "## 2. Clean 端到端计时\n\n预热 ");
-    cell(m, get2(doc, "clean_settings", "warmup"));
-    put(m, " 个 decode 样本/rank，每次运行 ");
-    cell(m, get2(doc, "clean_settings", "expected_ranks"));
-    put(m, " 个 rank 日志。\n\n| 条件 | 路径 | clean 运行数 | worst-rank 均值 (ms) | median-run (ms) | "
-           "P50 (ms) | P90 (ms) | stddev (ms) | spread (%) | 5 次稳定 |\n"
-           "|---|---|---|---|---|---|---|---|---|---|\n");
+    /* with the decimals shown (-1: as it is) */
+    static const struct {
+        const char *key;
+        int decimals;
+    } keys[] = {{"path", -1},          {"run_count", -1},  {"worst_rank_mean_ms", MS_DECIMALS},
+                {"median_run_worst_rank_mean_ms", MS_DECIMALS}, {"p50_ms", MS_DECIMALS},
+                {"p90_ms", MS_DECIMALS}, {"stddev_ms", MS_DECIMALS},
+                {"spread_pct", PCT_DECIMALS}, {"stable", -1}};
+    static const char *const cols[] = {"条件", "路径", "clean 运行数", "worst-rank 均值 (ms)",
+                                       "median-run (ms)", "P50 (ms)", "P90 (ms)", "stddev (ms)",
+                                       "spread (%)", "5 次稳定"};
+    ch_doc_headingf(d, 2, "2. Clean 端到端计时");
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "预热 ");
+    val(d, get2(doc, "clean_settings", "warmup"));
+    ch_doc_text(d, " 个 decode 样本/rank，每次运行 ");
+    val(d, get2(doc, "clean_settings", "expected_ranks"));
+    ch_doc_text(d, " 个 rank 日志。");
+    ch_doc_para_end(d);
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, sizeof cols / sizeof cols[0]);
     for (int i = 0; i < 3; i++) {
         const cJSON *c = get2(doc, "clean", sides[i]);
         if (!cJSON_IsObject(c))
             continue;
-        const cJSON *cells[10];
-        cJSON *name = tmp_str(m, sides[i]);
-        cells[0] = name;
+        ch_doc_row_begin(d);
+        ch_doc_cell(d, sides[i]);
         for (int k = 0; k < 9; k++)
-            cells[k + 1] = get(c, keys[k]);
-        row(m, cells, 10);
-        cJSON_Delete(name);
+            cell_round(d, get(c, keys[k].key), keys[k].decimals);
+        ch_doc_row_end(d);
     }
-    put(m, "\n每次运行的 worst-rank 均值与所读日志的 SHA-256 见 JSON 的 `clean.<条件>`。\n\n");
-    put(m, "clean 运行证据（run 记录、正确性结果和配置，[stage-o.md](stage-o.md) §10）：\n\n");
+    ch_doc_table_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_marked(d, "数值四舍五入显示（ms 保留 3 位小数，百分比保留 2 位）；精确值、每次运行的 "
+                     "worst-rank 均值与所读日志的 SHA-256 见 `" SO_FAMILY_JSON_NAME
+                     "` 的 `clean.<条件>`；每个闸门使用的运行见第 3 节。");
+    ch_doc_para_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_marked(d, "clean 运行证据（run 记录、正确性结果和配置；规则见 skdcci 文档 "
+                     "`docs/stage-o.md` §10）：");
+    ch_doc_para_end(d);
+    ch_doc_list_begin(d, 0);
     for (int i = 0; i < 3; i++) {
         const cJSON *e = get2(doc, "clean_evidence", sides[i]);
         if (!cJSON_IsObject(e))
             continue;
-        put(m, "- ");
-        put(m, sides[i]);
-        put(m, "：");
-        cell(m, get(e, "state"));
-        put(m, "（共 ");
-        cell(m, get(e, "runs"));
-        put(m, " 次：证明 ");
-        cell(m, get(e, "proven"));
-        put(m, "，拒绝 ");
-        cell(m, get(e, "rejected"));
-        put(m, "，未证明 ");
-        cell(m, get(e, "unproven"));
-        put(m, "）\n");
+        ch_doc_item_begin(d);
+        ch_doc_textf(d, "%s：", sides[i]);
+        val(d, get(e, "state"));
+        ch_doc_text(d, "（共 ");
+        val(d, get(e, "runs"));
+        ch_doc_text(d, " 次：证明 ");
+        val(d, get(e, "proven"));
+        ch_doc_text(d, "，拒绝 ");
+        val(d, get(e, "rejected"));
+        ch_doc_text(d, "，未证明 ");
+        val(d, get(e, "unproven"));
+        ch_doc_text(d, "）");
+        ch_doc_item_end(d);
     }
-    put(m, "\n");
+    ch_doc_list_end(d);
 }
 
-static void gate(md *m, const cJSON *g, const char *title)
+/* What a check of the trial gate requires (docs/stage-o.md §5). */
+static const char *check_zh(const char *name)
+{
+    static const char *const k[][2] = {
+        {"baseline_stable", "基线稳定（恰好 5 次运行，spread ≤ 5%）"},
+        {"baseline_min_runs", "基线恰好 5 次运行"},
+        {"candidate_min_runs", "候选至少 3 次运行"},
+        {"mean_improvement", "均值改进 > 0"},
+        {"median_run_direction", "median-run 改进 > 0"},
+        {"p90_no_material_regression", "合并 decode P90 的回退不超过允许值"},
+        {"stddev_no_material_regression", "总体 stddev 的回退不超过允许值"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (strcmp(k[i][0], name) == 0)
+            return k[i][1];
+    return NULL;
+}
+
+/* "run-1（10.300 ms）、run-2（…）": the runs of one configuration the gates
+ * read (the run directories of its logs, in the set's order) with their
+ * worst-rank means. */
+static void runs_of(ch_doc *d, const cJSON *clean_side)
+{
+    const cJSON *logs = get(clean_side, "logs");
+    const cJSON *means = get(clean_side, "run_worst_rank_means_ms");
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    int n = 0;
+    for (const cJSON *l = logs ? logs->child : NULL; l; l = l->next) {
+        const char *path = cJSON_IsString(get(l, "path")) ? get(l, "path")->valuestring : "";
+        const char *slash = strchr(path, '/');
+        size_t len = slash ? (size_t)(slash - path) : strlen(path);
+        if (prev && len == prev_len && strncmp(prev, path, len) == 0)
+            continue;
+        const cJSON *m = cJSON_GetArrayItem(means, n);
+        char t[64] = "-";
+        if (cJSON_IsNumber(m))
+            ch_num_text(m->valuedouble, MS_DECIMALS, t, sizeof t);
+        ch_doc_textf(d, "%s%.*s（%s ms）", n ? "、" : "", (int)len, path, t);
+        prev = path;
+        prev_len = len;
+        n++;
+    }
+    if (!n)
+        ch_doc_text(d, "无");
+}
+
+static void gate(ch_doc *d, const cJSON *doc, const cJSON *g, const char *title)
 {
     if (!cJSON_IsObject(g))
         return;
-    put(m, title);
-    put(m, cJSON_IsTrue(get(g, "decisive")) ? "" : "（仅供参考，不参与决策）");
-    put(m, "：");
-    put(m, cJSON_IsTrue(get(g, "accepted")) ? "通过" : "未通过");
-    put(m, "\n\n| 检查 | 结果 |\n|---|---|\n");
-    for (const cJSON *c = get(g, "checks")->child; c; c = c->next) {
-        cJSON *k = tmp_str(m, c->string);
-        const cJSON *cells[2] = {k, c};
-        row(m, cells, 2);
-        cJSON_Delete(k);
+    ch_doc_paraf(d, "%s%s：%s", title,
+                 cJSON_IsTrue(get(g, "decisive")) ? "" : "（仅供参考，不参与决策）",
+                 cJSON_IsTrue(get(g, "accepted")) ? "通过" : "未通过");
+    ch_doc_list_begin(d, 0);
+    static const char *const roles[2][2] = {{"baseline", "基线"}, {"candidate", "候选"}};
+    for (int i = 0; i < 2; i++) {
+        const char *side = cJSON_IsString(get(g, roles[i][0])) ? get(g, roles[i][0])->valuestring
+                                                               : "o0";
+        const cJSON *c = get2(doc, "clean", side);
+        ch_doc_item_begin(d);
+        ch_doc_textf(d, "%s %s（", roles[i][1], so_family_side_zh(side));
+        val(d, get(c, "path"));
+        ch_doc_text(d, "）使用的运行：");
+        runs_of(d, c);
+        ch_doc_item_end(d);
     }
-    put(m, "\n均值改进 ");
-    cell(m, get(g, "mean_improvement_pct"));
-    put(m, " %，median-run 改进 ");
-    cell(m, get(g, "median_run_improvement_pct"));
-    put(m, " %，P90 回退 ");
-    cell(m, get(g, "p90_regression_pct"));
-    put(m, " %，stddev 回退 ");
-    cell(m, get(g, "stddev_regression_pct"));
-    put(m, " %。\n\n");
+    ch_doc_list_end(d);
+    static const char *const cols[] = {"检查", "要求", "结果"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, 3);
+    for (const cJSON *c = get(g, "checks")->child; c; c = c->next) {
+        ch_doc_row_begin(d);
+        ch_doc_cell(d, c->string);
+        ch_doc_cell(d, check_zh(c->string));
+        cell(d, c);
+        ch_doc_row_end(d);
+    }
+    ch_doc_table_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "均值改进 ");
+    val_round(d, get(g, "mean_improvement_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %，median-run 改进 ");
+    val_round(d, get(g, "median_run_improvement_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %，P90 回退 ");
+    val_round(d, get(g, "p90_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %，stddev 回退 ");
+    val_round(d, get(g, "stddev_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %（允许 P90 回退 ");
+    val_round(d, get(g, "allow_p90_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %，stddev 回退 ");
+    val_round(d, get(g, "allow_stddev_regression_pct"), PCT_DECIMALS);
+    ch_doc_text(d, " %）。");
+    ch_doc_para_end(d);
 }
 
-static void analysis(md *m, const cJSON *doc)
+static void analysis(ch_doc *d, const cJSON *doc)
 {
     const cJSON *a = get(doc, "analysis");
-    put(m, "## 4. 诊断采集与完整性\n\n");
+    ch_doc_headingf(d, 2, "4. 诊断采集与完整性");
     if (!cJSON_IsObject(a)) {
-        put(m, "未提供诊断分析（--analysis）。\n\n## 5. 逐 SK 结果\n\n无。\n\n## 6. 回退 SK 的子节点与 token 并集\n\n无。\n\n");
+        ch_doc_paraf(d, "未提供诊断分析（--analysis）。");
+        ch_doc_headingf(d, 2, "5. 逐 SK 结果");
+        ch_doc_paraf(d, "无。");
+        ch_doc_headingf(d, 2, "6. 回退 SK 的子节点与 token 并集");
+        ch_doc_paraf(d, "无。");
         return;
     }
-    put(m, "分析目录：");
-    cell(m, get(a, "path"));
-    put(m, "，状态 `");
-    cell(m, get(a, "status"));
-    put(m, "`，模式 ");
-    cell(m, get(a, "mode"));
-    put(m, "。\n\n| 文件 | 存在 | SHA-256 |\n|---|---|---|\n");
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "分析目录：");
+    val(d, get(a, "path"));
+    ch_doc_text(d, "，状态 ");
+    val_code(d, get(a, "status"));
+    ch_doc_text(d, "，模式 ");
+    val(d, get(a, "mode"));
+    ch_doc_text(d, "。");
+    ch_doc_para_end(d);
+    static const char *const fcols[] = {"文件", "存在", "SHA-256"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, fcols, 3);
     for (const cJSON *f = get(a, "files")->child; f; f = f->next) {
         const cJSON *cells[3] = {get(f, "path"), get(f, "present"), get(f, "sha256")};
-        row(m, cells, 3);
+        row(d, cells, 3);
     }
-    put(m, "\noption-values.json 与正则一致：");
-    cell(m, get(a, "option_values_consistent"));
-    put(m, "；dcci-repair-options.json 与正则一致：");
-    cell(m, get(a, "repair_options_consistent"));
-    put(m, "。\n\n| 采集 | 根目录 | manifest | manifest SHA-256 | 指纹 | kernel_details 完整 | SK 元数据完整 "
-           "| sk_prof 完整 | buffer-full 警告 |\n|---|---|---|---|---|---|---|---|---|\n");
+    ch_doc_table_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "option-values.json 与正则一致：");
+    val(d, get(a, "option_values_consistent"));
+    ch_doc_text(d, "；dcci-repair-options.json 与正则一致：");
+    val(d, get(a, "repair_options_consistent"));
+    ch_doc_text(d, "。");
+    ch_doc_para_end(d);
+    static const char *const ccols[] = {"采集", "根目录", "manifest", "manifest SHA-256", "指纹",
+                                        "kernel_details 完整", "SK 元数据完整", "sk_prof 完整",
+                                        "buffer-full 警告"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, ccols, sizeof ccols / sizeof ccols[0]);
     static const char *const sides[] = {"o0", "disable_all"};
     for (int i = 0; i < 2; i++) {
         const cJSON *c = get2(a, "collections", sides[i]);
         const cJSON *man = get(c, "manifest");
-        cJSON *name = tmp_str(m, sides[i]);
-        const cJSON *cells[9] = {name,
-                                 get(c, "root"),
+        const cJSON *cells[8] = {get(c, "root"),
                                  get(man, "path"),
                                  get(man, "sha256"),
                                  get(man, "manifest_fingerprint"),
@@ -202,192 +380,263 @@ static void analysis(md *m, const cJSON *doc)
                                  get2(c, "complete", "sk_meta"),
                                  get2(c, "complete", "sk_prof"),
                                  get(c, "buffer_full_warnings")};
-        row(m, cells, 9);
-        cJSON_Delete(name);
+        ch_doc_row_begin(d);
+        ch_doc_cell(d, sides[i]);
+        for (int k = 0; k < 8; k++)
+            cell(d, cells[k]);
+        ch_doc_row_end(d);
     }
-    put(m, "\n完整性问题 ");
-    cell(m, get2(a, "integrity", "issues"));
-    put(m, " 条，代码：");
-    cell(m, get2(a, "integrity", "issue_codes"));
-    put(m, "。\n\n## 5. 逐 SK 结果\n\n阈值：最少样本 ");
-    cell(m, get2(a, "thresholds", "min_occurrences"));
-    put(m, "，相对下限 ");
-    cell(m, get2(a, "thresholds", "min_relative_pct"));
-    put(m, " %，绝对下限 ");
-    cell(m, get2(a, "thresholds", "min_abs_us"));
-    put(m, " µs。分类计数：");
-    cell(m, get(a, "sk_classes"));
-    put(m, "\n\n| SK key | 名称 (O0) | 分类 | 回退 (%) | O0 P50 (µs) | disable-all P50 (µs) | O0 n | "
-           "disable-all n |\n|---|---|---|---|---|---|---|---|\n");
+    ch_doc_table_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "完整性问题 ");
+    val(d, get2(a, "integrity", "issues"));
+    ch_doc_text(d, " 条，代码：");
+    val(d, get2(a, "integrity", "issue_codes"));
+    ch_doc_text(d, "。");
+    ch_doc_para_end(d);
+    ch_doc_headingf(d, 2, "5. 逐 SK 结果");
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "阈值：最少样本 ");
+    val(d, get2(a, "thresholds", "min_occurrences"));
+    ch_doc_text(d, "，相对下限 ");
+    val(d, get2(a, "thresholds", "min_relative_pct"));
+    ch_doc_text(d, " %，绝对下限 ");
+    val(d, get2(a, "thresholds", "min_abs_us"));
+    ch_doc_text(d, " µs。分类计数：");
+    val(d, get(a, "sk_classes"));
+    ch_doc_para_end(d);
+    static const char *const sk_cols[] = {"SK key",       "名称 (O0)",           "分类",
+                                          "回退 (%)",     "O0 P50 (µs)",         "disable-all P50 (µs)",
+                                          "O0 n",         "disable-all n"};
     static const char *const sk_keys[] = {"key_id",     "name",       "class",      "regression_pct",
                                           "o0_p50_us",  "disable_all_p50_us", "o0_count",
                                           "disable_all_count"};
+    ch_doc_table_begin(d, "sks", CH_DOC_SORTABLE, 2);
+    ch_doc_head(d, sk_cols, 8);
     for (const cJSON *s = get(a, "sks")->child; s; s = s->next) {
-        const cJSON *cells[8];
+        ch_doc_row_begin(d);
         for (int k = 0; k < 8; k++)
-            cells[k] = get(s, sk_keys[k]);
-        row(m, cells, 8);
+            cell_round(d, get(s, sk_keys[k]), k == 3 ? PCT_DECIMALS : -1);
+        ch_doc_row_end(d);
     }
-    put(m, "\n## 6. 回退 SK 的子节点与 token 并集\n\n");
+    ch_doc_table_end(d);
+    ch_doc_headingf(d, 2, "6. 回退 SK 的子节点与 token 并集");
+    static const char *const pcols[] = {"位置", "符号 (O0)", "token", "wall", "max-lane",
+                                        "显著变慢指标", "入选"};
     for (const cJSON *c = get(a, "children")->child; c; c = c->next) {
-        put(m, "SK `");
-        cell(m, get(c, "key_id"));
-        put(m, "`（回退 ");
-        cell(m, get(c, "regression_pct"));
-        put(m, " %，归因 ");
-        cell(m, get(c, "attribution"));
-        put(m, "）\n\n| 位置 | 符号 (O0) | token | wall | max-lane | 显著变慢指标 | 入选 |\n"
-               "|---|---|---|---|---|---|---|\n");
+        ch_doc_para_begin(d);
+        ch_doc_text(d, "SK ");
+        val_code(d, get(c, "key_id"));
+        ch_doc_text(d, "（回退 ");
+        val_round(d, get(c, "regression_pct"), PCT_DECIMALS);
+        ch_doc_text(d, " %，归因 ");
+        val(d, get(c, "attribution"));
+        ch_doc_text(d, "）");
+        ch_doc_para_end(d);
+        ch_doc_table_begin(d, NULL, 0, -1);
+        ch_doc_head(d, pcols, 7);
         for (const cJSON *p = get(c, "positions")->child; p; p = p->next) {
             const cJSON *cells[7] = {get(p, "position"),   get(p, "symbol"),
                                      get(p, "token"),      get(p, "wall_class"),
                                      get(p, "max_lane_class"), get(p, "significantly_slower_on"),
                                      get(p, "selected")};
-            row(m, cells, 7);
+            row(d, cells, 7);
         }
-        put(m, "\n");
+        ch_doc_table_end(d);
     }
-    put(m, "token 并集与符号 → 正则映射：\n\n| token | 正则 | 符号 |\n|---|---|---|\n");
+    ch_doc_paraf(d, "token 并集与符号 → 正则映射：");
+    static const char *const tcols[] = {"token", "正则", "符号"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, tcols, 3);
     for (const cJSON *t = get(a, "token_union")->child; t; t = t->next) {
         const cJSON *cells[3] = {get(t, "token"), get(t, "regex"), get(t, "symbols")};
-        row(m, cells, 3);
+        row(d, cells, 3);
     }
-    put(m, "\n最终列表 L：");
-    cell(m, get(a, "regexes"));
-    put(m, "\n\n");
+    ch_doc_table_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "最终列表 L：");
+    val(d, get(a, "regexes"));
+    ch_doc_para_end(d);
 }
 
-static void settings(md *m, const cJSON *doc)
+static void settings(ch_doc *d, const cJSON *doc)
 {
     const cJSON *s = get(doc, "dcci_settings");
-    put(m, "## 7. 精确的 DCCI 设置\n\n| 选项 | 值 | JSON 指针 |\n|---|---|---|\n");
+    ch_doc_headingf(d, 2, "7. 精确的 DCCI 设置");
+    static const char *const cols[] = {"选项", "值", "JSON 指针"};
     static const char *const opts[] = {"dcci_disable_on_kernel", "dcci_before_kernel_start",
                                        "dcci_after_kernel_end"};
     static const char *const ptr[] = {"disable", "before", "after"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, 3);
     for (int i = 0; i < 3; i++) {
-        cJSON *name = tmp_str(m, opts[i]);
-        const cJSON *cells[3] = {name, get(s, opts[i]), get2(s, "pointers", ptr[i])};
-        row(m, cells, 3);
-        cJSON_Delete(name);
+        ch_doc_row_begin(d);
+        ch_doc_cell(d, opts[i]);
+        cell(d, get(s, opts[i]));
+        cell(d, get2(s, "pointers", ptr[i]));
+        ch_doc_row_end(d);
     }
-    put(m, "\nbefore/after 列表来源：");
-    cell(m, get(s, "list_source"));
-    put(m, "。before-only、after-only、逐 child 与排列试验均不允许。\n\n");
+    ch_doc_table_end(d);
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "before/after 列表来源：");
+    val(d, get(s, "list_source"));
+    ch_doc_text(d, "。before-only、after-only、逐 child 与排列试验均不允许。");
+    ch_doc_para_end(d);
 }
 
-static void probe(md *m, const cJSON *doc)
+static void probe(ch_doc *d, const cJSON *doc)
 {
     const cJSON *p = get(doc, "probe");
-    put(m, "## 8. 探针证据\n\n");
+    ch_doc_headingf(d, 2, "8. 探针证据");
     if (!cJSON_IsObject(p)) {
-        put(m, "未提供探针报告（--probe）。\n\n");
+        ch_doc_paraf(d, "未提供探针报告（--probe）。");
         return;
     }
-    put(m, "报告 ");
-    cell(m, get(p, "path"));
-    put(m, "（SHA-256 ");
-    cell(m, get(p, "sha256"));
-    put(m, "），状态 `");
-    cell(m, get(p, "state"));
-    put(m, "`");
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "报告 ");
+    val(d, get(p, "path"));
+    ch_doc_text(d, "（SHA-256 ");
+    val(d, get(p, "sha256"));
+    ch_doc_text(d, "），状态 ");
+    val_code(d, get(p, "state"));
     if (cJSON_IsString(get(p, "reason"))) {
-        put(m, "：");
-        cell(m, get(p, "reason"));
+        ch_doc_text(d, "：");
+        val(d, get(p, "reason"));
     }
-    put(m, "。\n\n| 选项 | 精确值 | 结果 | 错误 |\n|---|---|---|---|\n");
+    ch_doc_text(d, "。");
+    ch_doc_para_end(d);
+    static const char *const cols[] = {"选项", "精确值", "结果", "错误"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, 4);
     for (const cJSON *v = get(p, "values")->child; v; v = v->next) {
         const cJSON *cells[4] = {get(v, "option"), get(v, "value"), get(v, "status"),
                                  get(v, "error")};
-        row(m, cells, 4);
+        row(d, cells, 4);
     }
-    put(m, "\n");
+    ch_doc_table_end(d);
     const cJSON *pc = get(doc, "probe_check");
     if (!cJSON_IsObject(pc))
         return;
-    put(m, "probe check 报告 ");
-    cell(m, get(pc, "path"));
-    put(m, "：结论 `");
-    cell(m, get(pc, "verdict"));
-    put(m, "`，检查的值文件 SHA-256 ");
-    cell(m, get(pc, "values_sha256"));
+    ch_doc_para_begin(d);
+    ch_doc_text(d, "probe check 报告 ");
+    val(d, get(pc, "path"));
+    ch_doc_text(d, "：结论 ");
+    val_code(d, get(pc, "verdict"));
+    ch_doc_text(d, "，检查的值文件 SHA-256 ");
+    val(d, get(pc, "values_sha256"));
     const cJSON *match = get(pc, "matches_analysis_values");
-    put(m, cJSON_IsTrue(match)    ? "，与分析的 option-values.json 相同。\n\n"
-           : cJSON_IsFalse(match) ? "，**不是**分析的 option-values.json。\n\n"
-                                  : "，分析未写出 option-values.json。\n\n");
+    if (cJSON_IsTrue(match)) {
+        ch_doc_text(d, "，与分析的 option-values.json 相同。");
+    } else if (cJSON_IsFalse(match)) {
+        ch_doc_text(d, "，");
+        ch_doc_bold(d, "不是");
+        ch_doc_text(d, "分析的 option-values.json。");
+    } else {
+        ch_doc_text(d, "，分析未写出 option-values.json。");
+    }
+    ch_doc_para_end(d);
 }
 
-static void configs(md *m, const cJSON *doc)
+static void configs(ch_doc *d, const cJSON *doc)
 {
     const cJSON *c = get(doc, "configs");
-    put(m, "## 9. 配置差异\n\n");
+    ch_doc_headingf(d, 2, "9. 配置差异");
     if (!cJSON_IsObject(c)) {
-        put(m, "未提供配置（--configs）。\n\n");
+        ch_doc_paraf(d, "未提供配置（--configs）。");
         return;
     }
-    put(m, "| 配置 | 路径 | SHA-256 | 规范指纹 |\n|---|---|---|---|\n");
+    static const char *const cols[] = {"配置", "路径", "SHA-256", "规范指纹"};
     static const char *const roles[] = {"o0", "disable_all", "repair"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, 4);
     for (int i = 0; i < 3; i++) {
         const cJSON *x = get(c, roles[i]);
         if (!cJSON_IsObject(x))
             continue;
-        cJSON *name = tmp_str(m, roles[i]);
-        const cJSON *cells[4] = {name, get(x, "path"), get(x, "sha256"), get(x, "fingerprint")};
-        row(m, cells, 4);
-        cJSON_Delete(name);
+        ch_doc_row_begin(d);
+        ch_doc_cell(d, roles[i]);
+        cell(d, get(x, "path"));
+        cell(d, get(x, "sha256"));
+        cell(d, get(x, "fingerprint"));
+        ch_doc_row_end(d);
     }
+    ch_doc_table_end(d);
     const cJSON *proof = get(c, "proof");
-    put(m, "\n联合修复规则证明：");
-    put(m, cJSON_IsTrue(get(proof, "proven")) ? "成立" : "不成立");
-    put(m, "\n\n| 检查 | 结果 | 说明 |\n|---|---|---|\n");
+    ch_doc_paraf(d, "联合修复规则证明：%s", cJSON_IsTrue(get(proof, "proven")) ? "成立" : "不成立");
+    static const char *const kcols[] = {"检查", "结果", "说明"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, kcols, 3);
     for (const cJSON *k = get(proof, "checks")->child; k; k = k->next) {
         const cJSON *cells[3] = {get(k, "name"), get(k, "passed"), get(k, "detail")};
-        row(m, cells, 3);
+        row(d, cells, 3);
     }
-    put(m, "\n| 比较 | 指针 | 类型 |\n|---|---|---|\n");
+    ch_doc_table_end(d);
+    static const char *const dcols[] = {"比较", "指针", "类型"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, dcols, 3);
     for (const cJSON *dl = get(proof, "diffs")->child; dl; dl = dl->next)
         for (const cJSON *ch = dl->child; ch; ch = ch->next) {
-            cJSON *name = tmp_str(m, dl->string);
-            const cJSON *cells[3] = {name, get(ch, "pointer"), get(ch, "kind")};
-            row(m, cells, 3);
-            cJSON_Delete(name);
+            ch_doc_row_begin(d);
+            ch_doc_cell(d, dl->string);
+            cell(d, get(ch, "pointer"));
+            cell(d, get(ch, "kind"));
+            ch_doc_row_end(d);
         }
-    put(m, "\n");
+    ch_doc_table_end(d);
 }
 
 /* Only when failed attempts were given (--failed-attempt). */
-static void failed_attempts(md *m, const cJSON *doc)
+static void failed_attempts(ch_doc *d, const cJSON *doc)
 {
     const cJSON *fl = get(doc, "failed_attempts");
     if (!cJSON_IsArray(fl))
         return;
-    put(m, "## 10. 失败的尝试与失败现场\n\n| 尝试 | 现场文件 | SHA-256 | 现场状态 | 失败类型 | 功能失败 | 问题 |\n"
-           "|---|---|---|---|---|---|---|\n");
+    ch_doc_headingf(d, 2, "10. 失败的尝试与失败现场");
+    static const char *const cols[] = {"尝试", "现场文件", "SHA-256", "现场状态", "失败类型",
+                                       "功能失败", "问题"};
+    ch_doc_table_begin(d, NULL, 0, -1);
+    ch_doc_head(d, cols, 7);
     for (const cJSON *a = fl->child; a; a = a->next) {
         const cJSON *cells[7] = {get(a, "attempt"), get(a, "scene"), get(a, "sha256"),
                                  get(a, "scene_status"), get(a, "kind"), get(a, "functional"),
                                  get(a, "problem")};
-        row(m, cells, 7);
+        row(d, cells, 7);
     }
-    put(m, "\n");
+    ch_doc_table_end(d);
+}
+
+sk_err so_family_document(const cJSON *doc, ch_doc *d, so_family_hook after_conclusion,
+                          void *ctx)
+{
+    d->missing = "-";
+    ch_doc_headingf(d, 1, "DCCI 家族报告");
+    ch_doc_para_begin(d);
+    ch_doc_marked(d, "本报告由 `skdcci family report` 生成，JSON 版本 `" SO_FAMILY_JSON_NAME
+                     "` 为准。");
+    ch_doc_para_end(d);
+    conclusion(d, doc);
+    if (after_conclusion && !d->e)
+        after_conclusion(ctx, d);
+    clean_table(d, doc);
+    ch_doc_headingf(d, 2, "3. 试验闸门（基线始终是 O0）");
+    gate(d, doc, get2(doc, "gates", "disable_all_vs_o0"), "disable-all 对 O0");
+    gate(d, doc, get2(doc, "gates", "repair_vs_o0"), "联合修复对 O0");
+    gate(d, doc, get2(doc, "gates", "repair_vs_disable_all"), "联合修复对 disable-all");
+    analysis(d, doc);
+    settings(d, doc);
+    probe(d, doc);
+    configs(d, doc);
+    failed_attempts(d, doc);
+    return d->e;
 }
 
 sk_err so_family_markdown(const cJSON *doc, sk_buf *out, sk_diag *d)
 {
-    md m = {out, SK_OK};
-    put(&m, "# DCCI 家族报告\n\n本报告由 `skdcci family report` 生成，JSON 版本 "
-            "`dcci-family-report.json` 为准。\n\n");
-    conclusion(&m, doc);
-    clean_table(&m, doc);
-    put(&m, "## 3. 试验闸门（基线始终是 O0）\n\n");
-    gate(&m, get2(doc, "gates", "disable_all_vs_o0"), "disable-all 对 O0");
-    gate(&m, get2(doc, "gates", "repair_vs_o0"), "联合修复对 O0");
-    gate(&m, get2(doc, "gates", "repair_vs_disable_all"), "联合修复对 disable-all");
-    analysis(&m, doc);
-    settings(&m, doc);
-    probe(&m, doc);
-    configs(&m, doc);
-    failed_attempts(&m, doc);
-    if (m.rc != SK_OK)
-        return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing the family report");
+    ch_doc md;
+    ch_doc_init(&md, CH_DOC_MARKDOWN, out);
+    sk_err e = so_family_document(doc, &md, NULL, NULL);
+    if (e)
+        return sk_diag_set(d, e, "", 0, e == SK_E_NOMEM ? "out of memory writing the family report"
+                                                         : "the family report is written out of order");
     return SK_OK;
 }

@@ -39,8 +39,7 @@
 #define SO_LEDGER_MAX_BYTES (256u * 1024 * 1024)
 #define SO_LEDGER_MAX_LINE (16u * 1024 * 1024)
 #define SO_LEDGER_MAX_RECORDS 100000u
-/* The identities the protocol names. */
-#define SO_LEDGER_O0_ID "O0"
+/* The identity the protocol names Sbest-BASE by. */
 #define SO_LEDGER_BASE_ID "Sbest-BASE"
 /* "no record" in the record indexes below */
 #define SO_LEDGER_NONE ((size_t)-1)

@@ -67,8 +67,9 @@ void so_matrix_report_free(so_matrix_report *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Canonical JSON of v for messages (truncated, "?" when it cannot be
- * written); running out of memory marks the whole check as failed. */
+/* Canonical JSON of v for messages (truncated, "absent" for no value, "?"
+ * when it cannot be written); running out of memory marks the whole check
+ * as failed. */
 static void show(mx *x, const cJSON *v, char *out, size_t n)
 {
     sk_buf b = SK_BUF_INIT;
@@ -77,7 +78,7 @@ static void show(mx *x, const cJSON *v, char *out, size_t n)
     if (e == SK_OK)
         snprintf(out, n, "%s", sk_buf_cstr(&b));
     else
-        snprintf(out, n, "?");
+        snprintf(out, n, "%s", v ? "?" : "absent");
     if (e == SK_E_NOMEM)
         x->nomem = 1;
     sk_buf_free(&b);
@@ -251,19 +252,26 @@ static void check_gate(mx *x, const char *where, const cJSON *trial, const cJSON
                       status == SO_MX_ACCEPTED ? "true" : "false", so_mx_statuses[status]);
     }
     if (status == SO_MX_ACCEPTED) {
-        if (!int_field(trial, "run_count", &runs) || runs < 3)
-            violation(x, "trial_runs_insufficient", "%s: an accepted trial needs at least 3 clean runs (trial.run_count)",
-                      where);
+        char got[64];
+        if (!int_field(trial, "run_count", &runs) || runs < 3) {
+            show(x, sk_json_get(trial, "run_count"), got, sizeof got);
+            violation(x, "trial_runs_insufficient", "%s: an accepted trial needs at least 3 clean runs (trial.run_count is %s)",
+                      where, got);
+        }
         int64_t top = 0;
         if (!top_up)
             violation(x, "top_up_missing", "%s: an accepted value must be topped up to exactly 5 clean runs and "
                          "pass the 5 %% spread check (top_up is missing)",
                       where);
         else if (!int_field(top_up, "run_count", &top) || top != 5 ||
-                 !cJSON_IsTrue(sk_json_get(top_up, "stable")))
-            violation(x, "top_up_unstable", "%s: the top-up must have exactly 5 runs and be stable; otherwise the "
-                         "acceptance is revoked and the item is failed",
-                      where);
+                 !cJSON_IsTrue(sk_json_get(top_up, "stable"))) {
+            char stable[64];
+            show(x, sk_json_get(top_up, "run_count"), got, sizeof got);
+            show(x, sk_json_get(top_up, "stable"), stable, sizeof stable);
+            violation(x, "top_up_unstable", "%s: the top-up must have exactly 5 runs and be stable (top_up.run_count is %s, "
+                         "top_up.stable %s); otherwise the acceptance is revoked and the item is failed",
+                      where, got, stable);
+        }
     }
 }
 
@@ -1108,8 +1116,13 @@ static void check_top(mx *x)
     if (!cJSON_IsTrue(sk_json_get(m, "frozen_before_execution")))
         violation(x, "not_frozen", "frozen_before_execution must be true: the matrix is frozen before O1 "
                      "starts");
-    if (!int_field(o0, "run_count", &runs) || runs != 5 || !cJSON_IsTrue(sk_json_get(o0, "stable")))
-        violation(x, "o0_not_stable", "o0 must be a five-run stable incumbent (run_count 5, stable true)");
+    if (!int_field(o0, "run_count", &runs) || runs != 5 || !cJSON_IsTrue(sk_json_get(o0, "stable"))) {
+        char got[64], stable[64];
+        show(x, sk_json_get(o0, "run_count"), got, sizeof got);
+        show(x, sk_json_get(o0, "stable"), stable, sizeof stable);
+        violation(x, "o0_not_stable", "o0 must be a five-run stable incumbent (run_count 5, stable true; "
+                     "o0.run_count is %s, o0.stable %s)", got, stable);
+    }
     int settled = cJSON_IsTrue(sk_json_get(m, "settled"));
     const cJSON *fin = sk_json_get(m, "final_incumbent");
     const cJSON *base = sk_json_get(m, "sbest_base_id");

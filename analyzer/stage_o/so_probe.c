@@ -5,6 +5,7 @@
 
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_build.h"
+#include "analyzer/stage_o/so_report.h"
 
 /* Bytes of a report's error_code quoted in the reason (which has 512). */
 #define ERROR_CODE_SHOWN 300
@@ -283,7 +284,7 @@ sk_err so_probe_check(const so_probe_inputs *in, const so_probe_assessment *a,
 {
     int rejected = 0, not_probed = 0;
     sk_jb b = SK_JB_INIT(d);
-    sk_buf value_text = SK_BUF_INIT;
+    sk_buf value_text = SK_BUF_INIT, failed = SK_BUF_INIT, name = SK_BUF_INIT;
     cJSON *root = sk_jb_obj(&b);
     cJSON *rep = sk_jb_obj(&b), *vals = sk_jb_obj(&b), *list = sk_jb_arr(&b);
     sk_jb_put(&b, root, "schema_version", sk_jb_str(&b, SO_PROBE_CHECK_SCHEMA));
@@ -326,6 +327,15 @@ sk_err so_probe_check(const so_probe_inputs *in, const so_probe_assessment *a,
                                             k_categories[c], opt->string,
                                             sk_buf_cstr(&value_text)) != SK_OK)
                     sk_jb_fail(&b, SK_E_NOMEM);
+                /* a failed line per value a usable report does not accept */
+                sk_buf_reset(&name);
+                if (!b.err && a->state == SO_PROBE_USABLE && st != SO_VALUE_ACCEPTED &&
+                    (sk_buf_printf(&name, "%s.%s=%s", k_categories[c], opt->string,
+                                   sk_buf_cstr(&value_text)) != SK_OK ||
+                     so_failed_line(&failed, sk_buf_cstr(&name), so_value_status_name(st),
+                                    "accepted%s%s", why ? "; wrapper error: " : "",
+                                    why ? why : "") != SK_OK))
+                    sk_jb_fail(&b, SK_E_NOMEM);
             }
     }
     sk_jb_put(&b, root, "values", list);
@@ -335,11 +345,17 @@ sk_err so_probe_check(const so_probe_inputs *in, const so_probe_assessment *a,
                                            : SO_PROBE_VERDICT_ACCEPTED;
     sk_jb_put(&b, root, "verdict", sk_jb_str(&b, so_probe_verdict_name(*verdict)));
     if (!b.err && a->state != SO_PROBE_USABLE &&
-        sk_buf_printf(text, "report %s: %s\n", so_probe_state_name(a->state), a->reason) != SK_OK)
+        (sk_buf_printf(text, "report %s: %s\n", so_probe_state_name(a->state), a->reason) !=
+             SK_OK ||
+         so_failed_line(&failed, "report", so_probe_state_name(a->state),
+                        "usable (ready true, runtime_environment.loaded true)") != SK_OK))
         sk_jb_fail(&b, SK_E_NOMEM);
-    if (!b.err && sk_buf_printf(text, "verdict %s\n", so_probe_verdict_name(*verdict)) != SK_OK)
+    if (!b.err && (sk_buf_puts(text, sk_buf_cstr(&failed)) != SK_OK ||
+                   sk_buf_printf(text, "verdict %s\n", so_probe_verdict_name(*verdict)) != SK_OK))
         sk_jb_fail(&b, SK_E_NOMEM);
     sk_buf_free(&value_text);
+    sk_buf_free(&failed);
+    sk_buf_free(&name);
     if (b.err) {
         cJSON_Delete(root);
         *doc = NULL;

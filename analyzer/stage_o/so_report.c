@@ -1,6 +1,7 @@
 #include "analyzer/stage_o/so_report.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "artifact_contract/base/sk_json.h"
@@ -283,6 +284,148 @@ static void py_float(char *buf, size_t n, int set, double v)
         snprintf(buf, n, "None");
 }
 
+static void py_opt(char *buf, size_t n, so_opt v)
+{
+    py_float(buf, n, v.set, v.v);
+}
+
+/* ------------------------------------------------------------ failed checks */
+
+/* Appends text, each byte below ' ' (and ' ' itself when word) or 0x7f as \xHH. */
+static sk_err put_escaped(sk_buf *out, const char *text, int word)
+{
+    sk_err rc = SK_OK;
+    for (const unsigned char *c = (const unsigned char *)text; *c && rc == SK_OK; c++)
+        rc = *c < ' ' || *c == 0x7f || (word && *c == ' ') ? sk_buf_printf(out, "\\x%02x", *c)
+                                                          : sk_buf_putc(out, (char)*c);
+    return rc;
+}
+
+sk_err so_failed_line(sk_buf *out, const char *check, const char *measured, const char *rule_fmt,
+                      ...)
+{
+    char rule[512];
+    va_list ap;
+    va_start(ap, rule_fmt);
+    vsnprintf(rule, sizeof rule, rule_fmt, ap);
+    va_end(ap);
+    sk_err rc = sk_buf_puts(out, "failed ");
+    if (rc == SK_OK)
+        rc = put_escaped(out, check, 1);
+    if (rc == SK_OK)
+        rc = sk_buf_puts(out, " measured ");
+    if (rc == SK_OK)
+        rc = put_escaped(out, measured[0] ? measured : "-", 1);
+    if (rc == SK_OK)
+        rc = sk_buf_puts(out, " threshold ");
+    if (rc == SK_OK)
+        rc = put_escaped(out, rule, 0);
+    if (rc == SK_OK)
+        rc = sk_buf_putc(out, '\n');
+    return rc;
+}
+
+/* "<prefix>.<name>", or name without a prefix. */
+static const char *check_name(char *buf, size_t n, const char *prefix, const char *name)
+{
+    if (!prefix)
+        return name;
+    snprintf(buf, n, "%s.%s", prefix, name);
+    return buf;
+}
+
+sk_err so_stability_failed(const so_stability *st, const char *prefix, sk_buf *out)
+{
+    char name[160], value[40], limit[40];
+    sk_err rc = SK_OK;
+    if (!st->check_run_count) {
+        snprintf(value, sizeof value, "%zu", st->run_count);
+        rc = so_failed_line(out, check_name(name, sizeof name, prefix, "required_run_count"),
+                            value, "== %d", SO_STABLE_RUNS);
+    }
+    if (rc == SK_OK && !st->check_spread) {
+        py_opt(value, sizeof value, (so_opt){st->has_spread_pct, st->spread_pct});
+        py_opt(limit, sizeof limit, (so_opt){1, SO_STABLE_MAX_SPREAD_PCT});
+        rc = so_failed_line(out, check_name(name, sizeof name, prefix, "max_spread_pct"), value,
+                            "<= %s%s", limit,
+                            st->has_spread_pct ? "" : " (undefined: the mean is 0)");
+    }
+    return rc;
+}
+
+sk_err so_trial_failed(const so_trial_eval *e, const so_stability *baseline_stability,
+                       size_t baseline_runs, size_t candidate_runs, const char *prefix,
+                       sk_buf *out)
+{
+    char name[160], value[40], limit[40];
+    sk_err rc = SK_OK;
+    for (int k = 0; k < SO_CHECK_COUNT && rc == SK_OK; k++) {
+        if (e->checks[k])
+            continue;
+        const char *check = check_name(name, sizeof name, prefix, so_trial_check_names[k]);
+        so_opt measured = {0, 0.0}, allowance = {1, SO_TRIAL_MIN_IMPROVEMENT_PCT};
+        const char *op = "<=";
+        switch (k) {
+        case SO_CHECK_BASELINE_STABLE:
+            rc = so_stability_failed(baseline_stability, check, out);
+            continue;
+        case SO_CHECK_BASELINE_MIN_RUNS:
+            snprintf(value, sizeof value, "%zu", baseline_runs);
+            rc = so_failed_line(out, check, value, "== %d", SO_STABLE_RUNS);
+            continue;
+        case SO_CHECK_CANDIDATE_MIN_RUNS:
+            snprintf(value, sizeof value, "%zu", candidate_runs);
+            rc = so_failed_line(out, check, value, ">= %d", SO_TRIAL_CANDIDATE_MIN_RUNS);
+            continue;
+        case SO_CHECK_MEAN_IMPROVEMENT:
+            measured = e->mean_improvement_pct, op = ">";
+            break;
+        case SO_CHECK_MEDIAN_RUN_DIRECTION:
+            measured = e->median_run_improvement_pct, op = ">";
+            break;
+        case SO_CHECK_P90:
+            measured = e->p90_regression_pct;
+            allowance.v = e->allow_p90_regression_pct;
+            break;
+        default:
+            measured = e->stddev_regression_pct;
+            allowance.v = e->allow_stddev_regression_pct;
+            break;
+        }
+        py_opt(value, sizeof value, measured);
+        py_opt(limit, sizeof limit, allowance);
+        rc = so_failed_line(out, check, value, "%s %s", op, limit);
+    }
+    return rc;
+}
+
+/* What the verdict means for the candidate (docs/stage-o.md §5): the
+ * reference's retained-incumbent names an accepted candidate after a
+ * three-run trial, before its top-up to five runs; this line says it is
+ * recommended for the top-up and is not yet the incumbent. */
+static sk_err candidate_status(const so_trial_report *r, const char *spread, sk_buf *out)
+{
+    const so_stability *st = r->candidate_stability;
+    size_t runs = r->candidate->n_runs;
+    if (!r->eval->accepted)
+        return sk_buf_printf(out, "candidate-status %s rejected: the baseline stays the "
+                                  "incumbent\n",
+                             r->candidate_name);
+    if (runs < SO_STABLE_RUNS)
+        return sk_buf_printf(out, "candidate-status %s recommended-for-top-up: not yet the "
+                                  "incumbent; top it up to exactly %d clean runs (%zu now) and "
+                                  "check them with 'skdcci stability'\n",
+                             r->candidate_name, SO_STABLE_RUNS, runs);
+    if (st->stable)
+        return sk_buf_printf(out, "candidate-status %s incumbent: accepted with a stable "
+                                  "%d-run top-up\n",
+                             r->candidate_name, SO_STABLE_RUNS);
+    return sk_buf_printf(out, "candidate-status %s top-up-unstable: accepted by the gate, but "
+                              "its %zu runs are not a stable %d-run top-up (spread-pct %s); the "
+                              "acceptance is revoked and the baseline stays the incumbent\n",
+                         r->candidate_name, runs, SO_STABLE_RUNS, spread);
+}
+
 sk_err so_trial_text(const so_trial_report *r, sk_buf *out, sk_diag *d)
 {
     const so_set *b = r->baseline, *c = r->candidate;
@@ -296,19 +439,29 @@ sk_err so_trial_text(const so_trial_report *r, sk_buf *out, sk_diag *d)
         snprintf(improvement, sizeof improvement, "%.2f%%", e->improvement_pct.v);
     else
         snprintf(improvement, sizeof improvement, "None");
+    /* the reference's table and lines, with the failed checks before the
+     * verdict line and the candidate's status after retained-incumbent */
     sk_err rc = sk_buf_printf(
         out,
         "candidate runs worst-rank-mean-ms p50-ms p90-ms stddev-ms improvement option-accepted "
         "baseline-stable baseline-spread-pct\n"
         "baseline %zu %.4f %.4f %.4f %.4f - - %s %s\n"
         "%s %zu %.4f %.4f %.4f %.4f %s %s - -\n"
-        "best-superkernel-candidate %s\nrecommended %s\noption-trial-accepted %s\n"
-        "retained-incumbent %s\ncandidate-spread-pct %s\n",
+        "best-superkernel-candidate %s\nrecommended %s\n",
         b->n_runs, b->mean_run_mean, b->decode_stats.p50_ms, b->decode_stats.p90_ms,
         b->decode_stats.stddev_ms, py_bool(r->baseline_stability->stable), spread,
         r->candidate_name, c->n_runs, c->mean_run_mean, c->decode_stats.p50_ms,
         c->decode_stats.p90_ms, c->decode_stats.stddev_ms, improvement, py_bool(e->accepted),
-        r->candidate_name, recommended(r), py_bool(e->accepted), recommended(r), cand_spread);
+        r->candidate_name, recommended(r));
+    if (rc == SK_OK)
+        rc = so_trial_failed(e, r->baseline_stability, b->n_runs, c->n_runs, NULL, out);
+    if (rc == SK_OK)
+        rc = sk_buf_printf(out, "option-trial-accepted %s\nretained-incumbent %s\n",
+                           py_bool(e->accepted), recommended(r));
+    if (rc == SK_OK)
+        rc = candidate_status(r, cand_spread, out);
+    if (rc == SK_OK)
+        rc = sk_buf_printf(out, "candidate-spread-pct %s\n", cand_spread);
     if (rc == SK_OK && r->bootstrap && r->mann_whitney) {
         char lo[40], hi[40], p[40];
         py_float(lo, sizeof lo, r->bootstrap->has_interval, r->bootstrap->low);
@@ -364,9 +517,13 @@ sk_err so_stability_text(const so_set *s, const so_stability *st, sk_buf *out, s
     if (rc == SK_OK)
         rc = sk_buf_printf(out,
                            "\nspread-ms %s\nmean-ms %s\nspread-pct %s\nspread-pct-exact %s\n"
-                           "required-run-count %s\nmax-spread-pct %s\nstable %s\n",
+                           "required-run-count %s\nmax-spread-pct %s\n",
                            spread, mean, pct, pct_exact, py_bool(st->check_run_count),
-                           py_bool(st->check_spread), py_bool(st->stable));
+                           py_bool(st->check_spread));
+    if (rc == SK_OK)
+        rc = so_stability_failed(st, NULL, out);
+    if (rc == SK_OK)
+        rc = sk_buf_printf(out, "stable %s\n", py_bool(st->stable));
     if (rc != SK_OK)
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory formatting the result");
     return SK_OK;

@@ -39,6 +39,24 @@ sk_err so_trial_render(const so_trial_report *r, sk_buf *out, sk_diag *d);
 /* The reference's stdout table, then our extra lines. */
 sk_err so_trial_text(const so_trial_report *r, sk_buf *out, sk_diag *d);
 
+/* Failed-check lines (docs/stage-o.md §12): every rejecting or blocking
+ * Stage O command prints, before its summary line, one line
+ *     failed <check> measured <value> threshold <rule>
+ * per failed check or reason.  check and value are one word each (a byte
+ * <= ' ' or 0x7f is written \xHH), rule is the rest of the line (control
+ * bytes \xHH).  Appends the line to out; SK_E_NOMEM when out of memory. */
+sk_err so_failed_line(sk_buf *out, const char *check, const char *measured, const char *rule_fmt,
+                      ...) __attribute__((format(printf, 4, 5)));
+/* The failed checks of a five-run stability (required_run_count,
+ * max_spread_pct), each name prefixed by "<prefix>." unless prefix is NULL. */
+sk_err so_stability_failed(const so_stability *st, const char *prefix, sk_buf *out);
+/* The failed checks of a trial evaluation, in the order of the seven checks;
+ * baseline_stable as its failed stability checks
+ * (baseline_stable.required_run_count, baseline_stable.max_spread_pct). */
+sk_err so_trial_failed(const so_trial_eval *e, const so_stability *baseline_stability,
+                       size_t baseline_runs, size_t candidate_runs, const char *prefix,
+                       sk_buf *out);
+
 /* {"baseline": summary, "baseline_stability": ..., "evidence": ...}: the
  * reference's no-candidate output without its candidates/selection blocks. */
 sk_err so_stability_render(const so_set *s, const so_stability *st, uint64_t expected_ranks,

@@ -70,6 +70,25 @@ out:
     return e;
 }
 
+static int shell_plain(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("_./:=,+@%-", c) != NULL);
+}
+
+sk_err sk_buf_put_shell_word(sk_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p && shell_plain(*p))
+        p++;
+    if (*s && !*p)
+        return sk_buf_puts(b, s);
+    sk_err e = sk_buf_putc(b, '\'');
+    for (p = (const unsigned char *)s; !e && *p; p++)
+        e = *p == '\'' ? sk_buf_puts(b, "'\\''") : sk_buf_putc(b, (char)*p);
+    return e ? e : sk_buf_putc(b, '\'');
+}
+
 void sk_buf_free(sk_buf *b)
 {
     sk_free(b->data);

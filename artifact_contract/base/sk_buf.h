@@ -41,6 +41,10 @@ static inline void sk_buf_reset(sk_buf *b)
     if (b->data)
         b->data[0] = '\0';
 }
+/* Appends s as one POSIX shell word: as it is when every byte is one of
+ * [A-Za-z0-9_./:=,+@%-] (and s is not empty), else in single quotes with
+ * each ' written as '\''. */
+sk_err sk_buf_put_shell_word(sk_buf *b, const char *s);
 void sk_buf_free(sk_buf *b);
 /* Hands the NUL-terminated storage to the caller (never NULL unless out of
  * memory) and leaves b empty. */

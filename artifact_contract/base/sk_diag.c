@@ -57,29 +57,29 @@ static void copy_trunc(char *dst, size_t n, const char *src)
     dst[len] = '\0';
 }
 
-__attribute__((format(printf, 4, 0))) static void set_common(sk_diag *d, sk_err code,
-                                                        const char *file, const char *fmt,
-                                                        va_list ap)
+void sk_diag_vset(sk_diag *d, sk_err code, int sub, const char *file, const char *fmt, va_list ap)
 {
+    if (!d)
+        return;
     d->code = code;
-    d->sub = 0;
+    d->sub = sub;
     copy_trunc(d->file, sizeof d->file, file);
     d->field[0] = '\0';
     vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+    d->line = 0;
+    d->has_offset = 0;
+    d->offset = 0;
 }
 
 void sk_diag_set_impl(sk_diag *d, sk_err code, const char *file, uint64_t line, const char *fmt,
                       ...)
 {
-    if (!d)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    set_common(d, code, file, fmt, ap);
+    sk_diag_vset(d, code, 0, file, fmt, ap);
     va_end(ap);
-    d->line = line;
-    d->has_offset = 0;
-    d->offset = 0;
+    if (d)
+        d->line = line;
 }
 
 void sk_diag_sub(sk_diag *d, int sub)
@@ -91,15 +91,14 @@ void sk_diag_sub(sk_diag *d, int sub)
 void sk_diag_set_at_impl(sk_diag *d, sk_err code, const char *file, uint64_t offset,
                          const char *fmt, ...)
 {
-    if (!d)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    set_common(d, code, file, fmt, ap);
+    sk_diag_vset(d, code, 0, file, fmt, ap);
     va_end(ap);
-    d->line = 0;
-    d->has_offset = 1;
-    d->offset = offset;
+    if (d) {
+        d->has_offset = 1;
+        d->offset = offset;
+    }
 }
 
 void sk_diag_set_field(sk_diag *d, const char *field)

@@ -8,6 +8,7 @@
 #define SK_DIAG_H
 
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdint.h>
 
 /* Pinned values: never renumber, only append (documented in docs/errors.md). */
@@ -91,6 +92,11 @@ void sk_diag_set_impl(sk_diag *d, sk_err code, const char *file, uint64_t line,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void sk_diag_set_at_impl(sk_diag *d, sk_err code, const char *file, uint64_t offset,
                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Sets every field from a va_list (line 0, no offset): the one place a
+ * diagnostic is filled; the sk_diag_set* macros and the sub-code helpers of
+ * the other layers use it. */
+void sk_diag_vset(sk_diag *d, sk_err code, int sub, const char *file, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 void sk_diag_set_field(sk_diag *d, const char *field);
 /* Replaces the file/label without touching the rest of the record. */
 void sk_diag_set_file(sk_diag *d, const char *file);

@@ -16,15 +16,10 @@
 
 void sk_fs_fail_impl(sk_diag *d, sk_err code, sk_fs_sub sub, const char *file, const char *fmt, ...)
 {
-    if (!d)
-        return;
-    char msg[SK_DIAG_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    sk_diag_vset(d, code, (int)sub, file, fmt, ap);
     va_end(ap);
-    sk_diag_set_impl(d, code, file, 0, "%s", msg);
-    d->sub = (int)sub;
 }
 
 /* Fixed English texts instead of strerror(), which follows LC_MESSAGES: error

@@ -62,6 +62,24 @@ static const char *display_path(const sk_rfile *f)
     return f->relative ? f->walk_path : f->abs_path;
 }
 
+/* A reader of path named label (both copied; dir_len set), or NULL when out
+ * of memory. */
+static sk_rfile *rfile_named(const char *label, const char *path)
+{
+    sk_rfile *f = rfile_new();
+    const char *slash = strrchr(path, '/');
+    if (f) {
+        f->label = sk_strdup(label);
+        f->walk_path = sk_strdup(path);
+        f->dir_len = slash ? (size_t)(slash - path + 1) : 0;
+    }
+    if (f && (!f->label || !f->walk_path)) {
+        sk_rfile_free(f);
+        f = NULL;
+    }
+    return f;
+}
+
 static sk_err nomem(sk_diag *d, const char *file, const char *label)
 {
     return sk_fs_fail(d, SK_E_NOMEM, SK_FS_SUB_NONE, file, "out of memory while opening %s", label);
@@ -106,14 +124,8 @@ sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label,
         e = sk_fs_fail(d, SK_E_PATH, SK_FS_SUB_NOT_REGULAR, path, "%s must be a regular file", label);
         goto out;
     }
-    f = rfile_new();
+    f = rfile_named(label, path);
     if (!f) {
-        e = nomem(d, path, label);
-        goto out;
-    }
-    f->label = sk_strdup(label);
-    f->walk_path = sk_strdup(path);
-    if (!f->label || !f->walk_path) {
         e = nomem(d, path, label);
         goto out;
     }
@@ -129,7 +141,6 @@ sk_err sk_rfile_open(const char *path, sk_path_policy policy, const char *label,
         goto out;
     }
     f->follow = policy == SK_PATH_NOFOLLOW_LEAF;
-    f->dir_len = (size_t)(strrchr(path, '/') ? strrchr(path, '/') - path + 1 : 0);
     f->hook_dirfd = AT_FDCWD;
     f->hook_path = f->abs_path;
     f->start_fd =
@@ -181,19 +192,12 @@ sk_err sk_rfile_openat(int dirfd, const char *relpath, const char *label, sk_rfi
                     "%s path must be a canonical relative path", label);
         goto out;
     }
-    f = rfile_new();
+    f = rfile_named(label, relpath);
     if (!f) {
         e = nomem(d, relpath, label);
         goto out;
     }
-    f->label = sk_strdup(label);
-    f->walk_path = sk_strdup(relpath);
-    if (!f->label || !f->walk_path) {
-        e = nomem(d, relpath, label);
-        goto out;
-    }
     f->relative = 1;
-    f->dir_len = (size_t)(strrchr(relpath, '/') ? strrchr(relpath, '/') - relpath + 1 : 0);
     f->start_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
     if (f->start_fd < 0) {
         int err = errno;
@@ -421,16 +425,23 @@ out:
     return e;
 }
 
+/* read_whole on a reader that opened (e == SK_OK), then frees it. */
+static sk_err read_opened(sk_err e, sk_rfile *f, size_t max_bytes, char **data, size_t *len,
+                          sk_stat *st, char *sha256_hex, sk_diag *d)
+{
+    if (!e)
+        e = read_whole(f, max_bytes, data, len, st, sha256_hex, d);
+    sk_rfile_free(f);
+    return e;
+}
+
 sk_err sk_read_file(const char *path, sk_path_policy policy, const char *label, size_t max_bytes,
                     char **data, size_t *len, sk_stat *st, char *sha256_hex, sk_diag *d)
 {
     sk_rfile *f = NULL;
     *data = NULL;
     sk_err e = sk_rfile_open(path, policy, label, &f, d);
-    if (!e)
-        e = read_whole(f, max_bytes, data, len, st, sha256_hex, d);
-    sk_rfile_free(f);
-    return e;
+    return read_opened(e, f, max_bytes, data, len, st, sha256_hex, d);
 }
 
 sk_err sk_read_file_at(int dirfd, const char *relpath, const char *label, size_t max_bytes,
@@ -439,10 +450,7 @@ sk_err sk_read_file_at(int dirfd, const char *relpath, const char *label, size_t
     sk_rfile *f = NULL;
     *data = NULL;
     sk_err e = sk_rfile_openat(dirfd, relpath, label, &f, d);
-    if (!e)
-        e = read_whole(f, max_bytes, data, len, st, sha256_hex, d);
-    sk_rfile_free(f);
-    return e;
+    return read_opened(e, f, max_bytes, data, len, st, sha256_hex, d);
 }
 
 sk_err sk_hash_file_at(int dirfd, const char *relpath, const char *label, char sha256_hex[65],

@@ -476,13 +476,29 @@ static int in_list(const char *const *list, const char *s)
     return 0;
 }
 
+/* SK_E_SCHEMA "<what> <problem>: a, b, c" with the n names sorted. */
+static sk_err fields_error(const char **names, size_t n, const char *what, const char *problem,
+                           sk_diag *d)
+{
+    sk_buf msg = SK_BUF_INIT;
+    sk_err e = SK_OK;
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n && !e; i++)
+        e = sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
+    if (e)
+        e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
+    else
+        e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s %s: %s", what, problem, sk_buf_cstr(&msg));
+    sk_buf_free(&msg);
+    return e;
+}
+
 sk_err sk_json_check_keys(const cJSON *obj, const char *what, const char *const *required,
                           const char *const *optional, sk_diag *d)
 {
     sk_err e = SK_OK;
     const char **names = NULL;
     size_t n = 0;
-    sk_buf msg = SK_BUF_INIT;
     if (!cJSON_IsObject(obj))
         return sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s must be an object", what);
     size_t cap = (size_t)cJSON_GetArraySize(obj);
@@ -497,32 +513,16 @@ sk_err sk_json_check_keys(const cJSON *obj, const char *what, const char *const 
         if (!sk_json_get(obj, *r))
             names[n++] = *r;
     if (n) {
-        qsort(names, n, sizeof *names, cmp_str);
-        for (size_t i = 0; i < n && !e; i++)
-            e = sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
-        if (e)
-            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
-        else
-            e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s missing fields: %s", what,
-                            sk_buf_cstr(&msg));
+        e = fields_error(names, n, what, "missing fields", d);
         goto out;
     }
     for (const cJSON *c = obj->child; c; c = c->next)
         if (!in_list(required, c->string) && !in_list(optional, c->string))
             names[n++] = c->string;
-    if (n) {
-        qsort(names, n, sizeof *names, cmp_str);
-        for (size_t i = 0; i < n && !e; i++)
-            e = sk_buf_printf(&msg, "%s%s", i ? ", " : "", names[i]);
-        if (e)
-            e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
-        else
-            e = sk_diag_set(d, SK_E_SCHEMA, "", 0, "%s has unknown fields: %s", what,
-                            sk_buf_cstr(&msg));
-    }
+    if (n)
+        e = fields_error(names, n, what, "has unknown fields", d);
 out:
     sk_free(names);
-    sk_buf_free(&msg);
     return e;
 }
 

@@ -189,50 +189,48 @@ static sk_err lex_init(sk_json_lex *lx, const sk_json_lex_opts *o)
     return lx->stack ? SK_OK : SK_E_NOMEM;
 }
 
+/* lex_init on a new lexer (NULL: out of memory), then hands it to *out or
+ * frees it. */
+static sk_err lex_start(sk_json_lex *lx, const sk_json_lex_opts *opts, sk_json_lex **out)
+{
+    sk_err e = lx ? lex_init(lx, opts) : SK_E_NOMEM;
+    if (e) {
+        sk_json_lex_free(lx);
+        return e;
+    }
+    *out = lx;
+    return SK_OK;
+}
+
 sk_err sk_json_lex_new(sk_read_fn read, void *ctx, const sk_json_lex_opts *opts, sk_json_lex **out)
 {
-    sk_err e = SK_E_NOMEM;
     sk_json_lex *lx = sk_calloc(1, sizeof *lx);
     *out = NULL;
-    if (!lx)
-        goto out;
-    lx->read = read;
-    lx->ctx = ctx;
-    lx->cap = READ_CHUNK;
-    lx->own = sk_malloc(lx->cap);
-    if (!lx->own)
-        goto out;
-    lx->buf = lx->own;
-    e = lex_init(lx, opts);
-    if (e)
-        goto out;
-    *out = lx;
-    lx = NULL;
-out:
-    sk_json_lex_free(lx);
-    return e;
+    if (lx) {
+        lx->read = read;
+        lx->ctx = ctx;
+        lx->cap = READ_CHUNK;
+        lx->buf = lx->own = sk_malloc(lx->cap);
+        if (!lx->own) {
+            sk_json_lex_free(lx);
+            lx = NULL;
+        }
+    }
+    return lex_start(lx, opts, out);
 }
 
 sk_err sk_json_lex_new_mem(const char *data, size_t len, const sk_json_lex_opts *opts,
                            sk_json_lex **out)
 {
-    sk_err e = SK_E_NOMEM;
     sk_json_lex *lx = sk_calloc(1, sizeof *lx);
     *out = NULL;
-    if (!lx)
-        goto out;
-    lx->buf = data;
-    lx->len = len;
-    lx->cap = len;
-    lx->eof = 1;
-    e = lex_init(lx, opts);
-    if (e)
-        goto out;
-    *out = lx;
-    lx = NULL;
-out:
-    sk_json_lex_free(lx);
-    return e;
+    if (lx) {
+        lx->buf = data;
+        lx->len = len;
+        lx->cap = len;
+        lx->eof = 1;
+    }
+    return lex_start(lx, opts, out);
 }
 
 static void keyset_release(keyset *k)

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact_contract/ac_proc.h"
 #include "artifact_contract/ac_run.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_fixed.h"
@@ -62,6 +63,40 @@ static int die_by_signal(int sig)
     /* not reached: the default action of SIGINT, SIGTERM and SIGHUP ends the process */
     cli_error("interrupted by signal %d", sig);
     return AC_EXIT_FAIL;
+}
+
+/* The one stderr line of a finished run: when the command did not exit 0,
+ * how it ended (status or signal), whether the deadline fired and where the
+ * final record is; members of the group left running are named in the same
+ * line, or in a warning of their own after a successful command. */
+static void report_end(const ac_run_opts *o, const ac_run_result *res, const char *record)
+{
+    char how[160], sig[AC_SIGNAL_NAME_MAX], timed[64], left[160] = "";
+    if (res->exit_kind == AC_EXIT_SIGNALED) {
+        const char *name = ac_signal_name(res->exit_signal, sig);
+        snprintf(how, sizeof how, "was killed by signal %d (%s)", res->exit_signal,
+                 name ? name : "unknown");
+    } else {
+        snprintf(how, sizeof how, "exited with status %d", res->exit_code);
+    }
+    if (res->timed_out)
+        snprintf(timed, sizeof timed, "timed out after %lld s", (long long)o->timeout_s);
+    else if (res->interrupted_signal)
+        snprintf(timed, sizeof timed, "not timed out, interrupted by signal %d",
+                 res->interrupted_signal);
+    else
+        snprintf(timed, sizeof timed, "not timed out");
+    int interrupted = res->timed_out || res->interrupted_signal;
+    if (res->group_survivors > 0 && !interrupted)
+        snprintf(left, sizeof left, "; %lld process(es) of its process group outlived it and "
+                                    "were left running (group_survivors)",
+                 (long long)res->group_survivors);
+    if (res->exit_kind != AC_EXIT_EXITED || res->exit_code != 0 || interrupted)
+        cli_note("the command %s (%s)%s; final record: %s", how, timed, left, record);
+    else if (left[0])
+        cli_warn("%lld process(es) of the command's process group outlived it and were left "
+                 "running (recorded as group_survivors in %s)",
+                 (long long)res->group_survivors, record);
 }
 
 int cmd_run(int argc, char **argv)
@@ -166,10 +201,8 @@ int cmd_run(int argc, char **argv)
     } else {
         rc = res.exit_code;
     }
-    if (res.finished && res.group_survivors > 0 && !res.timed_out && !res.interrupted_signal)
-        cli_warn("%lld process(es) of the command's process group outlived it and were left "
-                 "running (recorded as group_survivors in %s)",
-                 (long long)res.group_survivors, record_out);
+    if (res.finished)
+        report_end(&o, &res, record_out);
 out:
     ac_run_session_clear(&session);
     sk_free(default_record);

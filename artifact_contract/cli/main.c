@@ -18,6 +18,7 @@
 static const cli_cmd commands[] = {
     {"begin", cmd_begin, "record a session for an empty capture root and mark the root",
      "Usage: artifact_contract begin --role ROLE --root PATH --session-out PATH\n"
+     "                               [--json-errors]\n"
      "\n"
      "Records a collection session for the capture root PATH, which must be empty\n"
      "(it is created when missing), writes the session record to --session-out\n"
@@ -82,6 +83,8 @@ static const cli_cmd commands[] = {
      "           never ran\n"
      "  (signal) run was interrupted: it dies by the signal it received\n"
      "The final record is authoritative: CMD may itself exit 2 or 124.\n"
+     "When CMD did not exit 0, one stderr line says how it ended (status or\n"
+     "signal), whether the deadline fired and where the final record is.\n"
      "Put '--' before CMD.\n"},
     {"finalize", cmd_finalize, "seal the producer's artifacts in a manifest",
      "Usage: artifact_contract finalize --session FILE --source-revision REV\n"
@@ -90,6 +93,7 @@ static const cli_cmd commands[] = {
      "         --workload FILE --config FILE --control FILE\n"
      "         --file ROLE=RELPATH [--file ...] --out ROOT/NAME.json\n"
      "         [--round-id ID] [--strict-root | --no-strict-root] [--jobs N]\n"
+     "         [--json-errors]\n"
      "\n"
      "Seals the listed artifacts of the session's capture root in a manifest\n"
      "published atomically at --out (directly inside the root, never overwritten).\n"
@@ -122,6 +126,7 @@ static const cli_cmd commands[] = {
     {"validate-set", cmd_validate_set, "re-prove a set of manifests and print its summary",
      "Usage: artifact_contract validate-set --manifest ROLE=PATH [--manifest ...]\n"
      "         [--json-out PATH] [--strict-root | --no-strict-root] [--jobs N]\n"
+     "         [--json-errors]\n"
      "\n"
      "Re-proves every manifest against the filesystem (marker, scan, SHA-256 and\n"
      "stat of every artifact) and the set's consistency, then prints the summary\n"
@@ -139,7 +144,7 @@ static const cli_cmd commands[] = {
      "Exit status: 0 valid, 2 usage error or contract violation.\n"},
     {"validate", cmd_validate, "re-prove one manifest and print its summary",
      "Usage: artifact_contract validate --manifest PATH [--role ROLE] [--json-out PATH]\n"
-     "         [--strict-root | --no-strict-root] [--jobs N]\n"
+     "         [--strict-root | --no-strict-root] [--jobs N] [--json-errors]\n"
      "\n"
      "Re-proves a single manifest (the rules of validate-set for one role) and\n"
      "prints its one-role summary.  Without --role the manifest's capture_role is\n"
@@ -152,7 +157,7 @@ static const cli_cmd commands[] = {
      "\n"
      "Exit status: 0 valid, 2 usage error or contract violation.\n"},
     {"status", cmd_status, "say whether a capture root is empty, begun, finalized or invalid",
-     "Usage: artifact_contract status [--jobs N] ROOT\n"
+     "Usage: artifact_contract status [--jobs N] [--json-errors] ROOT\n"
      "\n"
      "Prints one canonical JSON object describing ROOT:\n"
      "  absent     ROOT does not exist\n"

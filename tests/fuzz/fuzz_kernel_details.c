@@ -8,7 +8,9 @@
  *      identical for one-byte, random-sized and whole reads;
  *   2. each row is coherent: the reject reason matches the start/duration
  *      fields (accepted rows have a start and a duration > 0), a fallback
- *      step names its column and value, in_model excludes the "no model" id,
+ *      step names its column and value, in_model excludes the "no model" id
+ *      (outside_model is exactly that id), a value absent from the header
+ *      is absent from every row,
  *      an SK name that parsed re-parses to the same parts inside the name;
  *   3. the counters equal what was returned (rows, SK rows, rejects per
  *      reason, rounded rows);
@@ -51,7 +53,10 @@ static void check_row(const rd_kd_row *r)
     else
         FUZZ_ASSERT(r->step_kind == RD_KD_STEP_ID || r->step_kind == RD_KD_STEP_MISSING);
     if (r->in_model)
-        FUZZ_ASSERT(r->model_id != RD_KD_NO_MODEL);
+        FUZZ_ASSERT(r->has_model_id && r->model_id != RD_KD_NO_MODEL && !r->outside_model);
+    FUZZ_ASSERT(r->outside_model == (r->has_model_id && r->model_id == RD_KD_NO_MODEL));
+    if (!r->has_device_id)
+        FUZZ_ASSERT(r->device_id == 0);
     if (r->sk_name_ok) {
         FUZZ_ASSERT(r->is_sk);
         size_t n = strlen(r->name);
@@ -62,14 +67,39 @@ static void check_row(const rd_kd_row *r)
     }
 }
 
+/* A column the header lacks has no value on any row. */
+static void check_columns(const rd_kd_reader *rd, const rd_kd_row *r)
+{
+    if (!rd_kd_has_column(rd, RD_KD_COL_DEVICE_ID))
+        FUZZ_ASSERT(!r->has_device_id);
+    if (!rd_kd_has_column(rd, RD_KD_COL_MODEL_ID))
+        FUZZ_ASSERT(!r->has_model_id && !r->in_model && !r->outside_model);
+    if (!rd_kd_has_column(rd, RD_KD_COL_TASK_ID))
+        FUZZ_ASSERT(!r->has_task_id);
+    if (!rd_kd_has_column(rd, RD_KD_COL_STREAM_ID))
+        FUZZ_ASSERT(!r->has_stream_id);
+    if (!rd_kd_has_column(rd, RD_KD_COL_BLOCK_NUM))
+        FUZZ_ASSERT(!r->has_block_num);
+    if (!rd_kd_has_column(rd, RD_KD_COL_MIX_BLOCK_NUM))
+        FUZZ_ASSERT(!r->has_mix_block_num);
+    if (!rd_kd_has_column(rd, RD_KD_COL_WAIT_TIME))
+        FUZZ_ASSERT(!r->has_wait);
+    if (!rd_kd_has_column(rd, RD_KD_COL_STEP_ID))
+        FUZZ_ASSERT(r->step_kind != RD_KD_STEP_ID);
+    for (unsigned c = 0; c < RD_KD_NCOLUMNS; c++)
+        FUZZ_ASSERT((rd_kd_column_header(rd, (rd_kd_column)c) != NULL) ==
+                    rd_kd_has_column(rd, (rd_kd_column)c));
+}
+
 static void record_row(fz_buf *b, const rd_kd_row *r)
 {
     fz_buf_printf(b, "L%llu k=%d step=%llu", (unsigned long long)r->line, (int)r->step_kind,
                   (unsigned long long)r->step_id);
     if (r->step_kind == RD_KD_STEP_FALLBACK)
         fz_buf_printf(b, " %s=%s", r->step_column, r->step_text);
-    fz_buf_printf(b, " dev=%llu m=%d/%llu name=%s type=%s core=%s", (unsigned long long)r->device_id,
-                  r->in_model, (unsigned long long)r->model_id, r->name, r->type, r->core);
+    fz_buf_printf(b, " dev=%d/%llu m=%d/%d/%d/%llu name=%s type=%s core=%s", r->has_device_id,
+                  (unsigned long long)r->device_id, r->has_model_id, r->in_model,
+                  r->outside_model, (unsigned long long)r->model_id, r->name, r->type, r->core);
     fz_buf_printf(b, " t=%d/%llu s=%d/%llu b=%d/%llu mb=%d/%llu", r->has_task_id,
                   (unsigned long long)r->task_id, r->has_stream_id,
                   (unsigned long long)r->stream_id, r->has_block_num,
@@ -103,17 +133,20 @@ static void run(const uint8_t *data, size_t size, fz_chunking mode, uint64_t see
         if (e || !have)
             break;
         check_row(&row);
+        check_columns(r, &row);
         record_row(&o->rec, &row);
         want.rows++;
         want.sk_rows += row.is_sk != 0;
         if (row.reject != RD_KD_ACCEPTED)
             want.rejected[row.reject]++;
         want.rounded_rows += row.rounded != 0;
+        want.outside_model_rows += row.outside_model != 0;
     }
     if (r) {
         const rd_kd_stats *st = rd_kd_get_stats(r);
         FUZZ_ASSERT(st->rows == want.rows && st->sk_rows == want.sk_rows &&
-                    st->rounded_rows == want.rounded_rows);
+                    st->rounded_rows == want.rounded_rows &&
+                    st->outside_model_rows == want.outside_model_rows);
         for (int i = 1; i < 4; i++)
             FUZZ_ASSERT(st->rejected[i] == want.rejected[i]);
     }

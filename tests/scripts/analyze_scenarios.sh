@@ -36,6 +36,38 @@ tree_state() { # ROOT: paths, sizes, modes and mtimes (atime may move on reads)
     (cd "$1" && find . -printf '%p %s %m %T@ %y\n' | LC_ALL=C sort)
 }
 
+# The next step of a blocked scenario (docs/analyze.md §11), checked on
+# stdout, JSON and Markdown by next_steps_check.py: the reason and the
+# specific step it asks for.
+NEW_PAIR='"last_command": "skdcci analyze NEW_O0 NEW_DISABLE_ALL -o NEW_OUTDIR"'
+next_spec() { # SCENARIO -> the expected step, or nothing
+    case $1 in
+    buffer_full) echo '{"action": "recollect", "reason": "buffer_full",
+      "what": ["buffer of O0 filled", "shorter window", "super_kernel.log"], "what_zh": ["缓冲区已满"], '"$NEW_PAIR}" ;;
+    options_mismatch) echo '{"action": "recollect", "reason": "options_mismatch",
+      "what": ["differing: split_mode", "disable-all with exactly"], "what_zh": ["其余选项两侧完全相同"], '"$NEW_PAIR}" ;;
+    impure_o0) echo '{"action": "recollect", "reason": "o0_dcci_option",
+      "what": ["the O0 process ran with a DCCI option", "dcci_before_kernel_start"],
+      "what_zh": ["不带任何 DCCI 选项重新采集 O0"], '"$NEW_PAIR}" ;;
+    ambiguous) echo '{"action": "recollect", "reason": "sk_ambiguous",
+      "what": ["has no unique structural partner", "same model and graph"], "what_zh": ["同一模型与同一图"], '"$NEW_PAIR}" ;;
+    header_only_kd) echo '{"action": "recollect", "reason": "sk_unclassified",
+      "what": ["too few samples", "too few on disable-all", "profile more steps"],
+      "what_zh": ["采集更多 step"], '"$NEW_PAIR}" ;;
+    dropped_row) echo '{"action": "recollect", "reason": "sk_unclassified",
+      "what": ["rows of an SK were rejected on disable-all", "collect that side again"],
+      "what_zh": ["被拒绝"], '"$NEW_PAIR}" ;;
+    incomplete_lanes) echo '{"action": "recollect", "reason": "incomplete_lanes",
+      "what": ["cannot attribute children to launches", "miss a block or a lane"],
+      "what_zh": ["无法把子节点归到 launch"], '"$NEW_PAIR}" ;;
+    fixture_shape) echo '{"action": "recollect", "reason": "fixture_shape",
+      "what": ["no skId and no parent records"], "what_zh": ["样例形态"], '"$NEW_PAIR}" ;;
+    multi_rank_device_set_ranks4) echo '{"action": "recollect", "reason": "device_set_mismatch",
+      "what": ["the sides hold different devices", "profile the same devices"],
+      "what_zh": ["两侧的设备不同"], '"$NEW_PAIR}" ;;
+    esac
+}
+
 # SCENARIO@N: a multi-rank pair of N ranks (docs/analyze.md §9.1)
 for spec in regression no_regression no_regressed_child buffer_full incomplete_lanes ambiguous \
             options_mismatch reordered fixture_shape header_only_kd dropped_row impure_o0 \
@@ -55,6 +87,9 @@ for spec in regression no_regression no_regressed_child buffer_full incomplete_l
     out=$(python3 "$CHECK" "$d/ground-truth.json" "$W/$s.out" "$rc" "$sealed" 2>&1)
     if [ $? -eq 0 ]; then t_pass "$s:ground_truth"; else t_fail "$s:ground_truth" "$out" "$(cat "$W/err.txt")"; fi
     [ -n "$out" ] && echo "$out" | sed 's/^/# /'
+    cp "$W/out.txt" "$W/$s.out.stdout"
+    want=$(next_spec "$s")
+    [ -n "$want" ] && t_ok "$s:next_step" python3 "$SK_REPO/tests/scripts/next_steps_check.py" "$W/$s.out" "$want"
     t_ok "$s:inputs" python3 "$SEALED_CHECK" inputs "$d" "$W/$s.out"
     if grep -q '"writes_option_files":true' "$d/ground-truth.json"; then
         t_ok "$s:option_file_bytes" python3 "$SEALED_CHECK" options "$d/ground-truth.json" "$W/$s.out"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 # Clean-run evidence (docs/stage-o.md §10) with real run records: every run
 # of the CLEAN roots is launched under `artifact_contract run --purpose clean`
 # by a test launcher that writes the rank logs, the correctness result and a
@@ -75,7 +76,7 @@ has proven_baseline_line "$W/proven.out" "clean-evidence baseline proven runs 5 
 has proven_candidate_line "$W/proven.out" "clean-evidence T proven runs 3 proven 3 rejected 0 unproven 0$"
 skdcci stability "$W/O0" --warmup 0 --expected-ranks 2 >"$W/stab.out" 2>&1; rc=$?
 [ $rc = 0 ] && t_pass proven_stability_stable || t_fail proven_stability_stable "exit $rc"
-has proven_stability_line "$W/stab.out" "clean-evidence baseline proven runs 5 proven 5"
+has proven_stability_line "$W/stab.out" "clean-evidence O0 proven runs 5 proven 5"
 
 # 2. one run per unclean cause: trial exit 10, the reason on stdout, one stderr line
 # with VAR=VALUE... CMD...: CMD with those variables in its environment
@@ -136,7 +137,7 @@ trial off "$W/off"; rc=$?
 # 4. stability rejects an unclean root the same way
 skdcci stability "$W/sk_prof" --warmup 0 --expected-ranks 2 >"$W/stab2.out" 2>"$W/stab2.err"; rc=$?
 [ $rc = 10 ] && t_pass stability_unclean_exit_10 || t_fail stability_unclean_exit_10 "exit $rc"
-has stability_unclean_reason "$W/stab2.out" "clean-run-rejected baseline run-2 env_sk_prof: "
+has stability_unclean_reason "$W/stab2.out" "clean-run-rejected sk_prof run-2 env_sk_prof: "
 
 # 5. malformed evidence is an input error: exit 1, one line naming the file
 cp -a "$W/T" "$W/bad"

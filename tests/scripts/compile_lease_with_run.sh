@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 # compile-lease with real processes: a program named opc started outside any
 # run, one started inside `artifact_contract run`, and one started outside
 # after the run began.  The preflight reports the first as pre_existing, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 # compile-scene on attempts run by the real `artifact_contract run`: a timed-out
 # attempt is saved with its error logs, a later successful attempt reusing the
 # same output directory appends without touching the first, verify passes and

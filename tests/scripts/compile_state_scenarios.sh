@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 # compile-state on real process trees: children started in their own session
 # and process group (setsid), producer records written per docs/producer-record.md,
 # summary logs and output directories.  Includes the contract's own examples.

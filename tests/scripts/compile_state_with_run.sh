@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 # compile-state and compile-jobs on records written by the real
 # `artifact_contract run`: an attempt observed while it runs (320 error-named
 # files, no summary), then after it returned; a timeout; a natural failure;

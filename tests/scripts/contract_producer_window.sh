@@ -1,6 +1,7 @@
 # finalize --producer-record: the producer comes from the final record of
 # `artifact_contract run`, and every listed artifact's mtime and ctime must lie
 # in the run's window (docs/artifact_contract.md, "Producer window").
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/contract_lib.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }

@@ -1,5 +1,6 @@
 # artifact_contract run: records, exit statuses, ownership facts, redaction and
 # the command fingerprint (docs/artifact_contract_run.md).
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/lib_run.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }
@@ -171,3 +172,18 @@ artifact_contract run --purpose compile-health --record-out ch12.json --timeout 
 rec_check purpose_compile_health_record ch12.json '
 assert r["purpose"] == "compile-health" and r["timeout_s"] == 60 and r["exit"]["code"] == 0
 '
+
+# --- a command that did not exit 0: one stderr line saying how it ended,
+#     whether the deadline fired and where the final record is; nothing for
+#     a command that exited 0 (its own stderr passes through untouched)
+t_expect end_line_exit_status 3 \
+    "artifact_contract: note: the command exited with status 3 (not timed out); final record: end13a.json" \
+    artifact_contract run --purpose clean --record-out end13a.json -- sh -c 'exit 3'
+t_expect end_line_signal 137 \
+    "artifact_contract: note: the command was killed by signal 9 (SIGKILL) (not timed out); final record: end13b.json" \
+    artifact_contract run --purpose clean --record-out end13b.json -- sh -c 'kill -KILL $$'
+t_expect end_line_timeout 124 \
+    "artifact_contract: note: the command was killed by signal 15 (SIGTERM) (timed out after 1 s); final record: end13c.json" \
+    artifact_contract run --purpose clean --record-out end13c.json --timeout 1 --grace 0.2 -- sleep 30
+artifact_contract run --purpose clean --record-out end13d.json -- true 2>err13d
+[ ! -s err13d ] && t_pass end_line_absent_on_success || t_fail end_line_absent_on_success "$(cat err13d)"

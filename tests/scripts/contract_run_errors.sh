@@ -1,5 +1,6 @@
 # artifact_contract run: every refusal exits 2 with one error line, starts
 # nothing and leaves no record behind (docs/artifact_contract_run.md).
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/lib_run.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }

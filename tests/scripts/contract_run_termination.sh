@@ -1,6 +1,7 @@
 # artifact_contract run: deadline, TERM -> grace -> KILL of the run's own
 # process group only, forwarded interruptions (docs/artifact_contract_run.md).
 # Every case uses --timeout 1 and short grace periods to stay under 2 s.
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/lib_run.sh"
 command -v python3 >/dev/null || { t_fail python3_available "python3 is required"; exit 0; }

@@ -2,10 +2,14 @@
 # The HTML reports in a real browser (docs/report-html.md, "Tests"): Chromium
 # headless opens the demo pair's analysis page, a multi-rank pair's page, a
 # blocked analysis page, an accepted family page and a round report page;
-# any console message fails (the pages have no script, so there must be
-# none), and the screenshot must not be blank: the analysis, family and
-# round report pages must show their chart colours inside the viewport.  Fails, never skips, when
-# chromium is missing: `make deps` installs it.
+# any console message fails (a script error would be one), and the
+# screenshot must not be blank: the analysis, family and round report pages
+# must show their chart colours inside the viewport.  Then the rendered tables: each page's SK table, opened with the
+# address #sort=ID:COL:desc&filter=ID:CLASS, after the page's script ran
+# (--dump-dom): every SK of the JSON a row, sorted by the Δ% (regression)
+# column, the rows of the other classes hidden, the selector built
+# (html_check.py dom).  Fails, never skips, when chromium is missing: `make
+# deps` installs it.
 source "$SK_REPO/tests/lib.sh"
 SK_SCRIPT=html_browser
 SEAL=$SK_REPO/tests/tools/seal_pair.sh
@@ -32,6 +36,47 @@ open_page() {
     local rc=$?
     rm -rf "$profile"
     return $rc
+}
+
+# dom_page PAGE#HASH NAME: the DOM after the page's script ran, in S/NAME.dom
+dom_page() {
+    local profile
+    profile=$(mktemp -d "$W/profile.XXXXXX")
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
+        --no-first-run --user-data-dir="$profile" --enable-logging=stderr --v=0 \
+        --dump-dom "file://$1" >"$S/$2.dom" 2>"$S/$2.dom.err"
+    local rc=$?
+    rm -rf "$profile"
+    return $rc
+}
+
+# table_check NAME PAGE JSON ID SORT_COL FILTER_COL VALUE KIND: the SK table
+# of PAGE sorted by SORT_COL descending and filtered to VALUE, against the
+# rows and classes of the JSON report (KIND analysis or family)
+table_check() {
+    local name=$1 page=$2 json=$3 id=$4 sort=$5 filt=$6 value=$7 kind=$8 spec hash
+    spec=$(python3 - "$json" "$id" "$sort" "$filt" "$value" "$kind" <<'PY'
+import json, sys, urllib.parse
+path, tid, sort, filt, value, kind = sys.argv[1:]
+r = json.load(open(path, encoding="utf-8"))
+if kind == "analysis":
+    sks = r["sks"] if tid == "sks" else [s for s in r["sks"] if f"sks-d{s['device']}" == tid]
+    want = sum(s["class"] == "significantly_slower" for s in sks)
+else:
+    sks = r["analysis"]["sks"]
+    want = sum(s["class"] == value for s in sks)
+print(json.dumps({"id": tid, "sort": int(sort), "filter": int(filt), "value": value,
+                  "want": want, "rows": len(sks)}, ensure_ascii=False))
+print(f"sort={tid}:{sort}:desc&filter={tid}:" + urllib.parse.quote(value))
+PY
+)
+    hash=$(sed -n 2p <<<"$spec")
+    if ! dom_page "$page#$hash" "$name"; then
+        t_fail "$name:dom" "chromium failed: $(tail -5 "$S/$name.dom.err")"
+        return
+    fi
+    t_ok "$name:table" python3 "$SK_REPO/tests/scripts/html_check.py" dom "$S/$name.dom" "$json" \
+        "$(sed -n 1p <<<"$spec")"
 }
 
 check_page() { # PAGE NAME MIN_INK COLOUR...
@@ -63,6 +108,8 @@ seal() { # DIR
 cp -R "$SK_REPO/fixtures/demo/." "$W/demo"
 seal "$W/demo" && skdcci analyze -q "$W/demo/o0" "$W/demo/disable_all" -o "$W/demo.out" >/dev/null 2>&1
 check_page "$W/demo.out/DCCI_REGRESSION_ANALYSIS.html" demo 20 0072B2 D55E00 CCE8F8
+table_check demo_sks "$W/demo.out/DCCI_REGRESSION_ANALYSIS.html" "$W/demo.out/dcci-regression-analysis.json" \
+    sks 13 15 显著变慢 analysis
 
 # a multi-rank pair (tests/tools/multi_rank_pair.sh): the device x SK overview
 # above the charts of each device (neutral grey 999999 at 45 % over white,
@@ -72,6 +119,8 @@ check_page "$W/demo.out/DCCI_REGRESSION_ANALYSIS.html" demo 20 0072B2 D55E00 CCE
     >/dev/null 2>&1 &&
     skdcci analyze -q "$W/ranks/o0" "$W/ranks/disable_all" -o "$W/ranks.out" >/dev/null 2>&1
 check_page "$W/ranks.out/DCCI_REGRESSION_ANALYSIS.html" multi_rank 20 D1D1D1 0072B2 D55E00
+table_check multi_rank_sks "$W/ranks.out/DCCI_REGRESSION_ANALYSIS.html" \
+    "$W/ranks.out/dcci-regression-analysis.json" sks-d0 13 15 显著变慢 analysis
 
 # a blocked analysis: text only, not blank
 "$TOOLS/skdcci_gen" --out "$W/amb" --scenario ambiguous >/dev/null 2>&1 && seal "$W/amb" &&
@@ -82,6 +131,8 @@ check_page "$W/amb.out/DCCI_REGRESSION_ANALYSIS.html" blocked 5
 c=$SK_REPO/tests/cases/skdcci/family_repair_beats_o0_accepted
 mkdir "$W/family" && (cd "$W/family" && bash -e "$c/setup" && source "$c/cmd") >/dev/null 2>&1
 check_page "$W/family/out/DCCI_FAMILY_REPORT.html" family 20 0072B2 D55E00 009E73
+table_check family_sks "$W/family/out/DCCI_FAMILY_REPORT.html" "$W/family/out/dcci-family-report.json" \
+    sks 3 2 significantly_slower family
 
 # a round report (docs/round-report.md) of an accepted trial: the runs of the
 # incumbent (O0 blue) and of the trial (green) over the noise band (sky blue

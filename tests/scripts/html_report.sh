@@ -20,6 +20,9 @@ seal() { # DIR
         { cat "$W/seal.err"; return 1; }
 }
 
+# analyze --help names the page among the outputs
+t_ok help_names_the_page bash -c '"$SK_BUILD/bin/skdcci" analyze --help | grep -q "DCCI_REGRESSION_ANALYSIS.html"'
+
 # the planted regression scenario
 if "$GEN" --out "$W/reg" --scenario regression >/dev/null 2>"$W/gen.err" && seal "$W/reg"; then
     skdcci analyze -q "$W/reg/o0" "$W/reg/disable_all" -o "$W/reg.out" >/dev/null 2>&1

@@ -7,6 +7,7 @@
 # tmpfile makes single files go through a named staging file, the route that
 # has something to remove.  Then the stale sweep: a run killed with SIGKILL
 # beside a stopped live one; the next publication removes only the dead one.
+# sk-test: serial (real processes and short time bounds: runs alone, tests/run.sh)
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/contract_lib.sh"
 SIGDFL="$TOOLS/sigdfl"

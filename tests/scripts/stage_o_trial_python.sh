@@ -75,6 +75,15 @@ def stability(summary):
             "spread_exact_ms": str(hi - lo), "mean_exact_ms": str(mean),
             "spread_pct_exact": str(pct) if pct is not None else None}
 
+def stability_failed(st, prefix=""):
+    out = ""
+    if not st["checks"]["required_run_count"]:
+        out += f"failed {prefix}required_run_count measured {len(st['run_worst_rank_means_ms'])} threshold == 5\n"
+    if not st["checks"]["max_spread_pct"]:
+        undefined = "" if st["spread_pct"] is not None else " (undefined: the mean is 0)"
+        out += f"failed {prefix}max_spread_pct measured {st['spread_pct']!r} threshold <= 5.0{undefined}\n"
+    return out
+
 def pct(b, c):
     return None if b == 0 else (b - c) / b * 100
 
@@ -187,14 +196,41 @@ def trial(barg, blayout, name, carg, clayout, warmup, ranks, allow_p90, allow_sd
                                        "allow_stddev_regression_pct": allow_sd},
                         "baseline": logs_block(barg, blayout), "candidate": cl}}
     imp = "None" if mi is None else f"{mi:.2f}%"
+    # the failed-check lines before the verdict (docs/stage-o.md §12)
+    failed = ""
+    if not checks["baseline_stable"]:
+        failed += stability_failed(bs, "baseline_stable.")
+    if not checks["baseline_min_runs"]:
+        failed += f"failed baseline_min_runs measured {b['run_count']} threshold == 5\n"
+    if not checks["candidate_min_runs"]:
+        failed += f"failed candidate_min_runs measured {c['run_count']} threshold >= 3\n"
+    for check, value, rule in (("mean_improvement", mi, "> 0.0"),
+                               ("median_run_direction", mr, "> 0.0"),
+                               ("p90_no_material_regression", p9, f"<= {allow_p90!r}"),
+                               ("stddev_no_material_regression", sd, f"<= {allow_sd!r}")):
+        if not checks[check]:
+            failed += f"failed {check} measured {value!r} threshold {rule}\n"
+    cst = c["stability"]
+    if not ok:
+        status = "rejected: the baseline stays the incumbent"
+    elif c["run_count"] < 5:
+        status = (f"recommended-for-top-up: not yet the incumbent; top it up to exactly 5 clean "
+                  f"runs ({c['run_count']} now) and check them with 'skdcci stability'")
+    elif cst["stable"]:
+        status = "incumbent: accepted with a stable 5-run top-up"
+    else:
+        status = (f"top-up-unstable: accepted by the gate, but its {c['run_count']} runs are not a "
+                  f"stable 5-run top-up (spread-pct {cst['spread_pct']}); the acceptance is "
+                  f"revoked and the baseline stays the incumbent")
     out = ("candidate runs worst-rank-mean-ms p50-ms p90-ms stddev-ms improvement option-accepted "
            "baseline-stable baseline-spread-pct\n"
            f"baseline {b['run_count']} {b['worst_rank_mean_ms']:.4f} {b['decode']['p50_ms']:.4f} "
            f"{b['decode']['p90_ms']:.4f} {b['decode']['stddev_ms']:.4f} - - {bs['stable']} {bs['spread_pct']}\n"
            f"{name} {c['run_count']} {c['worst_rank_mean_ms']:.4f} {c['decode']['p50_ms']:.4f} "
            f"{c['decode']['p90_ms']:.4f} {c['decode']['stddev_ms']:.4f} {imp} {ok} - -\n"
-           f"best-superkernel-candidate {name}\nrecommended {rec}\noption-trial-accepted {ok}\n"
-           f"retained-incumbent {rec}\ncandidate-spread-pct {c['stability']['spread_pct']}\n")
+           f"best-superkernel-candidate {name}\nrecommended {rec}\n{failed}option-trial-accepted {ok}\n"
+           f"retained-incumbent {rec}\ncandidate-status {name} {status}\n"
+           f"candidate-spread-pct {c['stability']['spread_pct']}\n")
     if with_robust:
         bt, mw = c["robust"]["bootstrap"], c["robust"]["mann_whitney_u"]
         out += (f"robust-bootstrap-mean-improvement-pct {bt['low_pct']} {bt['high_pct']} (95%, informational)\n"
@@ -217,8 +253,9 @@ def stability_doc(arg, layout, warmup, ranks):
            f"spread-ms {st['spread_exact_ms']}\nmean-ms {st['mean_exact_ms']}\n"
            f"spread-pct {st['spread_pct']}\nspread-pct-exact {st['spread_pct_exact']}\n"
            f"required-run-count {st['checks']['required_run_count']}\n"
-           f"max-spread-pct {st['checks']['max_spread_pct']}\nstable {st['stable']}\n"
-           f"clean-evidence baseline unproven runs {s['run_count']} proven 0 rejected 0 "
+           f"max-spread-pct {st['checks']['max_spread_pct']}\n" + stability_failed(st) +
+           f"stable {st['stable']}\n"
+           f"clean-evidence {Path(arg).name} unproven runs {s['run_count']} proven 0 rejected 0 "
            f"unproven {s['run_count']}\n")
     return doc, out, (0 if st["stable"] else 10)
 

@@ -67,12 +67,35 @@ static void buf_grows_and_takes(void)
     sk_buf_free(&b);
 }
 
+/* One shell word: plain text as it is, anything else single-quoted. */
+static void buf_shell_word(void)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"run/o0", "run/o0"},
+        {"a-b_c.d:e=f,g+h@i%j", "a-b_c.d:e=f,g+h@i%j"},
+        {"", "''"},
+        {"o0 dir", "'o0 dir'"},
+        {"it's", "'it'\\''s'"},
+        {"$HOME;rm", "'$HOME;rm'"},
+        {"\xe4\xb8\xad", "'\xe4\xb8\xad'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sk_buf b = SK_BUF_INIT;
+        T_EQ_INT(sk_buf_put_shell_word(&b, cases[i].in), SK_OK);
+        T_EQ_STR(sk_buf_cstr(&b), cases[i].out);
+        sk_buf_free(&b);
+    }
+}
+
 static const t_case cases[] = {
     T(diag_format_line),
     T(diag_format_offset_and_prefix),
     T(diag_truncates),
     T(err_names_are_stable),
     T(buf_grows_and_takes),
+    T(buf_shell_word),
     {NULL, NULL},
 };
 T_MAIN(cases)

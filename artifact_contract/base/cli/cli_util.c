@@ -23,24 +23,37 @@ static const char *prog(void)
     return current ? current->prog : "skdcci";
 }
 
+/* "<prog>: <kind>: <message>\n" on stderr. */
+static void vline(const char *kind, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vline(const char *kind, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s: %s: ", prog(), kind);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: error: ", prog());
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("error", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "%s: warning: ", prog());
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vline("warning", fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+}
+
+void cli_note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline("note", fmt, ap);
+    va_end(ap);
 }
 
 void cli_error_diag(const sk_diag *d)
@@ -198,8 +211,8 @@ static void install_interrupt_handlers(void)
 static void report_stale(void *ctx, const char *dir, const char *name)
 {
     (void)ctx;
-    fprintf(stderr, "%s: note: removed stale staging entry %s/%s of a process that no longer runs\n",
-            prog(), strcmp(dir, "/") == 0 ? "" : dir, name);
+    cli_note("removed stale staging entry %s/%s of a process that no longer runs",
+             strcmp(dir, "/") == 0 ? "" : dir, name);
 }
 
 static void setup_staging(const cli_tool *t)

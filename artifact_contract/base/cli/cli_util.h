@@ -59,6 +59,8 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_error_diag(const sk_diag *d);
 /* "<prog>: warning: <message>" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "<prog>: note: <message>" on stderr: information, not a failure of the tool. */
+void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One line "<prog> <cmd>: error: <message>" plus a hint line; returns the
  * usage exit code so commands can `return cli_usage(...)`. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
