@@ -117,7 +117,7 @@ static sk_err build(const so_ledger *l, report *r, sk_diag *d)
     if (!e)
         e = so_round_md(doc, &r->md, d);
     if (!e)
-        e = so_round_html(doc, sk_buf_cstr(&r->md), r->md.len, &r->html, d);
+        e = so_round_html(doc, &r->html, d);
     if (e == SK_E_NOMEM && !d->msg[0])
         sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
     cJSON_Delete(doc);

@@ -42,8 +42,7 @@ void so_round_dir_name(const so_ledger *l, size_t i, char *out, size_t size);
 sk_err so_round_doc(const so_ledger *l, size_t i, cJSON **out, sk_diag *d);
 /* The Chinese Markdown of a document. */
 sk_err so_round_md(const cJSON *doc, sk_buf *out, sk_diag *d);
-/* The HTML page of a document: its charts and the Markdown text. */
-sk_err so_round_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_buf *out,
-                     sk_diag *d);
+/* The HTML page of a document: the same report with its charts. */
+sk_err so_round_html(const cJSON *doc, sk_buf *out, sk_diag *d);
 
 #endif

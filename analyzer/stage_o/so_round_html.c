@@ -1,6 +1,7 @@
 /* ROUND_REPORT.html (docs/round-report.md, "The page"): one attempt drawn
- * with the analysis page's chart library.  Everything on the page comes from
- * the round report document and its Markdown rendering. */
+ * with the analysis page's chart library: the report document of
+ * so_round_md.c as HTML, with two charts after its section 3.  Everything on
+ * the page comes from the round report document. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "analyzer/chart/ch_text.h"
 #include "analyzer/numeric/num_decimal.h"
 #include "analyzer/stage_o/so_round.h"
+#include "analyzer/stage_o/so_round_internal.h"
 
 #define WIDTH 960.0
 
@@ -227,49 +229,37 @@ static void checks_chart(ch_pen *p, const cJSON *doc)
         p->e = ch_svg_end(&s);
 }
 
-static void item(ch_pen *p, const char *label, const char *value)
+static void charts(void *ctx, ch_doc *d)
 {
-    ch_pen_put(p, "<li>");
-    ch_pen_esc(p, label);
-    ch_pen_esc(p, value);
-    ch_pen_put(p, "</li>\n");
-}
-
-sk_err so_round_html(const cJSON *doc, const char *markdown, size_t mdlen, sk_buf *out,
-                     sk_diag *d)
-{
-    ch_pen p = {out, SK_OK};
-    char title[200];
-    snprintf(title, sizeof title, "Stage O 单轮报告 %s", text(doc, "attempt"));
-    if (!p.e)
-        p.e = ch_page_begin(out, title);
-    ch_pen_element(&p, "h1", NULL, title);
-    const cJSON *inc = get(doc, "incumbent");
-    ch_pen_put(&p, "<ul>\n");
-    item(&p, "条目：", text(get(doc, "item"), "id"));
-    item(&p, "结果：", text(doc, "outcome"));
-    item(&p, "条目状态：", text(doc, "item_status"));
-    char change[160];
-    snprintf(change, sizeof change, "%s → %s", text(inc, "before"), text(inc, "after"));
-    item(&p, "现任：", change);
-    ch_pen_put(&p, "</ul>\n");
+    const cJSON *doc = ctx;
+    ch_pen p = {d->out, SK_OK};
     if (cJSON_IsObject(get(doc, "failure_scene"))) {
         ch_pen_put(&p, "<div class=\"blocked\">\n");
         ch_pen_element(&p, "h2", NULL, "失败的尝试");
         ch_pen_element(&p, "p", NULL,
-                       "这次尝试失败，现任已恢复；失败现场的八项见下方完整报告第 7 节。");
+                       "这次尝试失败，现任已恢复；失败现场的八项见第 7 节。图中只有现任的运行。");
         ch_pen_put(&p, "</div>\n");
     }
     runs_chart(&p, doc);
     checks_chart(&p, doc);
-    ch_pen_element(&p, "h2", NULL, "完整报告（与 " SO_ROUND_MD_NAME " 相同）");
-    ch_pen_put(&p, "<pre>");
-    if (!p.e)
-        p.e = ch_text_escape_n(out, markdown, mdlen);
-    ch_pen_put(&p, "</pre>\n");
-    if (!p.e)
-        p.e = ch_page_end(out);
-    if (p.e)
-        return sk_diag_set(d, p.e, "", 0, "out of memory writing the round report page");
+    if (p.e && !d->e)
+        d->e = p.e;
+}
+
+sk_err so_round_html(const cJSON *doc, sk_buf *out, sk_diag *d)
+{
+    char title[200];
+    ch_doc body;
+    snprintf(title, sizeof title, "Stage O 单轮报告 %s", text(doc, "attempt"));
+    sk_err e = ch_page_begin(out, title);
+    if (!e) {
+        ch_doc_init(&body, CH_DOC_HTML, out);
+        e = so_round_document(doc, &body, charts, (void *)doc);
+    }
+    if (!e)
+        e = ch_page_end(out);
+    if (e)
+        return sk_diag_set(d, e, "", 0, e == SK_E_NOMEM ? "out of memory writing the round report page"
+                                                         : "the round report page is written out of order");
     return SK_OK;
 }
