@@ -12,12 +12,8 @@
 source "$SK_REPO/tests/lib.sh"
 W=$PWD
 E=$W/stage
-mkdir -p "$E"
 source "$SK_REPO/tests/data/ledger/small_stage.sh"
-if ! small_stage_o 2>"$W/mk.err"; then
-    t_fail stage_recorded "$(head -c 3000 "$W/mk.err")"
-    exit 0
-fi
+small_stage_tap || exit 0
 L=$E/ledger.jsonl
 cd "$E"
 

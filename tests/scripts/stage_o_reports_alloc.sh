@@ -14,12 +14,8 @@ export SK_SWEEP_STRIDE
 [ "${SK_VALGRIND:-0}" = 1 ] && SK_SWEEP_STRIDE=$((SK_SWEEP_STRIDE * 10))
 W=$PWD
 E=$W/stage
-mkdir -p "$E"
 source "$SK_REPO/tests/data/ledger/small_stage.sh"
-if ! small_stage_o 2>"$W/mk.err"; then
-    t_fail stage_recorded "$(head -c 3000 "$W/mk.err")"
-    exit 0
-fi
+small_stage_tap || exit 0
 L=$E/ledger.jsonl
 python3 - "$E/configs/aop.json" "$E/configs/p-changed.json" <<'PY'
 import json, sys

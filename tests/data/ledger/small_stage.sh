@@ -114,3 +114,11 @@ PY
         _step 0 skdcci ledger freeze --ledger "$L" || exit 1
     )
 }
+
+# small_stage_tap [UNTIL]: small_stage_o in $E (created), or one failing TAP
+# line, stage_recorded, with its output; returns non-zero then.
+small_stage_tap() {
+    mkdir -p "$E" && small_stage_o "$@" 2>"$E.err" && return 0
+    t_fail stage_recorded "$(head -c 3000 "$E.err")"
+    return 1
+}
