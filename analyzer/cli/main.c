@@ -43,6 +43,16 @@ static const cli_cmd commands[] = {
      cmd_ledger_usage},
     {"scene", cmd_scene, "check a failure scene: the eight items, environment blocker or not",
      cmd_scene_usage},
+    {"round", cmd_round,
+     "round report: the Chinese report of every attempt of a matrix item, from the ledger",
+     cmd_round_usage},
+    {"handoff", cmd_handoff,
+     "seal|verify the Stage O hand-off; --against-config proves a later config keeps BASE's "
+     "options",
+     cmd_handoff_usage},
+    {"phase", cmd_phase,
+     "phase check: a phase manifest and its dispatch task against the given session",
+     cmd_phase_usage},
     {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
      "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
     "       skdcci matrix status FILE [--json]\n"
