@@ -125,7 +125,7 @@ static void trial(plan *p, const so_ledger *l, const so_ledger_item *it, int fir
 /* The DCCI family's next record after its disable-all regression. */
 static void dcci(plan *p, const so_ledger *l, const so_ledger_item *it, so_ledger_action a)
 {
-    char x[600], y[600];
+    char x[600], y[600], z[600];
     const so_ledger_record *cap = it->capture != SO_LEDGER_NONE ? &l->records[it->capture] : NULL;
     const so_ledger_record *an = it->analysis != SO_LEDGER_NONE ? &l->records[it->analysis] : NULL;
     const so_ledger_record *rep = it->repair != SO_LEDGER_NONE ? &l->records[it->repair] : NULL;
@@ -163,7 +163,7 @@ static void dcci(plan *p, const so_ledger *l, const so_ledger_item *it, so_ledge
         emit(p, "plan", "skdcci repair-config --disable-all %s --options %s --analysis %s -o "
                         "configs/repair.json", q(da, x, sizeof x),
              q(str(sk_json_get(files, "repair_options"), "path"), y, sizeof y),
-             str(an ? an->body : NULL, "dir"));
+             q(str(an ? an->body : NULL, "dir"), z, sizeof z));
         emit(p, "plan", "skdcci ledger repair --ledger %s --item %s --config configs/repair.json",
              p->ledger, it->id);
         break;
@@ -171,8 +171,9 @@ static void dcci(plan *p, const so_ledger *l, const so_ledger_item *it, so_ledge
     default: { /* the repair trial */
         char attempt[160];
         snprintf(attempt, sizeof attempt, "%s-a%zu", it->id, it->attempts + 1);
+        const char *cfg = str(sk_json_get(rep ? rep->body : NULL, "config"), "path");
         emit(p, "plan-note", "at least three clean runs of %s in clean/%s-D4",
-             str(sk_json_get(rep ? rep->body : NULL, "config"), "path"), it->id);
+             cfg ? cfg : "the repair config", it->id);
         emit(p, "plan", "skdcci ledger trial --ledger %s --item %s --config %s --runs clean/%s-D4 "
                         "--json-out gates/%s-trial.json", p->ledger, it->id,
              q(str(sk_json_get(rep ? rep->body : NULL, "config"), "path"), x, sizeof x), it->id,
