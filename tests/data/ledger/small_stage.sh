@@ -97,6 +97,8 @@ s = json.load(open(sys.argv[1]))
 s["identity"]["attempt"] = "O3-a1"
 json.dump(s, open(sys.argv[2], "w"), indent=2, ensure_ascii=False)
 PY
+        # the logs the scene lists as intact lie beside it
+        cp -R "$SK_REPO/tests/cases/skdcci/scene_check_post_launch_valid/in/logs" scenes/ || exit 1
         _step 10 skdcci ledger trial --ledger "$L" --item O3 --config configs/o3.json \
             --scene scenes/O3-a1.json || exit 1
         [ "$until" = o3 ] && exit 0
