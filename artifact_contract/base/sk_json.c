@@ -735,7 +735,10 @@ sk_err sk_json_write(const cJSON *v, sk_json_style style, sk_buf *out, sk_diag *
 {
     if (!v)
         return sk_diag_set(d, SK_E_ARG, "", 0, "no JSON value");
-    return write_value(v, style, 0, out, d);
+    sk_err e = write_value(v, style, 0, out, d);
+    if (e == SK_E_NOMEM && d && d->code == SK_OK) /* a failed append deep in a container */
+        sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing JSON");
+    return e;
 }
 
 sk_err sk_json_fingerprint(const cJSON *v, char hex[65], sk_diag *d)

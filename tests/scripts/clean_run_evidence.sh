@@ -236,21 +236,23 @@ form_proven wrapper_clean "$W/wrapper.sh"
 form_proven bash_c_clean bash -c '"$0" "$1"' "$W/infer.sh"
 form_proven env_off env ASCEND_PROF_SK_ON=0 ASCEND_LAUNCH_BLOCKING=0 "$W/infer.sh"
 form_rejected env_sk_prof \
-    "clean-run-rejected env_sk_prof run-1 env_sk_prof: pid [0-9]* (/bin/sh): ASCEND_PROF_SK_ON=1024 turns on the sk_prof" \
+    "clean-run-rejected env_sk_prof run-1 env_sk_prof: pid [0-9]* ([^)]*): ASCEND_PROF_SK_ON=1024 turns on the sk_prof" \
     env ASCEND_PROF_SK_ON=1024 "$W/infer.sh"
 has env_sk_prof:argv_named "$W/env_sk_prof.out" \
     "clean-run-rejected env_sk_prof run-1 env_sk_prof: the command line sets ASCEND_PROF_SK_ON=1024"
+# (the member named is whichever the scan saw first with the variable: the
+# inference shell, its sleep, or the wrapper's dirname child under load)
 # the wrapper exports the variable: nothing on any command line, only the
 # inference process's environment shows it
 form_rejected wrapper_exports \
-    "clean-run-rejected wrapper_exports run-1 env_debug_sync: pid [0-9]* (/bin/sh): ASCEND_LAUNCH_BLOCKING=1 turns on" \
+    "clean-run-rejected wrapper_exports run-1 env_debug_sync: pid [0-9]* ([^)]*): ASCEND_LAUNCH_BLOCKING=1 turns on" \
     env WRAP_EXPORT=ASCEND_LAUNCH_BLOCKING=1 "$W/wrapper.sh"
 form_rejected bash_c_sets \
-    "clean-run-rejected bash_c_sets run-1 env_profiling: pid [0-9]* (/bin/sh): PROFILER_SAMPLECONFIG={} turns on" \
+    "clean-run-rejected bash_c_sets run-1 env_profiling: pid [0-9]* ([^)]*): PROFILER_SAMPLECONFIG={} turns on" \
     bash -c 'PROFILER_SAMPLECONFIG={} "$0" "$1"' "$W/infer.sh"
 # a child sets a value that is not UTF-8: recorded as \xNN text, and on
 form_rejected binary_value \
-    'clean-run-rejected binary_value run-1 env_sk_prof: pid [0-9]* (/bin/sh): ASCEND_PROF_SK_ON=\\xff\\xfe turns on' \
+    'clean-run-rejected binary_value run-1 env_sk_prof: pid [0-9]* ([^)]*): ASCEND_PROF_SK_ON=\\xff\\xfe turns on' \
     bash -c 'export ASCEND_PROF_SK_ON=$(printf "\377\376"); "$0" "$1"' "$W/infer.sh"
 # a member whose environment cannot be read (test builds stand in for another
 # user's or a set-id process) proves nothing
