@@ -202,6 +202,9 @@ check-alloc:
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
 	SK_SWEEP_STRIDE=1 SK_TEST_TIMEOUT=14400 tests/run.sh build/asan ledger_alloc
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99 \
+	SK_SWEEP_STRIDE=1 SK_TEST_TIMEOUT=14400 tests/run.sh build/asan stage_o_reports_alloc
 
 demo: bins
 	B=$(B) tools/demo.sh

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_fixed.h"
 #include "artifact_contract/base/sk_proc_stat.h"
 #include "artifact_contract/base/sk_sha256.h"
@@ -207,6 +208,155 @@ sk_err ac_proc_group_live_count(int64_t pgid, int64_t exclude_pid, int64_t *coun
     sk_err e = ac_proc_group_scan(pgid, count_live, &c, d);
     *count = e ? 0 : c.count;
     return e;
+}
+
+static ac_proc_look look_errno(int e)
+{
+    if (e == ENOENT || e == ESRCH)
+        return AC_LOOK_EXITED;
+    if (e == EACCES || e == EPERM)
+        return AC_LOOK_DENIED;
+    return AC_LOOK_FAILED;
+}
+
+static int open_proc_file(int64_t pid, const char *name, ac_proc_look *st)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%lld/%s", (long long)pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    *st = fd < 0 ? look_errno(errno) : AC_LOOK_OK;
+    return fd;
+}
+
+static ssize_t read_retry(int fd, char *buf, size_t cap)
+{
+    ssize_t n;
+    do
+        n = read(fd, buf, cap);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+ac_proc_read ac_proc_read_file(const char *path, size_t cap, sk_buf *out, int *truncated,
+                               int *err)
+{
+    char chunk[4096];
+    ac_proc_read r = AC_PROC_READ_OK;
+    sk_buf_reset(out);
+    *truncated = 0;
+    *err = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+    if (fd < 0) {
+        *err = errno;
+        return AC_PROC_OPEN_FAILED;
+    }
+    for (;;) {
+        ssize_t n = read_retry(fd, chunk, sizeof chunk);
+        if (n < 0) {
+            *err = errno;
+            r = AC_PROC_READ_FAILED;
+            break;
+        }
+        if (n == 0)
+            break;
+        size_t take = (size_t)n;
+        if (out->len + take > cap) {
+            take = cap - out->len;
+            *truncated = 1;
+        }
+        if (sk_buf_append(out, chunk, take)) {
+            r = AC_PROC_READ_NOMEM;
+            break;
+        }
+        if (*truncated)
+            break;
+    }
+    close(fd);
+    return r;
+}
+
+ac_proc_look ac_proc_read_cmdline(int64_t pid, size_t cap, sk_buf *out, int *truncated)
+{
+    char path[64];
+    int err;
+    snprintf(path, sizeof path, "/proc/%lld/cmdline", (long long)pid);
+    ac_proc_read r = ac_proc_read_file(path, cap, out, truncated, &err);
+    if (r == AC_PROC_READ_NOMEM)
+        return AC_LOOK_FAILED;
+    if (r != AC_PROC_READ_OK)
+        return look_errno(err);
+    return out->len == 0 ? AC_LOOK_EXITED : AC_LOOK_OK;
+}
+
+/* The entry being assembled from the stream: its name (cut at name_max + 1
+ * bytes, enough to know it is too long) and up to value_max bytes of value. */
+typedef struct env_entry {
+    char name[AC_PROC_ENV_NAME_CAP];
+    size_t name_len, value_len, total;
+    int in_value, cut;
+    char *value;
+} env_entry;
+
+ac_proc_look ac_proc_read_environ(int64_t pid, size_t name_max, size_t value_max,
+                                  ac_proc_env_keep_fn keep, ac_proc_env_visit_fn visit, void *ctx)
+{
+    ac_proc_look st;
+    char chunk[4096];
+    env_entry e;
+    if (name_max + 1 > sizeof e.name)
+        return AC_LOOK_FAILED;
+    memset(&e, 0, sizeof e);
+    e.value = sk_malloc(value_max ? value_max : 1);
+    if (!e.value)
+        return AC_LOOK_FAILED;
+    int fd = open_proc_file(pid, "environ", &st);
+    size_t seen = 0;
+    while (fd >= 0) {
+        ssize_t n = read_retry(fd, chunk, sizeof chunk);
+        if (n < 0) {
+            st = look_errno(errno);
+            break;
+        }
+        /* end of file ends the last entry even without its NUL */
+        size_t len = n == 0 ? 1 : (size_t)n;
+        for (size_t i = 0; i < len; i++) {
+            char c = '\0';
+            if (n > 0)
+                c = chunk[i];
+            if (c == '\0') {
+                if (e.total && e.in_value && e.name_len <= name_max && keep(e.name, e.name_len) &&
+                    visit(e.name, e.name_len, e.value, e.value_len, e.cut, ctx)) {
+                    st = AC_LOOK_FAILED;
+                    goto done;
+                }
+                e.name_len = e.value_len = e.total = 0;
+                e.in_value = e.cut = 0;
+                continue;
+            }
+            e.total++;
+            if (!e.in_value && c == '=') {
+                e.in_value = 1;
+            } else if (!e.in_value) {
+                if (e.name_len < name_max + 1)
+                    e.name[e.name_len++] = c;
+            } else if (e.value_len < value_max) {
+                e.value[e.value_len++] = c;
+            } else {
+                e.cut = 1;
+            }
+        }
+        seen += (size_t)(n > 0 ? n : 0);
+        if (n == 0)
+            break;
+    }
+done:
+    if (fd >= 0)
+        close(fd);
+    sk_free(e.value);
+    /* a zombie's or an exiting process's environ is empty */
+    if (st == AC_LOOK_OK && seen == 0)
+        st = AC_LOOK_EXITED;
+    return st;
 }
 
 static const struct {

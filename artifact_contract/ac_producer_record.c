@@ -1,10 +1,13 @@
 #include "artifact_contract/ac_producer_record.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "artifact_contract/ac_instr.h"
 #include "artifact_contract/ac_proc.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_fs.h"
@@ -25,17 +28,22 @@
 #define FINISHED_KEYS                                                                   \
     "ended_realtime_ns", "ended_monotonic_ns", "exit", "timed_out", "interruption",     \
         "termination", "group_survivors", "started_record_sha256"
-/* optional in a final record: only capture runs observe their group's
- * members, and records written before the key existed lack it */
+/* version 2 adds these to every record ... */
+#define V2_STARTED_KEYS "run_directory", "config", "attempt"
+/* ... and these to every final record (version 1: observed_members was
+ * optional, only capture runs observed their group's members) */
 #define MEMBERS_KEY "observed_members"
-static const char *const started_keys[] = {STARTED_KEYS, NULL};
-static const char *const purpose_started_keys[] = {PURPOSE_STARTED_KEYS, NULL};
-static const char *const finished_keys[] = {FINISHED_KEYS, NULL};
-/* the keys allowed beside the required ones of each pass */
-static const char *const started_optional[] = {STARTED_KEYS, MEMBERS_KEY, NULL};
-static const char *const purpose_started_optional[] = {PURPOSE_STARTED_KEYS, MEMBERS_KEY, NULL};
-static const char *const finished_optional[] = {FINISHED_KEYS, MEMBERS_KEY, NULL};
+#define MEMBERS_TRUNCATED_KEY "observed_members_truncated"
 static const char *const member_keys[] = {"pid", "start_time_ticks", NULL};
+static const char *const member_keys_v2[] = {"pid", "start_time_ticks", "images",
+                                             "images_truncated", NULL};
+static const char *const image_keys[] = {"argv", "environment", "truncated", "unreadable", NULL};
+static const char *const run_dir_keys[] = {"path", "inode", "birth_ns", NULL};
+static const char *const config_keys[] = {"path", "sha256", "bytes", NULL};
+static const char *const attempt_keys[] = {"line", "journal_sha256", NULL};
+/* why an image holds no environment (docs/producer-record.md) */
+static const char *const unreadable_reasons[] = {"exited", "permission_denied", "read_error",
+                                                 "budget_exhausted", NULL};
 static const char *const command_keys[] = {"argv", "cwd", "environment", NULL};
 static const char *const process_keys[] = {
     "pid", "pgid", "sid", "start_time_ticks", "clock_ticks_per_second", "boot_id", NULL,
@@ -313,6 +321,32 @@ static sk_err check_purpose(vctx *v, ac_producer_record *r)
     return e;
 }
 
+int ac_dir_birth_ns(const char *path, int64_t *out)
+{
+    struct statx sx;
+    *out = 0;
+    if (statx(AT_FDCWD, path, AT_STATX_SYNC_AS_STAT, STATX_BTIME, &sx) != 0 ||
+        !(sx.stx_mask & STATX_BTIME))
+        return 0;
+    *out = (int64_t)sx.stx_btime.tv_sec * NS_PER_S + sx.stx_btime.tv_nsec;
+    return 1;
+}
+
+int64_t ac_run_index(const char *name)
+{
+    if (strncmp(name, "run-", 4) != 0 || name[4] < '1' || name[4] > '9')
+        return 0;
+    int64_t v = 0;
+    for (const char *p = name + 4; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return 0;
+        v = v * 10 + (*p - '0');
+        if (v > AC_ATTEMPT_MAX_INDEX)
+            return 0;
+    }
+    return v;
+}
+
 int ac_producer_purpose_is_sessionless(const char *purpose)
 {
     return purpose && (strcmp(purpose, AC_RUN_PURPOSE_CLEAN) == 0 ||
@@ -354,6 +388,50 @@ static sk_err check_started_fields(vctx *v, ac_producer_record *r)
                        (long long)want, (long long)r->deadline_monotonic_ns);
     }
     return SK_OK;
+}
+
+/* run_directory, config and attempt (version 2). */
+static sk_err check_v2_started(vctx *v, ac_producer_record *r)
+{
+    const cJSON *rd = sk_json_get(r->tree, "run_directory");
+    int64_t ino = 0;
+    sk_err e = check_keys(v, rd, "run_directory", run_dir_keys, NULL);
+    if (!e)
+        e = get_abs_path(v, rd, "path", "run_directory.path", &r->run_dir_path);
+    if (!e)
+        e = get_int(v, rd, "inode", "run_directory.inode", 0, INT64_MAX, &ino);
+    r->run_dir_inode = (uint64_t)ino;
+    if (!e)
+        e = get_int_or_null(v, rd, "birth_ns", "run_directory.birth_ns", 0, INT64_MAX,
+                            &r->has_run_dir_birth, &r->run_dir_birth_ns);
+    const cJSON *cfg = sk_json_get(r->tree, "config");
+    r->has_config = !cJSON_IsNull(cfg);
+    if (!e && r->has_config) {
+        e = check_keys(v, cfg, "config", config_keys, NULL);
+        if (!e)
+            e = get_abs_path(v, cfg, "path", "config.path", &r->config_path);
+        if (!e)
+            e = get_sha(v, cfg, "sha256", "config.sha256", r->config_sha256);
+        if (!e)
+            e = get_int(v, cfg, "bytes", "config.bytes", 0, INT64_MAX, &r->config_bytes);
+    }
+    const cJSON *at = sk_json_get(r->tree, "attempt");
+    r->has_attempt = !cJSON_IsNull(at);
+    int clean = strcmp(r->purpose, AC_RUN_PURPOSE_CLEAN) == 0;
+    if (!e && r->has_attempt != clean)
+        e = bad(v, "attempt", clean ? "must be an object in a clean run's record (its line in "
+                                      "the root's attempt journal), found null"
+                                    : "must be null in a %s run's record",
+                r->purpose);
+    if (!e && r->has_attempt) {
+        e = check_keys(v, at, "attempt", attempt_keys, NULL);
+        if (!e)
+            e = get_int(v, at, "line", "attempt.line", 1, AC_ATTEMPT_MAX_INDEX, &r->attempt_line);
+        if (!e)
+            e = get_sha(v, at, "journal_sha256", "attempt.journal_sha256",
+                        r->attempt_journal_sha256);
+    }
+    return e;
 }
 
 static sk_err check_exit(vctx *v, ac_producer_record *r)
@@ -483,11 +561,91 @@ static sk_err check_termination(vctx *v, ac_producer_record *r)
     return SK_OK;
 }
 
+/* One string of an image: at most AC_MEMBER_TEXT_MAX bytes. */
+static sk_err check_image_text(vctx *v, const cJSON *n, const char *field)
+{
+    if (!cJSON_IsString(n))
+        return bad(v, field, "must be a string, found %s", type_of(n));
+    if (strlen(n->valuestring) > AC_MEMBER_TEXT_MAX)
+        return bad(v, field, "is longer than %zu bytes", (size_t)AC_MEMBER_TEXT_MAX);
+    return SK_OK;
+}
+
+/* The images of one member (version 2). */
+static sk_err check_images(vctx *v, const cJSON *m, const char *mfield, ac_member *out)
+{
+    char field[96];
+    const cJSON *imgs = sk_json_get(m, "images");
+    int n = cJSON_IsArray(imgs) ? cJSON_GetArraySize(imgs) : -1;
+    snprintf(field, sizeof field, "%s.images_truncated", mfield);
+    sk_err e = get_bool(v, m, "images_truncated", field, &out->images_truncated);
+    if (e)
+        return e;
+    snprintf(field, sizeof field, "%s.images", mfield);
+    /* no image at all only when even the first could not be stored */
+    if (n < (out->images_truncated ? 0 : 1) || n > AC_MEMBER_MAX_IMAGES)
+        return bad(v, field, "must be an array of 1 to %d images (0 only with images_truncated), "
+                             "found %s",
+                   AC_MEMBER_MAX_IMAGES, cJSON_IsArray(imgs) ? "another length" : type_of(imgs));
+    out->images = (cJSON *)imgs; /* borrowed from the tree */
+    int i = 0;
+    for (const cJSON *im = imgs->child; im; im = im->next, i++) {
+        snprintf(field, sizeof field, "%s.images[%d]", mfield, i);
+        e = check_keys(v, im, field, image_keys, NULL);
+        if (e)
+            return e;
+        char sub[128];
+        int truncated = 0;
+        snprintf(sub, sizeof sub, "%s.truncated", field);
+        e = get_bool(v, im, "truncated", sub, &truncated);
+        if (e)
+            return e;
+        const cJSON *un = sk_json_get(im, "unreadable");
+        snprintf(sub, sizeof sub, "%s.unreadable", field);
+        int known = cJSON_IsNull(un);
+        for (const char *const *k = unreadable_reasons; cJSON_IsString(un) && *k; k++)
+            known |= strcmp(un->valuestring, *k) == 0;
+        if (!known)
+            return bad(v, sub, "must be null or one of exited, permission_denied, read_error, "
+                               "budget_exhausted");
+        const cJSON *argv = sk_json_get(im, "argv");
+        snprintf(sub, sizeof sub, "%s.argv", field);
+        if (cJSON_IsNull(argv) ? cJSON_IsNull(un) : !cJSON_IsArray(argv))
+            return bad(v, sub, "must be an array of strings (null only when the image is "
+                               "unreadable), found %s", type_of(argv));
+        if (cJSON_GetArraySize(argv) > AC_MEMBER_ARGV_BYTES)
+            return bad(v, sub, "has more than %d arguments", AC_MEMBER_ARGV_BYTES);
+        for (const cJSON *a = cJSON_IsArray(argv) ? argv->child : NULL; a; a = a->next)
+            if ((e = check_image_text(v, a, sub)) != SK_OK)
+                return e;
+        const cJSON *env = sk_json_get(im, "environment");
+        snprintf(sub, sizeof sub, "%s.environment", field);
+        if (cJSON_IsNull(env) != !cJSON_IsNull(un) || (!cJSON_IsNull(env) && !cJSON_IsObject(env)))
+            return bad(v, sub, "must be an object when the image is readable and null when it "
+                               "is not, found %s", type_of(env));
+        for (const cJSON *c = cJSON_IsObject(env) ? env->child : NULL; c; c = c->next) {
+            if (!ac_instr_var_find(c->string, strlen(c->string)))
+                return bad(v, sub, "holds %.80s, which is not a listed instrumentation variable "
+                                   "(only the listed names are ever recorded)", c->string);
+            if ((e = check_image_text(v, c, sub)) != SK_OK)
+                return e;
+        }
+    }
+    return SK_OK;
+}
+
 /* observed_members: non-empty, strictly ascending by (pid, start time), at
- * most AC_PRODUCER_MAX_MEMBERS, holding the group leader itself. */
+ * most AC_PRODUCER_MAX_MEMBERS, holding the group leader itself; in version
+ * 2 every member carries its images. */
 static sk_err check_members(vctx *v, ac_producer_record *r)
 {
     const cJSON *a = sk_json_get(r->tree, MEMBERS_KEY);
+    if (r->schema == 2) {
+        sk_err e = get_bool(v, r->tree, MEMBERS_TRUNCATED_KEY, MEMBERS_TRUNCATED_KEY,
+                            &r->members_truncated);
+        if (e)
+            return e;
+    }
     if (!a)
         return SK_OK;
     int n = cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
@@ -503,7 +661,7 @@ static sk_err check_members(vctx *v, ac_producer_record *r)
     cJSON_ArrayForEach(m, a) {
         size_t i = r->nmembers;
         snprintf(field, sizeof field, "observed_members[%zu]", i);
-        sk_err e = check_keys(v, m, field, member_keys, NULL);
+        sk_err e = check_keys(v, m, field, r->schema == 2 ? member_keys_v2 : member_keys, NULL);
         int64_t pid = 0, ticks = 0;
         if (!e)
             e = get_int(v, m, "pid", field, 1, INT64_MAX, &pid);
@@ -511,12 +669,14 @@ static sk_err check_members(vctx *v, ac_producer_record *r)
             e = get_int(v, m, "start_time_ticks", field, 0, INT64_MAX, &ticks);
         if (e)
             return e;
-        ac_member cur = {pid, (uint64_t)ticks};
+        ac_member cur = {pid, (uint64_t)ticks, NULL, 0};
         if (i && (r->members[i - 1].pid > pid ||
                   (r->members[i - 1].pid == pid &&
                    r->members[i - 1].start_time_ticks >= cur.start_time_ticks)))
             return bad(v, field, "must follow observed_members[%zu] in ascending (pid, "
                        "start_time_ticks) order without repeats", i - 1);
+        if (r->schema == 2 && (e = check_images(v, m, field, &cur)) != SK_OK)
+            return e;
         leader |= pid == r->pid && cur.start_time_ticks == r->start_time_ticks;
         r->members[r->nmembers++] = cur;
     }
@@ -553,16 +713,37 @@ static sk_err check_finished_fields(vctx *v, ac_producer_record *r)
     return e;
 }
 
+/* Appends the NULL-terminated list src to dst (capacity cap, n used). */
+static void key_list_add(const char **dst, size_t cap, size_t *n, const char *const *src)
+{
+    for (; *src && *n + 1 < cap; src++)
+        dst[(*n)++] = *src;
+    dst[*n] = NULL;
+}
+
 static sk_err check_record(vctx *v, ac_producer_record *r)
 {
+    static const char *const started[] = {STARTED_KEYS, NULL};
+    static const char *const purpose_started[] = {PURPOSE_STARTED_KEYS, NULL};
+    static const char *const finished[] = {FINISHED_KEYS, NULL};
+    static const char *const v2_started[] = {V2_STARTED_KEYS, NULL};
+    static const char *const v2_finished[] = {MEMBERS_KEY, MEMBERS_TRUNCATED_KEY, NULL};
+    static const char *const v1_optional[] = {MEMBERS_KEY, NULL};
+    const char *required[48];
+    size_t n = 0;
     const cJSON *t = r->tree;
     if (!cJSON_IsObject(t))
         return bad(v, "", "must be a JSON object, found %s", type_of(t));
     const cJSON *schema = sk_json_get(t, "schema_version");
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, AC_PRODUCER_RECORD_SCHEMA) != 0)
-        return bad(v, "schema_version", "must be \"%s\", found %s%s%.40s",
-                   AC_PRODUCER_RECORD_SCHEMA, type_of(schema), cJSON_IsString(schema) ? " " : "",
-                   cJSON_IsString(schema) ? schema->valuestring : "");
+    const char *sv = cJSON_IsString(schema) ? schema->valuestring : NULL;
+    if (sv && strcmp(sv, AC_PRODUCER_RECORD_SCHEMA) == 0)
+        r->schema = 2;
+    else if (sv && strcmp(sv, AC_PRODUCER_RECORD_SCHEMA_V1) == 0)
+        r->schema = 1;
+    else
+        return bad(v, "schema_version", "must be \"%s\" (or \"%s\"), found %s%s%.40s",
+                   AC_PRODUCER_RECORD_SCHEMA, AC_PRODUCER_RECORD_SCHEMA_V1, type_of(schema),
+                   sv ? " " : "", sv ? sv : "");
     const cJSON *state = sk_json_get(t, "state");
     const char *s = cJSON_IsString(state) ? state->valuestring : NULL;
     if (s && strcmp(s, "started") == 0)
@@ -573,15 +754,21 @@ static sk_err check_record(vctx *v, ac_producer_record *r)
         return bad(v, "state", "must be \"started\" or \"finished\", found %s%s%.40s",
                    type_of(state), s ? " " : "", s ? s : "");
     int purpose = sk_json_get(t, "purpose") != NULL;
-    const char *const *start = purpose ? purpose_started_keys : started_keys;
-    sk_err e = check_keys(v, t, NULL, start,
-                          r->state == AC_RUN_FINISHED ? finished_optional : NULL);
-    if (!e && r->state == AC_RUN_FINISHED)
-        e = check_keys(v, t, NULL, finished_keys,
-                       purpose ? purpose_started_optional : started_optional);
+    int fin = r->state == AC_RUN_FINISHED;
+    key_list_add(required, sizeof required / sizeof *required, &n,
+                 purpose ? purpose_started : started);
+    if (r->schema == 2)
+        key_list_add(required, sizeof required / sizeof *required, &n, v2_started);
+    if (fin)
+        key_list_add(required, sizeof required / sizeof *required, &n, finished);
+    if (fin && r->schema == 2)
+        key_list_add(required, sizeof required / sizeof *required, &n, v2_finished);
+    sk_err e = check_keys(v, t, NULL, required, fin && r->schema == 1 ? v1_optional : NULL);
     if (!e)
         e = check_started_fields(v, r);
-    if (!e && r->state == AC_RUN_FINISHED)
+    if (!e && r->schema == 2)
+        e = check_v2_started(v, r);
+    if (!e && fin)
         e = check_finished_fields(v, r);
     return e;
 }
@@ -724,10 +911,63 @@ static sk_err add_int_or_null(cJSON *obj, const char *key, int has, int64_t v)
     return has ? sk_json_add_int(obj, key, v) : sk_json_add_null(obj, key);
 }
 
+/* run_directory, config and attempt (version 2). */
+static sk_err build_v2_started(const ac_producer_record *r, cJSON *t)
+{
+    cJSON *rd = cJSON_CreateObject(), *cfg = NULL, *at = NULL;
+    sk_err e = rd ? SK_OK : SK_E_NOMEM;
+    if (!e)
+        e = sk_json_add_str(rd, "path", r->run_dir_path);
+    if (!e)
+        e = sk_json_add_uint(rd, "inode", r->run_dir_inode);
+    if (!e)
+        e = add_int_or_null(rd, "birth_ns", r->has_run_dir_birth, r->run_dir_birth_ns);
+    if (!e) {
+        e = sk_json_add(t, "run_directory", rd);
+        rd = NULL;
+    }
+    if (!e && r->has_config) {
+        cfg = cJSON_CreateObject();
+        e = cfg ? SK_OK : SK_E_NOMEM;
+        if (!e)
+            e = sk_json_add_str(cfg, "path", r->config_path);
+        if (!e)
+            e = sk_json_add_str(cfg, "sha256", r->config_sha256);
+        if (!e)
+            e = sk_json_add_int(cfg, "bytes", r->config_bytes);
+        if (!e) {
+            e = sk_json_add(t, "config", cfg);
+            cfg = NULL;
+        }
+    } else if (!e) {
+        e = sk_json_add_null(t, "config");
+    }
+    if (!e && r->has_attempt) {
+        at = cJSON_CreateObject();
+        e = at ? SK_OK : SK_E_NOMEM;
+        if (!e)
+            e = sk_json_add_int(at, "line", r->attempt_line);
+        if (!e)
+            e = sk_json_add_str(at, "journal_sha256", r->attempt_journal_sha256);
+        if (!e) {
+            e = sk_json_add(t, "attempt", at);
+            at = NULL;
+        }
+    } else if (!e) {
+        e = sk_json_add_null(t, "attempt");
+    }
+    cJSON_Delete(rd);
+    cJSON_Delete(cfg);
+    cJSON_Delete(at);
+    return e;
+}
+
 static sk_err build_started(const ac_producer_record *r, cJSON *t)
 {
     cJSON *p = NULL, *run = NULL;
-    sk_err e = sk_json_add_str(t, "schema_version", AC_PRODUCER_RECORD_SCHEMA);
+    int v1 = r->schema == 1;
+    sk_err e = sk_json_add_str(t, "schema_version",
+                               v1 ? AC_PRODUCER_RECORD_SCHEMA_V1 : AC_PRODUCER_RECORD_SCHEMA);
     if (!e)
         e = sk_json_add_str(t, "state", r->state == AC_RUN_FINISHED ? "finished" : "started");
     if (!e && ac_producer_purpose_is_sessionless(r->purpose)) {
@@ -785,6 +1025,8 @@ static sk_err build_started(const ac_producer_record *r, cJSON *t)
         e = add_int_or_null(t, "timeout_s", r->has_timeout, r->timeout_s);
     if (!e)
         e = add_int_or_null(t, "deadline_monotonic_ns", r->has_timeout, r->deadline_monotonic_ns);
+    if (!e && !v1)
+        e = build_v2_started(r, t);
     cJSON_Delete(p);
     cJSON_Delete(run);
     return e;
@@ -792,15 +1034,23 @@ static sk_err build_started(const ac_producer_record *r, cJSON *t)
 
 static sk_err add_members(const ac_producer_record *r, cJSON *t)
 {
+    int v2 = r->schema != 1;
+    if (v2 && sk_json_add_bool(t, MEMBERS_TRUNCATED_KEY, r->members_truncated))
+        return SK_E_NOMEM;
     if (!r->nmembers)
         return SK_OK;
     cJSON *arr = cJSON_CreateArray();
     if (!arr || sk_json_add(t, MEMBERS_KEY, arr))
         return SK_E_NOMEM;
     for (size_t i = 0; i < r->nmembers; i++) {
+        const ac_member *mb = &r->members[i];
         cJSON *m = cJSON_CreateObject();
-        if (!m || sk_json_append(arr, m) || sk_json_add_int(m, "pid", r->members[i].pid) ||
-            sk_json_add_uint(m, "start_time_ticks", r->members[i].start_time_ticks))
+        if (!m || sk_json_append(arr, m) || sk_json_add_int(m, "pid", mb->pid) ||
+            sk_json_add_uint(m, "start_time_ticks", mb->start_time_ticks))
+            return SK_E_NOMEM;
+        if (v2 && (sk_json_add(m, "images", mb->images ? cJSON_Duplicate(mb->images, 1)
+                                                       : cJSON_CreateArray()) ||
+                   sk_json_add_bool(m, "images_truncated", mb->images_truncated)))
             return SK_E_NOMEM;
     }
     return SK_OK;

@@ -12,14 +12,21 @@
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_diag.h"
 
-#define AC_PRODUCER_RECORD_SCHEMA "skdcci-producer-run-1"
+/* The version `run` writes.  Version 2 added what the clean-run proof
+ * needs: the run directory, the config, the attempt journal entry and each
+ * group member's argv and listed environment variables.  Version 1 records
+ * are still read (the compile-safety commands and finalize use what both
+ * versions hold); the clean check refuses them as proof. */
+#define AC_PRODUCER_RECORD_SCHEMA "skdcci-producer-run-2"
+#define AC_PRODUCER_RECORD_SCHEMA_V1 "skdcci-producer-run-1"
 /* Suffix appended to the final record's path to name the started record. */
 #define AC_PRODUCER_STARTED_SUFFIX ".started.json"
 /* Records are small (the environment dominates).  Linux limits argv plus
- * environment to a quarter of the stack limit (2 MiB by default) and JSON
- * escaping grows text at most 6-fold, so 16 MiB holds any record written
+ * environment to a quarter of the stack limit (2 MiB by default), the
+ * members' observations are bounded by AC_MEMBER_BUDGET_BYTES, and JSON
+ * escaping grows text at most 6-fold, so 32 MiB holds any record written
  * under default limits; larger input is not a record. */
-#define AC_PRODUCER_RECORD_MAX_BYTES (16u * 1024 * 1024)
+#define AC_PRODUCER_RECORD_MAX_BYTES (32u * 1024 * 1024)
 /* Longest --timeout: keeps deadline_monotonic_ns (ns since boot) far inside
  * int64 (1e9 s * 1e9 ns = 1e18 < 9.2e18). */
 #define AC_PRODUCER_MAX_TIMEOUT_S INT64_C(1000000000)
@@ -39,11 +46,36 @@
  * looks one up finds it missing and must not conclude ownership. */
 #define AC_PRODUCER_MAX_MEMBERS 4096
 
+/* What is recorded of each member (version 2; docs/producer-record.md
+ * "What is recorded about the group's members").  Every distinct look
+ * (argv and listed variables; a process that execs keeps its pid and start
+ * time but changes both) is an "image"; at most AC_MEMBER_MAX_IMAGES per
+ * member, then images_truncated.  argv is read from /proc/<pid>/cmdline, at
+ * most AC_MEMBER_ARGV_BYTES bytes; a listed variable's value at most
+ * AC_MEMBER_VALUE_BYTES bytes; anything cut ends with AC_TRUNCATION_MARK
+ * and sets the image's "truncated".  Bytes that are not UTF-8 are written as
+ * the four characters \xNN.  Once AC_MEMBER_BUDGET_BYTES of argv and values
+ * are recorded for the whole run, further images record only
+ * "unreadable": "budget_exhausted". */
+#define AC_MEMBER_MAX_IMAGES 8
+#define AC_MEMBER_ARGV_BYTES 4096
+#define AC_MEMBER_VALUE_BYTES 256
+#define AC_MEMBER_BUDGET_BYTES (2u * 1024 * 1024)
+#define AC_TRUNCATION_MARK "[truncated]"
+/* The longest string an image may hold: every byte written as \xNN, plus
+ * the mark. */
+#define AC_MEMBER_TEXT_MAX (4 * AC_MEMBER_ARGV_BYTES + sizeof AC_TRUNCATION_MARK)
+
 /* One process seen in the run's process group: pid and /proc start time
- * (field 22), which tell a process apart from a later one with the same pid. */
+ * (field 22), which tell a process apart from a later one with the same pid.
+ * images: the array of the member's images (version 2) or NULL (version 1);
+ * borrowed from the record's tree when loaded, owned by the runner while it
+ * writes. */
 typedef struct ac_member {
     int64_t pid;
     uint64_t start_time_ticks;
+    cJSON *images;
+    int images_truncated;
 } ac_member;
 
 typedef enum ac_run_state { AC_RUN_STARTED = 1, AC_RUN_FINISHED = 2 } ac_run_state;
@@ -58,6 +90,7 @@ typedef enum ac_term_reason {
 /* Every string and the command tree are borrowed from `tree` when the record
  * was loaded, and from the caller when the record is being written. */
 typedef struct ac_producer_record {
+    int schema;               /* 1 or 2 (AC_PRODUCER_RECORD_SCHEMA_V1 / _SCHEMA) */
     ac_run_state state;
     char session_fingerprint[65];
     const char *capture_role;
@@ -75,6 +108,25 @@ typedef struct ac_producer_record {
     int64_t runner_pid;
     uint64_t runner_start_time_ticks;
     int64_t started_realtime_ns, started_monotonic_ns;
+    /* version 2: the physical directory the record was published in (a
+     * clean run's run-N directory), its inode number and birth time (a copy
+     * put back in place may get the same inode number, not the same birth;
+     * has_run_dir_birth 0 when the filesystem reports none) */
+    const char *run_dir_path;
+    uint64_t run_dir_inode;
+    int64_t run_dir_birth_ns;
+    /* version 2: the config given with `run --config` (has_config 0: null);
+     * config_path is physical and absolute */
+    const char *config_path;
+    int64_t config_bytes;
+    /* version 2, clean runs: the run's line in its root's attempt journal
+     * and the SHA-256 of the journal's first attempt_line lines */
+    int64_t attempt_line;
+    int has_run_dir_birth;
+    int has_config;
+    int has_attempt;
+    char config_sha256[65];
+    char attempt_journal_sha256[65];
     int has_timeout;
     int64_t timeout_s, deadline_monotonic_ns;
     /* finished records only */
@@ -101,6 +153,7 @@ typedef struct ac_producer_record {
      * record, borrowed from the caller when writing (0: key not written) */
     ac_member *members;
     size_t nmembers;
+    int members_truncated;    /* version 2: more than AC_PRODUCER_MAX_MEMBERS were seen */
     char started_record_sha256[65];
     char file_sha256[65];     /* SHA-256 of the record file's bytes (loaded records) */
     cJSON *tree;              /* owned: the parsed record (loaded records) */
@@ -130,6 +183,23 @@ sk_err ac_producer_record_check_started(const ac_producer_record *finished,
  * record is validated with the reader's rules first, so a writer can never
  * publish a record the reader refuses. */
 sk_err ac_producer_record_write(const ac_producer_record *r, sk_buf *out, sk_diag *d);
+
+/* The attempt journal of a CLEAN root (docs/producer-record.md "Attempt
+ * journal"): <root>/attempts.jsonl, one canonical JSON line
+ * {"index":N,"registered_realtime_ns":T,"run":"run-N"} per clean run that
+ * `run` started, appended before the command starts; line N is run-N. */
+#define AC_ATTEMPT_JOURNAL_NAME "attempts.jsonl"
+#define AC_CLEAN_RECORD_NAME "run-record.json"
+/* Largest run index (so that every line is short and every index fits). */
+#define AC_ATTEMPT_MAX_INDEX 1000000
+
+/* The birth time of path (statx STATX_BTIME, following symlinks) in ns;
+ * 0 when the filesystem does not report one. */
+int ac_dir_birth_ns(const char *path, int64_t *out);
+
+/* N when name is "run-N" with N a decimal number 1..AC_ATTEMPT_MAX_INDEX
+ * without leading zeros, else 0. */
+int64_t ac_run_index(const char *name);
 
 /* 1 for the purposes of a run without a capture session (clean,
  * compile-health), 0 otherwise (including NULL and "capture"). */

@@ -22,9 +22,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -32,7 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "artifact_contract/ac_attempts.h"
 #include "artifact_contract/ac_command.h"
+#include "artifact_contract/ac_members.h"
 #include "artifact_contract/ac_proc.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
@@ -82,7 +86,13 @@ typedef struct runner {
     siginfo_t leader;
     phase ph;
     int64_t grace_end_ns, drain_end_ns;
-    int64_t next_member_scan_ns; /* capture runs: when /proc is read for members next */
+    int64_t next_member_scan_ns; /* when /proc is read for members next */
+    ac_observer obs;             /* the group's members and what each showed */
+    char *run_dir, *config_real; /* physical paths recorded in run_directory, config */
+    int journal_fd;              /* clean runs: the locked attempt journal, or -1 */
+    off_t journal_size;          /* its size before our line */
+    int64_t journal_index;       /* the run index (our line number) */
+    int journal_appended;
 } runner;
 
 typedef struct child_args {
@@ -253,6 +263,162 @@ static sk_err check_opts(const ac_run_opts *o, sk_diag *d)
     return SK_OK;
 }
 
+/* run_directory: the physical directory the record is published in. */
+static sk_err record_directory(runner *r, sk_diag *d)
+{
+    struct stat st;
+    const char *slash = strrchr(r->record_path, '/');
+    /* sk_path_publication returns an absolute path: a slash is always there */
+    size_t n = slash && slash != r->record_path ? (size_t)(slash - r->record_path) : 1;
+    r->run_dir = sk_strndup(r->record_path, n);
+    if (!r->run_dir)
+        return sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+    if (stat(r->run_dir, &st) != 0)
+        return sk_diag_set(d, SK_E_PATH, r->run_dir, 0, "the record directory cannot be used: %s",
+                           strerror(errno));
+    r->rec.run_dir_path = r->run_dir;
+    r->rec.run_dir_inode = (uint64_t)st.st_ino;
+    r->rec.has_run_dir_birth = ac_dir_birth_ns(r->run_dir, &r->rec.run_dir_birth_ns);
+    return SK_OK;
+}
+
+/* config: physical path, SHA-256 and size of the --config file. */
+static sk_err hash_config(runner *r, sk_diag *d)
+{
+    char *data = NULL;
+    size_t len = 0;
+    sk_err e = sk_read_file(r->o->config_path, SK_PATH_NOFOLLOW_LEAF, "config", 0, &data, &len,
+                            NULL, r->rec.config_sha256, d);
+    sk_free(data);
+    if (e)
+        return e;
+    /* the leaf is no symlink (read without following it), so the physical
+     * directory plus the name is the file's physical path */
+    r->config_real = sk_path_publication(r->o->config_path, d);
+    if (!r->config_real)
+        return d ? d->code : SK_E_PATH;
+    r->rec.has_config = 1;
+    r->rec.config_path = r->config_real;
+    r->rec.config_bytes = (int64_t)len;
+    return SK_OK;
+}
+
+/* A clean run's record is <root>/run-N/run-record.json; the root's attempt
+ * journal is opened and locked, and N must be its next index (ac_attempts.h).
+ * The lock is held until the command has started (or failed to), so that
+ * two runs of one root cannot take the same index. */
+static sk_err journal_open(runner *r, sk_diag *d)
+{
+    ac_attempt_journal j;
+    struct stat st;
+    char *data = NULL, *path = NULL;
+    sk_err e = SK_OK;
+    const char *base = strrchr(r->record_path, '/') + 1;
+    const char *dir = strrchr(r->run_dir, '/');
+    memset(&j, 0, sizeof j);
+    r->journal_index = dir ? ac_run_index(dir + 1) : 0;
+    if (strcmp(base, AC_CLEAN_RECORD_NAME) != 0 || r->journal_index == 0 || dir == r->run_dir)
+        return sk_diag_set(d, SK_E_ARG, r->o->record_path, 0,
+                           "a clean run's record is <CLEAN root>/run-N/" AC_CLEAN_RECORD_NAME
+                           " (N = 1, 2, ...): its run index is taken in the root's attempt "
+                           "journal");
+    path = sk_malloc((size_t)(dir - r->run_dir) + sizeof "/" AC_ATTEMPT_JOURNAL_NAME);
+    if (!path)
+        return sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+    sprintf(path, "%.*s/%s", (int)(dir - r->run_dir), r->run_dir, AC_ATTEMPT_JOURNAL_NAME);
+    r->journal_fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, RECORD_MODE);
+    if (r->journal_fd < 0) {
+        e = sk_diag_set(d, SK_E_IO, path, 0, "cannot open the attempt journal: %s",
+                        strerror(errno));
+        goto out;
+    }
+    if (flock(r->journal_fd, LOCK_EX) != 0 || fstat(r->journal_fd, &st) != 0) {
+        e = sk_diag_set(d, SK_E_IO, path, 0, "cannot lock the attempt journal: %s",
+                        strerror(errno));
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode) || st.st_size > (off_t)AC_ATTEMPT_JOURNAL_MAX) {
+        e = sk_diag_set(d, SK_E_PATH, path, 0,
+                        "the attempt journal must be a regular file of at most %u bytes",
+                        AC_ATTEMPT_JOURNAL_MAX);
+        goto out;
+    }
+    r->journal_size = st.st_size;
+    data = sk_malloc((size_t)st.st_size + 1);
+    if (!data) {
+        e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+        goto out;
+    }
+    if (pread(r->journal_fd, data, (size_t)st.st_size, 0) != (ssize_t)st.st_size) {
+        e = sk_diag_set(d, SK_E_IO, path, 0, "cannot read the attempt journal: %s",
+                        strerror(errno));
+        goto out;
+    }
+    e = ac_attempt_journal_parse(data, (size_t)st.st_size, path, &j, d);
+    if (e)
+        goto out;
+    if (r->journal_index <= (int64_t)j.n)
+        e = sk_diag_set(d, SK_E_ARG, r->o->record_path, 0,
+                        "run-%lld was already started (%s line %lld): a run index is taken "
+                        "once, even when its run failed or was deleted; the next run of this "
+                        "root is run-%zu",
+                        (long long)r->journal_index, path, (long long)r->journal_index, j.n + 1);
+    else if (r->journal_index != (int64_t)j.n + 1)
+        e = sk_diag_set(d, SK_E_ARG, r->o->record_path, 0,
+                        "the next run of this root is run-%zu (%s has %zu line(s)); run-%lld "
+                        "would leave a gap",
+                        j.n + 1, path, j.n, (long long)r->journal_index);
+out:
+    ac_attempt_journal_free(&j);
+    sk_free(data);
+    sk_free(path);
+    return e;
+}
+
+/* Appends our line (before the command runs) and fills the record's attempt. */
+static sk_err journal_append(runner *r, sk_diag *d)
+{
+    char line[AC_ATTEMPT_LINE_MAX];
+    sk_sha256 *h = NULL;
+    char *data = NULL;
+    sk_err e = SK_OK;
+    size_t n = ac_attempt_line(r->journal_index, sk_clock_realtime_ns(), line);
+    data = sk_malloc((size_t)r->journal_size + 1);
+    h = sk_sha256_new();
+    if (!data || !h || n == 0) {
+        e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
+        goto out;
+    }
+    if (pread(r->journal_fd, data, (size_t)r->journal_size, 0) != (ssize_t)r->journal_size ||
+        write(r->journal_fd, line, n) != (ssize_t)n || fsync(r->journal_fd) != 0) {
+        e = sk_diag_set(d, SK_E_IO, AC_ATTEMPT_JOURNAL_NAME, 0,
+                        "cannot append to the attempt journal: %s", strerror(errno));
+        goto out;
+    }
+    r->journal_appended = 1;
+    if (sk_sha256_update(h, data, (size_t)r->journal_size) || sk_sha256_update(h, line, n) ||
+        sk_sha256_final_hex(h, r->rec.attempt_journal_sha256)) {
+        e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "cannot compute SHA-256");
+        goto out;
+    }
+    r->rec.has_attempt = 1;
+    r->rec.attempt_line = r->journal_index;
+out:
+    sk_sha256_free(h);
+    sk_free(data);
+    return e;
+}
+
+/* Releases the journal; withdraw removes our line (the command never ran). */
+static void journal_close(runner *r, int withdraw)
+{
+    if (r->journal_fd < 0)
+        return;
+    if (withdraw && r->journal_appended && ftruncate(r->journal_fd, r->journal_size) == 0)
+        r->journal_appended = 0;
+    close_fd(&r->journal_fd);
+}
+
 /* Everything that can fail before a process exists. */
 static sk_err prepare(runner *r, sk_diag *d)
 {
@@ -287,6 +453,10 @@ static sk_err prepare(runner *r, sk_diag *d)
     e = must_not_exist(r->record_path, d);
     if (!e)
         e = must_not_exist(r->started_path, d);
+    if (!e)
+        e = record_directory(r, d);
+    if (!e && o->config_path)
+        e = hash_config(r, d);
     if (e)
         goto out;
     e = ac_physical_cwd(&r->cwd, d);
@@ -326,6 +496,10 @@ static sk_err prepare(runner *r, sk_diag *d)
     rec->runner_start_time_ticks = self.start_time_ticks;
     rec->has_timeout = o->has_timeout;
     rec->timeout_s = o->has_timeout ? o->timeout_s : 0;
+    rec->schema = 2;
+    /* last: the journal stays locked from here until the command started */
+    if (o->purpose && strcmp(o->purpose, AC_RUN_PURPOSE_CLEAN) == 0)
+        e = journal_open(r, d);
 out:
     return e;
 }
@@ -472,52 +646,22 @@ static sk_err fork_parked_child(runner *r, sk_diag *d)
     return SK_OK;
 }
 
-/* Reads the parked child's identity and fills the started record. */
 /* ------------------------------------------------------------ members */
 
-/* Adds a process of the group to rec.members (ascending, no repeats).  Past
- * AC_PRODUCER_MAX_MEMBERS nothing more is recorded: a consumer then finds the
- * process missing, which blocks rather than proves. */
-static sk_err note_member(const ac_proc_stat *st, void *ctx, sk_diag *d)
-{
-    (void)d;
-    ac_producer_record *rec = ctx;
-    ac_member cur = {st->pid, st->start_time_ticks};
-    size_t lo = 0, hi = rec->nmembers;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const ac_member *m = &rec->members[mid];
-        if (m->pid < cur.pid || (m->pid == cur.pid && m->start_time_ticks < cur.start_time_ticks))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < rec->nmembers && rec->members[lo].pid == cur.pid &&
-        rec->members[lo].start_time_ticks == cur.start_time_ticks)
-        return SK_OK;
-    if (rec->nmembers == AC_PRODUCER_MAX_MEMBERS)
-        return SK_OK;
-    memmove(&rec->members[lo + 1], &rec->members[lo],
-            (rec->nmembers - lo) * sizeof *rec->members);
-    rec->members[lo] = cur;
-    rec->nmembers++;
-    return SK_OK;
-}
-
-/* Capture runs read the group's members from /proc every
- * AC_RUN_MEMBER_SCAN_INTERVAL_MS while the command runs, and once more when
- * its leader has exited; a process that lives shorter than the interval may
- * be missed.  A failed scan only records fewer members (the safe side). */
+/* Reads the group's members from /proc (ac_members.h): right after the
+ * command started, every AC_RUN_MEMBER_SCAN_INTERVAL_MS while it runs, and
+ * once more when its leader has exited; a process that lives shorter than
+ * the interval may be missed.  A failed scan only records less (the safe
+ * side: the clean check cannot prove what was not seen). */
 static void scan_members(runner *r, int64_t now)
 {
-    if (!r->o->session)
-        return;
     sk_diag ignored;
     sk_diag_clear(&ignored);
-    (void)ac_proc_group_scan(r->pid, note_member, &r->rec, &ignored);
+    (void)ac_proc_group_scan(r->pid, ac_observer_look, &r->obs, &ignored);
     r->next_member_scan_ns = now + AC_RUN_MEMBER_SCAN_INTERVAL_MS * NS_PER_MS;
 }
 
+/* Reads the parked child's identity and fills the started record. */
 static sk_err identify_child(runner *r, sk_diag *d)
 {
     ac_proc_stat st;
@@ -533,8 +677,8 @@ static sk_err identify_child(runner *r, sk_diag *d)
     ac_producer_record *rec = &r->rec;
     rec->pid = rec->pgid = rec->sid = st.pid;
     rec->start_time_ticks = st.start_time_ticks;
-    if (r->o->session)
-        (void)note_member(&st, rec, d);
+    /* noted, not looked at: it has not executed the command yet */
+    ac_observer_note(&r->obs, &st);
     if (rec->has_timeout)
         rec->deadline_monotonic_ns = rec->started_monotonic_ns + rec->timeout_s * NS_PER_S;
     return SK_OK;
@@ -713,7 +857,7 @@ static sk_err supervise(runner *r, sk_diag *d)
         }
         int64_t now = mono_ns();
         int64_t until = -1;
-        if (r->o->session && (r->leader_exited || now >= r->next_member_scan_ns))
+        if (r->leader_exited || now >= r->next_member_scan_ns)
             scan_members(r, now);
         if (r->leader_exited) {
             int64_t members = group_members(r, &scan_err, &scan_diag);
@@ -734,8 +878,7 @@ static sk_err supervise(runner *r, sk_diag *d)
                 continue;
             }
             until = r->rec.has_timeout ? r->rec.deadline_monotonic_ns : -1;
-            if (r->o->session)
-                until = earliest(until, r->next_member_scan_ns);
+            until = earliest(until, r->next_member_scan_ns);
         } else if (r->ph == PH_TERMINATING) {
             if (now >= r->grace_end_ns) {
                 kill_group(r);
@@ -790,6 +933,10 @@ static sk_err publish_final(runner *r, sk_diag *d)
                            "%lld ns); the producer window cannot be recorded",
                            (long long)rec->started_realtime_ns, (long long)rec->ended_realtime_ns);
     rec->state = AC_RUN_FINISHED;
+    ac_observer_finish(&r->obs);
+    rec->members = r->obs.members;
+    rec->nmembers = r->obs.n;
+    rec->members_truncated = r->obs.truncated;
     e = sk_sha256_hex(r->started_text.data, r->started_text.len, rec->started_record_sha256);
     if (e)
         return sk_diag_set(d, e, "", 0, "cannot compute SHA-256");
@@ -814,13 +961,11 @@ sk_err ac_run(const ac_run_opts *o, ac_run_result *res, sk_diag *d)
     r.sfd = r.devnull = r.ready_r = r.ready_w = r.go_r = r.go_w = -1;
     r.started_text = (sk_buf)SK_BUF_INIT;
     r.final_text = (sk_buf)SK_BUF_INIT;
+    r.journal_fd = -1;
 
-    e = prepare(&r, d);
-    if (!e) {
-        r.rec.members = sk_calloc(AC_PRODUCER_MAX_MEMBERS, sizeof *r.rec.members);
-        if (!r.rec.members)
-            e = sk_diag_set(d, SK_E_NOMEM, "run", 0, "out of memory");
-    }
+    e = ac_observer_init(&r.obs, d);
+    if (!e)
+        e = prepare(&r, d);
     if (!e)
         e = block_signals(&r, d);
     if (e)
@@ -835,20 +980,26 @@ sk_err ac_run(const ac_run_opts *o, ac_run_result *res, sk_diag *d)
     e = fork_parked_child(&r, d);
     if (!e)
         e = identify_child(&r, d);
+    if (!e && r.journal_fd >= 0)
+        e = journal_append(&r, d);
     if (!e)
         e = publish_started(&r, d);
     if (e) {
         abandon_child(&r);
+        journal_close(&r, 1);
         goto out;
     }
     e = release_child(&r, d);
     if (e) {
         reap_leader(&r);
         withdraw_started(&r);
+        journal_close(&r, 1);
         goto out;
     }
+    journal_close(&r, 0);
     close_fd(&r.devnull);
     res->started = 1;
+    scan_members(&r, mono_ns()); /* the command as it starts (an env(1) or shell launcher) */
 
     e = supervise(&r, d);
     if (r.reaped) /* the pid was reaped behind our back: nothing more is knowable */
@@ -878,7 +1029,10 @@ out:
     sk_free(r.exe);
     sk_free(r.record_path);
     sk_free(r.started_path);
-    sk_free(r.rec.members);
+    journal_close(&r, 1);
+    ac_observer_free(&r.obs);
+    sk_free(r.run_dir);
+    sk_free(r.config_real);
     sk_buf_free(&r.started_text);
     sk_buf_free(&r.final_text);
     return e;

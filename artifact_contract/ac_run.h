@@ -26,10 +26,12 @@
  * re-read from /proc at this interval; only then, and only until the grace
  * period or the drain ends. */
 #define AC_RUN_GROUP_SCAN_INTERVAL_MS INT64_C(10)
-/* Capture runs record which processes ran in the group (observed_members,
- * docs/producer-record.md) by reading /proc at this interval while the
- * command runs: a tenth of a second costs a few milliseconds of CPU per scan
- * and sees every process that lives longer, as inference processes do. */
+/* Every run records which processes ran in its group and what each showed
+ * (observed_members: argv and the listed instrumentation variables,
+ * docs/producer-record.md) by reading /proc right after the command starts,
+ * at this interval while it runs and once after its leader exits: a tenth
+ * of a second costs a few milliseconds of CPU per scan and sees every
+ * process that lives longer, as inference processes do. */
 #define AC_RUN_MEMBER_SCAN_INTERVAL_MS INT64_C(100)
 
 /* What `run` needs from the begin session record. */
@@ -58,6 +60,8 @@ typedef struct ac_run_opts {
     const char *record_path;       /* final record; the started record adds ".started.json" */
     const char *const *argv;       /* borrowed, NULL-terminated; argv[0] names the command */
     const char *const *envp;       /* borrowed: exactly the child's environment */
+    const char *config_path;       /* the config the command is given (--config), or NULL:
+                                      its physical path, SHA-256 and size are recorded */
     int has_timeout;
     int64_t timeout_s;             /* 1 .. AC_PRODUCER_MAX_TIMEOUT_S */
     int64_t grace_ms;              /* 0 .. AC_PRODUCER_MAX_GRACE_MS */

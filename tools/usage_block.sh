@@ -6,9 +6,11 @@
 # README's blocks with this text, so a command or option added to a --help
 # and not to the README fails the suite with the line to add.
 set -euo pipefail
+# awk reads each help text to its end: stopping at the first empty line would
+# let --help die of SIGPIPE, which pipefail turns into a failure.
 prog_path=${1:?usage: usage_block.sh PROGRAM}
 here=$(cd "$(dirname "$0")" && pwd)
 while read -r cmd; do
     "$prog_path" "$cmd" --help |
-        awk '/^$/ { exit } { sub(/^Usage: /, ""); sub(/^       /, ""); print }'
+        awk 'done { next } /^$/ { done = 1; next } { sub(/^Usage: /, ""); sub(/^       /, ""); print }'
 done < <("$here/help_commands.sh" "$prog_path")

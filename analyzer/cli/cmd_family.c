@@ -9,6 +9,7 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/stage_o/so_family.h"
+#include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/stage_o/so_ledger.h"
 #include "analyzer/stage_o/so_ledger_ops.h"
 #include "analyzer/cli/commands.h"
@@ -22,9 +23,9 @@ const char cmd_family_usage[] =
     "Usage: skdcci family report --o0 DIR --disable-all DIR [--repair DIR]\n"
     "                            [--analysis OUTDIR] [--probe REPORT]\n"
     "                            [--probe-check REPORT]\n"
-    "                            [--failed-attempt NAME[=SCENE]]...\n"
-    "                            [--configs O0 DA REPAIR] [--warmup N]\n"
-    "                            [--expected-ranks N] -o OUT\n"
+    "                            [--failed-attempt TRIAL/PHASE/ATTEMPT[=SCENE]]...\n"
+    "                            --configs O0 DA REPAIR [--warmup N]\n"
+    "                            [--expected-ranks N] [--allow-unproven] -o OUT\n"
     "       skdcci family report --ledger FILE -o OUT\n"
     "\n"
     "Assembles the DCCI family result: for O0, disable-all and the joint repair\n"
@@ -38,11 +39,13 @@ const char cmd_family_usage[] =
     "disable-all is not enough) with a stable five-run top-up; when disable-all did\n"
     "not regress it is judged on its own trial; otherwise the family is rejected\n"
     "and O0 restored; missing or inconsistent evidence blocks the decision.\n"
-    "Clean evidence per run (run-N/run-record.json, correctness.json, config;\n"
-    "docs/stage-o.md section 10): a functional failure of a trial run rejects the\n"
-    "family (functional_failure), an unclean run blocks it (o0_not_clean,\n"
-    "disable_all_not_clean, repair_not_clean), runs without a record are noted\n"
-    "(clean_unproven).\n"
+    "Clean evidence per run (run-N/run-record.json, correctness.json, config,\n"
+    "the root's attempts.jsonl; docs/stage-o.md section 10): a functional failure\n"
+    "of a trial run rejects the family (functional_failure), an unclean run blocks\n"
+    "it (o0_not_clean, disable_all_not_clean, repair_not_clean).  A run without a\n"
+    "run record is unclean, and so is a run made with another config than its\n"
+    "side's config of --configs, one that was moved or copied, or one whose group\n"
+    "ran a profiler or had an instrumentation variable on.\n"
     "\n"
     "Options:\n"
     "  --o0 DIR             O0 CLEAN root (five runs, run-*/log_<rank>.log)\n"
@@ -53,20 +56,29 @@ const char cmd_family_usage[] =
     "  --probe-check REPORT the `skdcci probe check --json-out` report; blocks\n"
     "                       (probe_values_mismatch) unless it checked the analysis's\n"
     "                       option-values.json (same SHA-256)\n"
-    "  --failed-attempt NAME[=SCENE]  a failed attempt of a family trial and its\n"
-    "                       failure scene (skdcci scene check); without a valid\n"
-    "                       post-launch scene of attempt NAME the decision is blocked\n"
-    "                       (failure_scene_missing, _invalid, _environment_blocker,\n"
-    "                       _other_attempt); a functional failure (correctness,\n"
-    "                       crash, hang, timeout, execution) rejects the family\n"
+    "  --failed-attempt TRIAL/PHASE/ATTEMPT[=SCENE]  a failed attempt of a family\n"
+    "                       trial, named by its full identity, and its failure scene\n"
+    "                       (skdcci scene check, its artifacts opened and hashed);\n"
+    "                       without a valid post-launch scene whose identity has\n"
+    "                       exactly this trial, phase and attempt the decision is\n"
+    "                       blocked (failure_scene_missing, _invalid,\n"
+    "                       _environment_blocker, _other_attempt); a functional\n"
+    "                       failure (correctness, crash, hang, timeout, execution)\n"
+    "                       rejects the family\n"
     "  --configs O0 DA REPAIR  the three configs; REPAIR may be '-' when no repair\n"
-    "                       trial exists\n"
+    "                       trial exists.  Each side's runs must have been made with\n"
+    "                       its config (the SHA-256 their records name); required\n"
+    "                       unless --allow-unproven\n"
+    "  --allow-unproven     runs without a run record are unproven instead of\n"
+    "                       unclean (the reference-compatible behaviour); every\n"
+    "                       output says so first\n"
     "  --ledger FILE        take every input from the Stage O ledger's DCCI records\n"
     "                       (docs/ledger.md): the bound roots, configs, analysis,\n"
     "                       probe report and failure scenes, re-verified first (a\n"
     "                       bound folder with an extra or changed run is an error\n"
     "                       naming it); the decision must agree with the ledger's.\n"
-    "                       No other evidence option is taken with it.\n"
+    "                       No other evidence option is taken with it (proof is\n"
+    "                       always required).\n"
     "  --warmup N           decode samples dropped per rank log (8)\n"
     "  --expected-ranks N   rank logs required per run (8)\n"
     "  -o, --output OUT     output directory (must not exist or be empty): \n"
@@ -167,6 +179,7 @@ int cmd_family(int argc, char **argv)
         OPT_CONFIGS,
         OPT_WARMUP,
         OPT_RANKS,
+        OPT_ALLOW_UNPROVEN,
         OPT_LEDGER
     };
     static const struct option opts[] = {
@@ -180,6 +193,7 @@ int cmd_family(int argc, char **argv)
         {"configs", required_argument, NULL, OPT_CONFIGS},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"expected-ranks", required_argument, NULL, OPT_RANKS},
+        {"allow-unproven", no_argument, NULL, OPT_ALLOW_UNPROVEN},
         {"ledger", required_argument, NULL, OPT_LEDGER},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
@@ -197,8 +211,12 @@ int cmd_family(int argc, char **argv)
     const char *out_dir = NULL, *ledger = NULL;
     const char **slot = NULL;
     int evidence_options = 0;
-    /* NAME=SCENE split in place: the names point into argv, '=' becomes NUL */
+    /* TRIAL/PHASE/ATTEMPT=SCENE split in place: the parts point into argv,
+     * the separators become NUL */
+    const char *failed_trials[FAILED_MAX], *failed_phases[FAILED_MAX];
     const char *failed_names[FAILED_MAX], *failed_scenes[FAILED_MAX];
+    o.failed_trials = failed_trials;
+    o.failed_phases = failed_phases;
     o.failed_names = failed_names;
     o.failed_scenes = failed_scenes;
     optind = 0;
@@ -234,19 +252,35 @@ int cmd_family(int argc, char **argv)
             break;
         case OPT_FAILED: {
             char *eq = strchr(optarg, '=');
-            if (eq == optarg || !optarg[0])
-                return cli_usage(CMD, "--failed-attempt needs NAME or NAME=SCENE, got '%s'", optarg);
-            if (o.n_failed == FAILED_MAX)
-                return cli_usage(CMD, "at most %d --failed-attempt options", FAILED_MAX);
+            char *s1 = strchr(optarg, '/');
+            char *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
             if (eq)
                 *eq = '\0';
+            if (!s1 || !s2 || strchr(s2 + 1, '/') || s1 == optarg || s2 == s1 + 1 || !s2[1]) {
+                if (eq)
+                    *eq = '=';
+                return cli_usage(CMD, "--failed-attempt needs TRIAL/PHASE/ATTEMPT or "
+                                      "TRIAL/PHASE/ATTEMPT=SCENE (the scene's full identity), "
+                                      "got '%s'",
+                                 optarg);
+            }
+            if (o.n_failed == FAILED_MAX)
+                return cli_usage(CMD, "at most %d --failed-attempt options", FAILED_MAX);
+            *s1 = *s2 = '\0';
             for (size_t i = 0; i < o.n_failed; i++)
-                if (strcmp(failed_names[i], optarg) == 0)
-                    return cli_usage(CMD, "--failed-attempt %s is given twice", optarg);
-            failed_names[o.n_failed] = optarg;
+                if (strcmp(failed_trials[i], optarg) == 0 &&
+                    strcmp(failed_phases[i], s1 + 1) == 0 && strcmp(failed_names[i], s2 + 1) == 0)
+                    return cli_usage(CMD, "--failed-attempt %s/%s/%s is given twice", optarg,
+                                     s1 + 1, s2 + 1);
+            failed_trials[o.n_failed] = optarg;
+            failed_phases[o.n_failed] = s1 + 1;
+            failed_names[o.n_failed] = s2 + 1;
             failed_scenes[o.n_failed++] = eq && eq[1] ? eq + 1 : NULL;
             continue;
         }
+        case OPT_ALLOW_UNPROVEN:
+            o.allow_unproven = 1;
+            continue;
         case OPT_CONFIGS:
             if (o.configs[0])
                 return cli_usage(CMD, "--configs is given twice");
@@ -297,6 +331,10 @@ int cmd_family(int argc, char **argv)
         return cli_usage(CMD, "--disable-all is required");
     if (!out_dir)
         return cli_usage(CMD, "-o OUT is required");
+    if (!o.configs[0] && !o.allow_unproven)
+        return cli_usage(CMD, "--configs O0 DA REPAIR is required: each side's runs must have "
+                              "been made with its config; --allow-unproven skips the clean-run "
+                              "proof");
 
     int rc = SKX_FAIL;
     sk_diag d;
@@ -310,6 +348,8 @@ int cmd_family(int argc, char **argv)
         rc = so_cli_fail(&d);
         goto out;
     }
+    if (o.allow_unproven)
+        printf("%s\n", SO_ALLOW_UNPROVEN_LINE);
     fputs(sk_buf_cstr(&failed), stdout);
     print_decision(out_dir, &r);
     rc = exit_of(r.status);

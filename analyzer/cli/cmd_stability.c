@@ -19,15 +19,18 @@
 
 int cmd_stability(int argc, char **argv)
 {
-    enum { OPT_JSON_OUT = 1000 };
+    enum { OPT_JSON_OUT = 1000, OPT_CONFIG, OPT_ALLOW_UNPROVEN };
     static const struct option opts[] = {
         {"warmup", required_argument, NULL, SO_OPT_WARMUP},
         {"expected-ranks", required_argument, NULL, SO_OPT_EXPECTED_RANKS},
         {"json-out", required_argument, NULL, OPT_JSON_OUT},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"allow-unproven", no_argument, NULL, OPT_ALLOW_UNPROVEN},
         {NULL, 0, NULL, 0},
     };
     so_set_opts set_opts = {.warmup = 8, .expected_ranks = 8}; /* the reference's defaults */
-    const char *json_out = NULL;
+    const char *json_out = NULL, *config = NULL;
+    int allow_unproven = 0;
     optind = 0;
     opterr = 0;
     for (int c; (c = getopt_long(argc, argv, ":", opts, NULL)) != -1;) {
@@ -42,6 +45,16 @@ int cmd_stability(int argc, char **argv)
         case OPT_JSON_OUT:
             json_out = optarg;
             break;
+        case OPT_CONFIG:
+            if (config)
+                return cli_usage(CMD, "--config is given twice");
+            if (!optarg[0])
+                return cli_usage(CMD, "--config must not be empty");
+            config = optarg;
+            break;
+        case OPT_ALLOW_UNPROVEN:
+            allow_unproven = 1;
+            break;
         default:
             return cli_bad_option(CMD, argv, c);
         }
@@ -52,6 +65,10 @@ int cmd_stability(int argc, char **argv)
     const char *dir = argv[optind];
     if (!dir[0])
         return cli_usage(CMD, "the CLEAN directory must not be empty");
+    if (!config && !allow_unproven)
+        return cli_usage(CMD, "--config CONFIG is required: the config the runs were made with "
+                              "(their records must name its SHA-256); --allow-unproven skips the "
+                              "clean-run proof");
 
     int rc = SKX_FAIL;
     sk_diag d;
@@ -69,7 +86,9 @@ int cmd_stability(int argc, char **argv)
         goto out;
     }
     if ((json_out && so_cli_output_free(json_out, &d) != SK_OK) ||
-        so_hygiene_check(dir, &hyg, &d) != SK_OK || so_hygiene_distinct(&hyg, 1, &d) != SK_OK) {
+        so_hygiene_check(dir, config, allow_unproven, &hyg, &d) != SK_OK ||
+        so_hygiene_distinct(&hyg, 1, &d) != SK_OK ||
+        (allow_unproven && sk_buf_printf(&text, "%s\n", SO_ALLOW_UNPROVEN_LINE) != SK_OK)) {
         rc = so_cli_fail(&d);
         goto out;
     }
@@ -82,7 +101,7 @@ int cmd_stability(int argc, char **argv)
         fputs(sk_buf_cstr(&text), stdout);
         fprintf(stderr, "skdcci " CMD ": rejected: clean-run-rejected: %zu run(s) are not clean "
                         "runs (reasons on stdout)\n",
-                hyg->n_rejected);
+                so_hygiene_unclean_count(hyg));
         rc = SKX_REJECTED;
         goto out;
     }
@@ -91,7 +110,8 @@ int cmd_stability(int argc, char **argv)
         so_stability_text(set, &st, &text, &d) != SK_OK ||
         so_hygiene_text(hyg, label, &text, &d) != SK_OK ||
         (json_out &&
-         (so_stability_render(set, &st, set_opts.expected_ranks, &json, &d) != SK_OK ||
+         (so_stability_render(set, &st, set_opts.expected_ranks, allow_unproven, &json, &d) !=
+              SK_OK ||
           so_cli_publish_text(json_out, json.data, json.len, &d) != SK_OK))) {
         rc = so_cli_fail(&d);
         goto out;

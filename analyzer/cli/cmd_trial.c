@@ -31,6 +31,9 @@ enum {
     OPT_ROBUST,
     OPT_OPTION_TRIAL,
     OPT_MIN_IMPROVEMENT,
+    OPT_CONFIG,
+    OPT_BASELINE_CONFIG,
+    OPT_ALLOW_UNPROVEN,
     OPT_REFUSED
 };
 
@@ -60,6 +63,9 @@ int cmd_trial(int argc, char **argv)
         {"robust", no_argument, NULL, OPT_ROBUST},
         {"option-trial", no_argument, NULL, OPT_OPTION_TRIAL},
         {"min-improvement-pct", required_argument, NULL, OPT_MIN_IMPROVEMENT},
+        {"config", required_argument, NULL, OPT_CONFIG},
+        {"baseline-config", required_argument, NULL, OPT_BASELINE_CONFIG},
+        {"allow-unproven", no_argument, NULL, OPT_ALLOW_UNPROVEN},
         {"selection-only", no_argument, NULL, OPT_REFUSED},
         {"replay-evidence", required_argument, NULL, OPT_REFUSED},
         {"promotion-mode", required_argument, NULL, OPT_REFUSED},
@@ -67,6 +73,8 @@ int cmd_trial(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     const char *baseline = NULL, *candidate_arg = NULL, *json_out = NULL;
+    const char *config = NULL, *baseline_config = NULL;
+    int allow_unproven = 0;
     so_set_opts set_opts = {.warmup = DEFAULT_WARMUP, .expected_ranks = DEFAULT_EXPECTED_RANKS};
     double allow_p90 = 0.0, allow_stddev = 0.0, ignored;
     int robust = 0, candidates = 0;
@@ -112,6 +120,19 @@ int cmd_trial(int argc, char **argv)
                 return cli_usage(CMD, "--min-improvement-pct must be a decimal number, got '%s'",
                                  optarg);
             break; /* accepted and ignored, as in the reference's option-trial mode */
+        case OPT_CONFIG:
+        case OPT_BASELINE_CONFIG: {
+            const char **slot = c == OPT_CONFIG ? &config : &baseline_config;
+            if (*slot)
+                return cli_usage(CMD, "--%s is given twice", opts[which].name);
+            if (!optarg[0])
+                return cli_usage(CMD, "--%s must not be empty", opts[which].name);
+            *slot = optarg;
+            break;
+        }
+        case OPT_ALLOW_UNPROVEN:
+            allow_unproven = 1;
+            break;
         case OPT_REFUSED:
             return cli_usage(CMD, "--%s is not accepted in option-trial mode", opts[which].name);
         default:
@@ -133,6 +154,12 @@ int cmd_trial(int argc, char **argv)
                               "'baseline'");
     if (!baseline[0])
         return cli_usage(CMD, "--baseline DIR must not be empty");
+    if ((!config || !baseline_config) && !allow_unproven)
+        return cli_usage(CMD, "%s is required: the config the %s runs were made with (their "
+                              "records must name its SHA-256); --allow-unproven skips the "
+                              "clean-run proof",
+                         !config ? "--config CONFIG" : "--baseline-config CONFIG",
+                         !config ? "trial's" : "incumbent's");
 
     int rc = SKX_FAIL;
     sk_diag d;
@@ -153,9 +180,14 @@ int cmd_trial(int argc, char **argv)
         goto fail;
     /* the clean evidence of every run first: a run whose process failed may
      * have no rank logs to read (docs/stage-o.md §10) */
-    if (so_hygiene_check(baseline, &hyg[0], &d) != SK_OK ||
-        so_hygiene_check(eq + 1, &hyg[1], &d) != SK_OK || so_hygiene_distinct(hyg, 2, &d) != SK_OK)
+    if (so_hygiene_check(baseline, baseline_config, allow_unproven, &hyg[0], &d) != SK_OK ||
+        so_hygiene_check(eq + 1, config, allow_unproven, &hyg[1], &d) != SK_OK ||
+        so_hygiene_distinct(hyg, 2, &d) != SK_OK)
         goto fail;
+    if (allow_unproven && sk_buf_printf(&text, "%s\n", SO_ALLOW_UNPROVEN_LINE) != SK_OK) {
+        sk_diag_set(&d, SK_E_NOMEM, "", 0, "out of memory");
+        goto fail;
+    }
     if (hyg[0]->state == SO_CLEAN_REJECTED || hyg[1]->state == SO_CLEAN_REJECTED) {
         if (so_hygiene_text(hyg[0], "baseline", &text, &d) != SK_OK ||
             so_hygiene_text(hyg[1], name, &text, &d) != SK_OK)
@@ -163,7 +195,7 @@ int cmd_trial(int argc, char **argv)
         fputs(sk_buf_cstr(&text), stdout);
         fprintf(stderr, "skdcci " CMD ": rejected: clean-run-rejected: %zu run(s) are not clean "
                         "runs (reasons on stdout)\n",
-                hyg[0]->n_rejected + hyg[1]->n_rejected);
+                so_hygiene_unclean_count(hyg[0]) + so_hygiene_unclean_count(hyg[1]));
         rc = SKX_REJECTED;
         goto out;
     }
@@ -190,6 +222,7 @@ int cmd_trial(int argc, char **argv)
         .eval = &eval,
         .bootstrap = robust ? &boot : NULL,
         .mann_whitney = robust ? &mw : NULL,
+        .allow_unproven = allow_unproven,
     };
     if (so_trial_text(&report, &text, &d) != SK_OK ||
         so_hygiene_text(hyg[0], "baseline", &text, &d) != SK_OK ||

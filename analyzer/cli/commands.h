@@ -20,6 +20,14 @@ int cmd_scene(int argc, char **argv);
 extern const char cmd_scene_usage[];
 int cmd_ledger(int argc, char **argv);
 extern const char cmd_ledger_usage[];
+/* the phase entry of the auto-tune controller (docs/phase.md) */
+int cmd_phase(int argc, char **argv);
+extern const char cmd_phase_usage[];
+/* Stage O reports from the ledger (docs/round-report.md, docs/handoff.md) */
+int cmd_round(int argc, char **argv);
+extern const char cmd_round_usage[];
+int cmd_handoff(int argc, char **argv);
+extern const char cmd_handoff_usage[];
 
 /* static-compile process safety (docs/compile-safety.md) */
 int cmd_compile_state(int argc, char **argv);

@@ -43,6 +43,16 @@ static const cli_cmd commands[] = {
      cmd_ledger_usage},
     {"scene", cmd_scene, "check a failure scene: the eight items, environment blocker or not",
      cmd_scene_usage},
+    {"round", cmd_round,
+     "round report: the Chinese report of every attempt of a matrix item, from the ledger",
+     cmd_round_usage},
+    {"handoff", cmd_handoff,
+     "seal|verify the Stage O hand-off; --against-config proves a later config keeps BASE's "
+     "options",
+     cmd_handoff_usage},
+    {"phase", cmd_phase,
+     "phase check: a phase manifest and its dispatch task against the given session",
+     cmd_phase_usage},
     {"matrix", cmd_matrix, "validate the winner option matrix or show its status",
      "Usage: skdcci matrix validate FILE [--settled] [--json-out FILE]\n"
     "       skdcci matrix status FILE [--json]\n"
@@ -93,7 +103,10 @@ static const cli_cmd commands[] = {
     "1 input error, 2 usage error.\n"
     "Details: docs/stage-o.md\n"},
     {"stability", cmd_stability, "five-run stability of one CLEAN root (exit 10 when unstable)",
-     "Usage: skdcci stability DIR [--warmup N] [--expected-ranks N] [--json-out FILE]\n"
+     "Usage: skdcci stability DIR --config CONFIG [--warmup N] [--expected-ranks N]\n"
+    "                        [--json-out FILE]\n"
+    "       skdcci stability DIR --allow-unproven [--config CONFIG] [--warmup N]\n"
+    "                        [--expected-ranks N] [--json-out FILE]\n"
     "\n"
     "The five-run stability check of one CLEAN root on its own (S0, O0, and every\n"
     "accepted trial after its top-up to five runs): stable iff exactly 5 runs and\n"
@@ -101,14 +114,22 @@ static const cli_cmd commands[] = {
     "means is at most 5.0 %.  Exits 0 when stable, 10 when unstable.\n"
     "\n"
     "Clean evidence per run (docs/stage-o.md section 10): run-N/run-record.json\n"
-    "(artifact_contract run --purpose clean), run-N/correctness.json and the run's\n"
-    "config.  A run they show unclean (profiling, SK metadata, sk_prof, trace, debug\n"
-    "sync or calibration on; correctness failed or missing; crash, timeout) exits 10\n"
-    "with 'clean-run-rejected' lines; runs without a record are 'unproven'.  The\n"
-    "lines name the root by its directory name.  Each failed check prints 'failed\n"
-    "<check> measured <value> threshold <rule>' before the 'stable' line.\n"
+    "(artifact_contract run --purpose clean --config CONFIG), run-N/correctness.json,\n"
+    "the run's config and the root's attempts.jsonl.  A run they show unclean exits\n"
+    "10 with 'clean-run-rejected' lines: no record or an unreadable one; a process of\n"
+    "its group ran a profiler or had profiling, SK metadata, sk_prof, trace or debug\n"
+    "sync on; its config (CONFIG, or another one) turns instrumentation on; it was\n"
+    "moved or copied; its index was deleted or reused; correctness failed or\n"
+    "missing; crash, timeout.  The lines name the root by its directory name.  Each\n"
+    "failed check prints 'failed <check> measured <value> threshold <rule>' before\n"
+    "the 'stable' line.\n"
     "\n"
     "Options:\n"
+    "  --config CONFIG     the config the runs were made with (required unless\n"
+    "                      --allow-unproven)\n"
+    "  --allow-unproven    runs without a run record are 'unproven', not unclean\n"
+    "                      (the reference-compatible behaviour); every output says\n"
+    "                      so in its first line (stdout) or key (JSON)\n"
     "  --warmup N          decode samples dropped per rank log (8)\n"
     "  --expected-ranks N  rank logs required per run (8)\n"
     "  --json-out FILE     write the summary, the stability block and the evidence\n"
@@ -117,10 +138,12 @@ static const cli_cmd commands[] = {
     "Exit: 0 stable, 10 unstable, 1 input error, 2 usage error.\n"
     "Details: docs/stage-o.md\n"},
     {"trial", cmd_trial, "Stage O option-trial gate: trial vs incumbent (exit 10 when rejected)",
-     "Usage: skdcci trial --baseline DIR --candidate NAME=DIR [--warmup N] [--expected-ranks N]\n"
+     "Usage: skdcci trial --baseline DIR --baseline-config CONFIG --candidate NAME=DIR\n"
+    "                    --config CONFIG [--warmup N] [--expected-ranks N]\n"
     "                    [--allow-p90-regression-pct X] [--allow-stddev-regression-pct X]\n"
     "                    [--json-out FILE] [--robust] [--option-trial]\n"
     "                    [--min-improvement-pct X]\n"
+    "       skdcci trial --baseline DIR --candidate NAME=DIR --allow-unproven [options]\n"
     "\n"
     "The Stage O option-trial gate: compares one trial CLEAN root against the current\n"
     "five-run incumbent exactly as analyze_performance.py --option-trial does, and\n"
@@ -133,10 +156,13 @@ static const cli_cmd commands[] = {
     "population stddev regressions within the allowances.\n"
     "\n"
     "Clean evidence per run (docs/stage-o.md section 10): run-N/run-record.json\n"
-    "(artifact_contract run --purpose clean), run-N/correctness.json and the run's\n"
-    "config.  A run of either root they show unclean exits 10 with\n"
+    "(artifact_contract run --purpose clean --config CONFIG), run-N/correctness.json,\n"
+    "the run's config and the root's attempts.jsonl.  A run of either root they\n"
+    "show unclean (no or an unreadable record, a profiler or an instrumentation\n"
+    "variable in its process group, another config than its root's, moved or\n"
+    "copied, a deleted or reused index, correctness failed) exits 10 with\n"
     "'clean-run-rejected' lines before any gate; otherwise a 'clean-evidence' line\n"
-    "per root says proven or unproven (runs without a record).\n"
+    "per root says proven (or unproven with --allow-unproven).\n"
     "\n"
     "Output: the reference's table and lines; each failed check prints 'failed\n"
     "<check> measured <value> threshold <rule>' before 'option-trial-accepted'.\n"
@@ -148,7 +174,14 @@ static const cli_cmd commands[] = {
     "\n"
     "Options:\n"
     "  --baseline DIR                     current incumbent CLEAN root (required)\n"
+    "  --baseline-config CONFIG           the config of the incumbent's runs\n"
     "  --candidate NAME=DIR               the trial CLEAN root (exactly one)\n"
+    "  --config CONFIG                    the config the trial's runs were made with\n"
+    "                                     (both configs are required unless\n"
+    "                                     --allow-unproven)\n"
+    "  --allow-unproven                   runs without a run record are 'unproven',\n"
+    "                                     not unclean (reference-compatible); every\n"
+    "                                     output says so first\n"
     "  --warmup N                         decode samples dropped per rank log (8)\n"
     "  --expected-ranks N                 rank logs required per run (8)\n"
     "  --allow-p90-regression-pct X       tolerated P90 increase in percent (0.0)\n"

@@ -2,13 +2,13 @@
 #include "analyzer/compile_safety/cs_proc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "artifact_contract/ac_proc.h"
 
 /* /proc files report size 0, so they are read until end of file, up to cap
- * bytes (*truncated = 1 when more were there). */
+ * bytes (*truncated = 1 when more were there; ac_proc_read_file). */
 static sk_err read_proc_file(const char *proc_root, int64_t pid, const char *name, size_t cap,
                              sk_buf *out, int *truncated, int *exists, sk_diag *d)
 {
@@ -19,38 +19,26 @@ static sk_err read_proc_file(const char *proc_root, int64_t pid, const char *nam
     if (snprintf(path, sizeof path, "%s/%lld/%s", proc_root, (long long)pid, name) >=
         (int)sizeof path)
         return sk_diag_set(d, SK_E_ARG, proc_root, 0, "proc root path is too long");
-    int fd;
-    sk_err e = cs_proc_open(path, &fd, exists, d);
-    if (e || !*exists)
-        return e;
-    char chunk[4096];
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            if (errno == ESRCH) /* the process ended between open and read */
-                *exists = 0;
-            else
-                e = sk_diag_set(d, SK_E_IO, path, 0, "cannot read: %s", strerror(errno));
-            break;
+    int err;
+    switch (ac_proc_read_file(path, cap, out, truncated, &err)) {
+    case AC_PROC_READ_OK:
+        return SK_OK;
+    case AC_PROC_OPEN_FAILED:
+        if (err == ENOENT || err == ESRCH) {
+            *exists = 0;
+            return SK_OK;
         }
-        if (n == 0)
-            break;
-        size_t take = (size_t)n;
-        if (out->len + take > cap) {
-            take = cap - out->len;
-            *truncated = 1;
+        return sk_diag_set(d, SK_E_IO, path, 0, "cannot open: %s", strerror(err));
+    case AC_PROC_READ_FAILED:
+        if (err == ESRCH) { /* the process ended between open and read */
+            *exists = 0;
+            return SK_OK;
         }
-        if (sk_buf_append(out, chunk, take)) {
-            e = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
-            break;
-        }
-        if (*truncated)
-            break;
+        return sk_diag_set(d, SK_E_IO, path, 0, "cannot read: %s", strerror(err));
+    case AC_PROC_READ_NOMEM:
+        break;
     }
-    close(fd);
-    return e;
+    return sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
 }
 
 sk_err cs_proc_cmdline(const char *proc_root, int64_t pid, sk_buf *out, int *truncated,

@@ -333,9 +333,15 @@ static sk_err load_failed(fam *f, sk_diag *d)
             snprintf(a->problem, sizeof a->problem,
                      "the command never launched: an environment blocker belongs to the "
                      "environment probe and the parent report, not to an attempt");
-        } else if (strcmp(r.attempt, o->failed_names[i]) != 0) {
+        } else if (strcmp(r.trial, o->failed_trials[i]) != 0 ||
+                   strcmp(r.phase, o->failed_phases[i]) != 0 ||
+                   strcmp(r.attempt, o->failed_names[i]) != 0) {
+            /* the full identity: the same attempt name in another trial or
+             * phase is another attempt */
             a->status = "other_attempt";
-            snprintf(a->problem, sizeof a->problem, "the scene is of attempt %s", r.attempt);
+            snprintf(a->problem, sizeof a->problem,
+                     "the scene is of trial %s, phase %s, attempt %s", r.trial, r.phase,
+                     r.attempt);
         } else {
             a->status = "valid";
             const cJSON *kind = sk_json_get(sk_json_get(a->doc, "failure"), "kind");
@@ -776,6 +782,9 @@ static void unclean_runs(const clean_side *s, int functional_only, char *buf, si
                                      r->reasons[k].code);
         }
     }
+    for (size_t i = 0; !functional_only && i < s->hy->n_issues && used < n; i++)
+        used += (size_t)snprintf(buf + used, n - used, "%s%s %s", used ? ", " : "",
+                                 s->hy->issues[i].run, s->hy->issues[i].code);
 }
 
 /* The clean-evidence rows of docs/stage-o.md §9.2, before any timing is
@@ -827,26 +836,28 @@ static int decide_failed(fam *f, decision *dc)
                  {"invalid", "failure_scene_invalid"},
                  {"environment_blocker", "failure_scene_environment_blocker"},
                  {"other_attempt", "failure_scene_other_attempt"}};
-    const char *functional = NULL;
+    char functional[512] = "";
     for (size_t i = 0; i < f->o->n_failed; i++) {
         const failed_attempt *a = &f->fa[i];
+        char id[512]; /* trial/phase/attempt, as --failed-attempt names it */
+        snprintf(id, sizeof id, "%s/%s/%s", f->o->failed_trials[i], f->o->failed_phases[i],
+                 f->o->failed_names[i]);
         for (size_t k = 0; k < sizeof codes / sizeof codes[0]; k++)
             if (strcmp(a->status, codes[k].status) == 0)
-                add_issue(f, f->blockers, codes[k].code, "failed attempt %s: %s",
-                          f->o->failed_names[i], a->problem);
-        if (a->functional && !functional)
-            functional = f->o->failed_names[i];
+                add_issue(f, f->blockers, codes[k].code, "failed attempt %s: %s", id, a->problem);
+        if (a->functional && !functional[0])
+            snprintf(functional, sizeof functional, "%s", id);
         else if (strcmp(a->status, "valid") == 0 && !a->functional)
             add_issue(f, f->notes, "failed_attempt_not_functional",
                       "failed attempt %s failed in %s: not a functional failure; the trial needs "
-                      "a new attempt", f->o->failed_names[i], a->kind);
+                      "a new attempt", id, a->kind);
     }
     if (cJSON_GetArraySize(f->blockers)) {
         set_decision(dc, SO_FAMILY_BLOCKED, first_blocker(f),
                      "失败的尝试缺少有效的失败现场，无法判定 DCCI 家族", "O0");
         return 1;
     }
-    if (functional) {
+    if (functional[0]) {
         add_issue(f, f->notes, "functional_failure",
                   "failed attempt %s is a functional failure (correctness, crash, hang, timeout "
                   "or execution)", functional);
@@ -1060,11 +1071,12 @@ static sk_err load_all(fam *f, sk_diag *d)
     const so_family_opts *o = f->o;
     so_set_hygiene *hy[3];
     size_t n_hy = 0;
-    sk_err rc = so_hygiene_check(o->o0_dir, &f->o0.hy, d);
+    /* each side's runs must have been made with its config of --configs */
+    sk_err rc = so_hygiene_check(o->o0_dir, o->configs[0], o->allow_unproven, &f->o0.hy, d);
     if (rc == SK_OK)
-        rc = so_hygiene_check(o->da_dir, &f->da.hy, d);
+        rc = so_hygiene_check(o->da_dir, o->configs[1], o->allow_unproven, &f->da.hy, d);
     if (rc == SK_OK && o->repair_dir)
-        rc = so_hygiene_check(o->repair_dir, &f->rp.hy, d);
+        rc = so_hygiene_check(o->repair_dir, o->configs[2], o->allow_unproven, &f->rp.hy, d);
     if (rc == SK_OK) {
         hy[n_hy++] = f->o0.hy;
         hy[n_hy++] = f->da.hy;
@@ -1178,6 +1190,8 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
     clean_notes(&f);
     doc = sk_jb_obj(b);
     sk_jb_put(b, doc, "schema_version", sk_jb_str(b, SO_FAMILY_SCHEMA));
+    if (o->allow_unproven) /* sorts first in the canonical document */
+        sk_jb_put(b, doc, SO_ALLOW_UNPROVEN_KEY, sk_jb_bool(b, 1));
     cJSON *dec = sk_jb_obj(b);
     sk_jb_put(b, dec, "status", sk_jb_str(b, so_family_status_name(dc.status)));
     sk_jb_put(b, dec, "reason_code", sk_jb_str(b, dc.reason_code));
@@ -1236,6 +1250,8 @@ sk_err so_family_build(const so_family_opts *o, so_family_result *out, sk_diag *
         for (size_t i = 0; i < o->n_failed; i++) {
             const failed_attempt *a = &f.fa[i];
             cJSON *e = sk_jb_obj(b);
+            sk_jb_put(b, e, "trial", sk_jb_str(b, o->failed_trials[i]));
+            sk_jb_put(b, e, "phase", sk_jb_str(b, o->failed_phases[i]));
             sk_jb_put(b, e, "attempt", sk_jb_str(b, o->failed_names[i]));
             sk_jb_put(b, e, "scene", sk_jb_str(b, o->failed_scenes[i]));
             sk_jb_put(b, e, "sha256", sk_jb_str(b, a->sha[0] ? a->sha : NULL));

@@ -43,14 +43,21 @@ typedef struct so_family_opts {
     const char *analysis_dir;  /* NULL when not given */
     const char *probe_path;    /* NULL when not given */
     const char *probe_check_path; /* `skdcci probe check --json-out` report, or NULL */
-    /* failed attempts of the family's trials: name and scene file (scene
-     * NULL when none was given; docs/stage-o.md §11) */
+    /* failed attempts of the family's trials: the full identity (trial,
+     * phase, attempt: a scene matches only when all three are its
+     * identity's) and the scene file (NULL when none was given;
+     * docs/stage-o.md §11) */
+    const char *const *failed_trials;
+    const char *const *failed_phases;
     const char *const *failed_names;
     const char *const *failed_scenes;
     size_t n_failed;
     const char *configs[3];    /* O0, DISABLE_ALL, REPAIR; all NULL when not given;
                                   REPAIR NULL when given as "-" */
     so_set_opts set_opts;
+    /* --allow-unproven: runs without a run record are unproven, not
+     * rejected (so_hygiene_check); the report says so first */
+    int allow_unproven;
 } so_family_opts;
 
 typedef enum so_family_status {

@@ -132,7 +132,8 @@ static sk_err functional_failed(const cJSON *doc, sk_buf *out)
 /* What each blocker measured and what it needed (docs/stage-o.md §9.2); a
  * value "@side" is the run count of that clean side, "@probe" the probe
  * report's state, "@analysis" the analysis status, "@pcheck" the probe
- * check's verdict, "@rejected:side" the runs of that side that are not clean. */
+ * check's verdict, "@rejected:side" the runs of that side that are not clean
+ * (rejected runs and started runs that are gone). */
 static const struct {
     const char *code, *measured, *threshold;
 } k_blockers[] = {
@@ -180,9 +181,13 @@ static sk_err blocker_failed(const cJSON *doc, const cJSON *blocker, sk_buf *out
         threshold = k_blockers[i].threshold;
         measured = m;
         if (strncmp(m, "@rejected:", 10) == 0) {
-            const cJSON *n = sk_json_get(sk_json_get(sk_json_get(doc, "clean_evidence"), m + 10),
-                                         "rejected");
-            snprintf(count, sizeof count, "%.0f", cJSON_IsNumber(n) ? n->valuedouble : 0.0);
+            const cJSON *side = sk_json_get(sk_json_get(doc, "clean_evidence"), m + 10);
+            const cJSON *n = sk_json_get(side, "rejected");
+            /* the rejected runs and the root's own problems (a started run
+             * that is gone: its attempt line has no directory) */
+            snprintf(count, sizeof count, "%.0f",
+                     (cJSON_IsNumber(n) ? n->valuedouble : 0.0) +
+                         (double)cJSON_GetArraySize(sk_json_get(side, "issues")));
             measured = count;
         } else if (strcmp(m, "@probe") == 0) {
             measured = str_or(sk_json_get(sk_json_get(doc, "probe"), "state"));

@@ -7,8 +7,10 @@
 #include "artifact_contract/base/sk_json.h"
 #include "analyzer/chart/ch_doc.h"
 #include "analyzer/chart/ch_text.h"
+#include "analyzer/stage_o/so_doc.h"
 #include "analyzer/stage_o/so_family.h"
 #include "analyzer/stage_o/so_family_internal.h"
+#include "analyzer/stage_o/so_hygiene.h"
 
 static const cJSON *get(const cJSON *o, const char *k)
 {
@@ -20,54 +22,24 @@ static const cJSON *get2(const cJSON *o, const char *a, const char *b)
     return sk_json_get(sk_json_get(o, a), b);
 }
 
-/* A value as text: null -> "-", booleans 是/否, strings as they are ("" ->
- * "-"), everything else as canonical JSON (in tmp). */
-static const char *value_text(ch_doc *d, const cJSON *v, sk_buf *tmp)
-{
-    if (!v || cJSON_IsNull(v))
-        return "-";
-    if (cJSON_IsBool(v))
-        return cJSON_IsTrue(v) ? "是" : "否";
-    if (cJSON_IsString(v))
-        return v->valuestring[0] ? v->valuestring : "-";
-    sk_buf_reset(tmp);
-    if (!d->e)
-        d->e = sk_json_write(v, SK_JSON_CANONICAL, tmp, NULL);
-    return sk_buf_cstr(tmp);
-}
-
 static void val(ch_doc *d, const cJSON *v)
 {
-    sk_buf tmp = SK_BUF_INIT;
-    ch_doc_text(d, value_text(d, v, &tmp));
-    sk_buf_free(&tmp);
+    so_doc_val(d, v);
 }
 
 static void val_code(ch_doc *d, const cJSON *v)
 {
-    sk_buf tmp = SK_BUF_INIT;
-    ch_doc_code(d, value_text(d, v, &tmp));
-    sk_buf_free(&tmp);
+    so_doc_val_code(d, v);
 }
 
-/* A number rounded to decimals for reading (the JSON keeps the exact
- * value); anything else as value_text says. */
 static void val_round(ch_doc *d, const cJSON *v, int decimals)
 {
-    char t[64];
-    if (!cJSON_IsNumber(v) || decimals < 0) {
-        val(d, v);
-        return;
-    }
-    ch_num_text(v->valuedouble, decimals, t, sizeof t);
-    ch_doc_text(d, t);
+    so_doc_val_round(d, v, decimals);
 }
 
 static void cell_round(ch_doc *d, const cJSON *v, int decimals)
 {
-    ch_doc_cell_begin(d);
-    val_round(d, v, decimals);
-    ch_doc_cell_end(d);
+    so_doc_cell_round(d, v, decimals);
 }
 
 /* Decimals shown: milliseconds to the microsecond, percentages to 1/100. */
@@ -76,17 +48,12 @@ static void cell_round(ch_doc *d, const cJSON *v, int decimals)
 
 static void cell(ch_doc *d, const cJSON *v)
 {
-    ch_doc_cell_begin(d);
-    val(d, v);
-    ch_doc_cell_end(d);
+    so_doc_cell(d, v);
 }
 
 static void row(ch_doc *d, const cJSON *const *cells, size_t n)
 {
-    ch_doc_row_begin(d);
-    for (size_t i = 0; i < n; i++)
-        cell(d, cells[i]);
-    ch_doc_row_end(d);
+    so_doc_row(d, cells, n);
 }
 
 static const char *status_zh(const char *s)
@@ -592,15 +559,15 @@ static void failed_attempts(ch_doc *d, const cJSON *doc)
     if (!cJSON_IsArray(fl))
         return;
     ch_doc_headingf(d, 2, "10. 失败的尝试与失败现场");
-    static const char *const cols[] = {"尝试", "现场文件", "SHA-256", "现场状态", "失败类型",
-                                       "功能失败", "问题"};
+    static const char *const cols[] = {"试验", "阶段", "尝试", "现场文件", "SHA-256",
+                                       "现场状态", "失败类型", "功能失败", "问题"};
     ch_doc_table_begin(d, NULL, 0, -1);
-    ch_doc_head(d, cols, 7);
+    ch_doc_head(d, cols, 9);
     for (const cJSON *a = fl->child; a; a = a->next) {
-        const cJSON *cells[7] = {get(a, "attempt"), get(a, "scene"), get(a, "sha256"),
-                                 get(a, "scene_status"), get(a, "kind"), get(a, "functional"),
-                                 get(a, "problem")};
-        row(d, cells, 7);
+        const cJSON *cells[9] = {get(a, "trial"), get(a, "phase"), get(a, "attempt"),
+                                 get(a, "scene"), get(a, "sha256"), get(a, "scene_status"),
+                                 get(a, "kind"), get(a, "functional"), get(a, "problem")};
+        row(d, cells, 9);
     }
     ch_doc_table_end(d);
 }
@@ -610,6 +577,11 @@ sk_err so_family_document(const cJSON *doc, ch_doc *d, so_family_hook after_conc
 {
     d->missing = "-";
     ch_doc_headingf(d, 1, "DCCI 家族报告");
+    if (cJSON_IsTrue(sk_json_get(doc, SO_ALLOW_UNPROVEN_KEY))) {
+        ch_doc_para_begin(d);
+        ch_doc_text(d, SO_ALLOW_UNPROVEN_LINE);
+        ch_doc_para_end(d);
+    }
     ch_doc_para_begin(d);
     ch_doc_marked(d, "本报告由 `skdcci family report` 生成，JSON 版本 `" SO_FAMILY_JSON_NAME
                      "` 为准。");

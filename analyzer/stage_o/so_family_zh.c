@@ -86,6 +86,10 @@ static void unclean_runs(zh *z, const char *side, int functional_only)
                 continue;
             putf(z, "%s%s：%s", n++ ? "、" : "", str(get(r, "run"), "?"), str(get(k, "code"), "?"));
         }
+    /* the root's own problems (a run the attempt journal names that is gone) */
+    const cJSON *issues = get2(get(z->doc, "clean_evidence"), side, "issues");
+    for (const cJSON *k = issues && !functional_only ? issues->child : NULL; k; k = k->next)
+        putf(z, "%s%s：%s", n++ ? "、" : "", str(get(k, "run"), "?"), str(get(k, "code"), "?"));
     if (!n)
         put(z, "无");
 }
@@ -120,7 +124,8 @@ static void functional_failure(zh *z)
         const cJSON *fl = get(z->doc, "failed_attempts");
         for (const cJSON *a = fl ? fl->child : NULL; a; a = a->next)
             if (cJSON_IsTrue(get(a, "functional"))) {
-                putf(z, "失败的尝试 %s 是功能失败（%s：正确性、崩溃、挂起、超时或执行失败）",
+                putf(z, "失败的尝试 %s/%s/%s 是功能失败（%s：正确性、崩溃、挂起、超时或执行失败）",
+                     str(get(a, "trial"), "?"), str(get(a, "phase"), "?"),
                      str(get(a, "attempt"), "?"), str(get(a, "kind"), "?"));
                 return;
             }
@@ -136,7 +141,9 @@ static void failed_attempt(zh *z, const char *what)
     const cJSON *fl = get(z->doc, "failed_attempts");
     const char *m = str(get(z->issue, "message"), "");
     for (const cJSON *a = fl ? fl->child : NULL; a; a = a->next) {
-        const char *name = str(get(a, "attempt"), "");
+        char name[512]; /* the full identity the message names */
+        snprintf(name, sizeof name, "%s/%s/%s", str(get(a, "trial"), ""),
+                 str(get(a, "phase"), ""), str(get(a, "attempt"), ""));
         size_t n = strlen(name);
         if (strncmp(m, "failed attempt ", 15) != 0 || strncmp(m + 15, name, n) != 0 ||
             (m[15 + n] != ':' && m[15 + n] != ' '))

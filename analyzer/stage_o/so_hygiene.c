@@ -6,13 +6,17 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "artifact_contract/ac_attempts.h"
+#include "artifact_contract/ac_instr.h"
 #include "artifact_contract/ac_producer_record.h"
 #include "artifact_contract/ac_util.h"
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
 #include "analyzer/stage_o/so_clean.h"
@@ -33,32 +37,15 @@ const char *so_clean_state_name(so_clean_state s)
 
 /* ------------------------------------------------------------ the rules */
 
-/* The environment variables that turn on what a clean run must not have
- * (docs/stage-o.md §10.2 says where each fact comes from). */
-typedef struct env_rule {
-    const char *name;
-    const char *code;
-    const char *what;
-} env_rule;
-
-static const env_rule k_env_rules[] = {
-    {"ASCEND_PROF_SK_ON", "env_sk_prof", "the sk_prof child-event trace"},
-    {"ASCEND_OP_COMPILE_SAVE_KERNEL_META", "env_sk_metadata", "the SK metadata and log dump"},
-    {"ASCEND_SK_OP_TRACE_ON", "env_trace", "the SK op execution trace"},
-    {"PROFILING_MODE", "env_profiling", "CANN profiling by environment"},
-    {"ASCEND_LAUNCH_BLOCKING", "env_debug_sync", "synchronous (blocking) operator launch"},
-};
+int so_hygiene_env_on(const char *name, const char *value)
+{
+    (void)name; /* one rule for every variable of the list (ac_instr.h) */
+    return ac_instr_value_on(value);
+}
 
 static int is_off_word(const char *v)
 {
-    return v[0] == '\0' || strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 ||
-           strcasecmp(v, "off") == 0;
-}
-
-int so_hygiene_env_on(const char *name, const char *value)
-{
-    (void)name; /* one rule for every variable of the list (§10.2) */
-    return value != NULL && !is_off_word(value);
+    return !ac_instr_value_on(v);
 }
 
 int so_hygiene_value_on(const cJSON *v)
@@ -80,26 +67,34 @@ int so_hygiene_value_on(const cJSON *v)
 
 /* ------------------------------------------------------------ reasons */
 
+/* A reason's or issue's detail: the formatted text (cut at 511 bytes) in a
+ * fresh allocation, or NULL when out of memory. */
+static char *format_detail(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *format_detail(const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return sk_strdup(msg);
+}
+
 static sk_err add_reason(so_run_hygiene *r, const char *code, int functional, const char *fmt,
                          ...) __attribute__((format(printf, 4, 5)));
 static sk_err add_reason(so_run_hygiene *r, const char *code, int functional, const char *fmt,
                          ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char *detail = format_detail(fmt, ap);
     va_end(ap);
-    so_hygiene_reason *nr = sk_realloc(r->reasons, (r->n_reasons + 1) * sizeof *nr);
-    if (!nr)
+    so_hygiene_reason *nr = detail ? sk_realloc(r->reasons, (r->n_reasons + 1) * sizeof *nr) : NULL;
+    if (!nr) {
+        sk_free(detail);
         return SK_E_NOMEM;
+    }
     r->reasons = nr;
     nr[r->n_reasons].code = code;
     nr[r->n_reasons].functional = functional;
-    nr[r->n_reasons].detail = sk_strdup(msg);
-    if (!nr[r->n_reasons].detail)
-        return SK_E_NOMEM;
-    r->n_reasons++;
+    nr[r->n_reasons++].detail = detail;
     return SK_OK;
 }
 
@@ -195,10 +190,68 @@ sk_err so_hygiene_find_config(const char *root, const char *run, char **path, sk
     return rc;
 }
 
+/* ------------------------------------------------------------ config rules */
+
+/* Config members that turn instrumentation on, by name (docs/stage-o.md
+ * §10.2): the first rule whose needle the member's name contains (ASCII
+ * case-insensitive; "prefix" rules only at the start) applies when the
+ * member's value is on.  Members of a super_kernel_debug_options mapping are
+ * debug options whatever their name. */
+typedef struct cfg_rule {
+    const char *needle;
+    int prefix;
+    const char *code;
+    const char *what;
+} cfg_rule;
+
+static const cfg_rule k_cfg_specific[] = {
+    {"debug_sync", 0, "config_debug_sync", "turns on debug sync"},
+    {"sync_all", 0, "config_debug_sync", "turns on debug sync"},
+    {"launch_blocking", 0, "config_debug_sync", "turns on synchronous operator launch"},
+    {"sk_prof", 0, "config_sk_prof", "turns on the sk_prof trace"},
+    {"trace", 0, "config_trace", "turns on a trace"},
+};
+static const cfg_rule k_cfg_general[] = {
+    {"dump", 0, "config_dump", "turns on a dump"},
+    {"kernel_meta", 0, "config_dump", "keeps kernel metadata"},
+    {"calibrat", 0, "config_calibration", "turns on calibration"},
+    {"profil", 0, "config_profiling", "turns on profiling"},
+};
+
+static const cfg_rule *match_rule(const cfg_rule *rules, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rules[i].prefix ? strncasecmp(key, rules[i].needle, strlen(rules[i].needle)) == 0
+                            : strcasestr(key, rules[i].needle) != NULL)
+            return &rules[i];
+    return NULL;
+}
+
+typedef struct assign_ctx {
+    so_run_hygiene *r;
+    const char *where;
+    sk_err rc;
+} assign_ctx;
+
+static void config_assignment(const ac_instr_var *var, const char *value, void *ctx)
+{
+    assign_ctx *c = ctx;
+    if (c->rc == SK_OK)
+        c->rc = add_reason(c->r, "config_env", 0, "%s sets %s=%s, which turns on %s", c->where,
+                           var->name, value, var->what);
+}
+
 /* Walks the config tree for the members of §10.2. */
 static sk_err walk_config(const cJSON *v, int in_debug_map, const char *ptr, so_run_hygiene *r)
 {
     sk_err rc = SK_OK;
+    if (cJSON_IsString(v)) {
+        /* "env ASCEND_PROF_SK_ON=1024 python ..." or a "NAME=VALUE" list entry */
+        char value[AC_MEMBER_VALUE_BYTES + 1];
+        assign_ctx c = {r, ptr[0] ? ptr : "/", SK_OK};
+        ac_instr_scan_assignments(v->valuestring, value, sizeof value, config_assignment, &c);
+        return c.rc;
+    }
     if (!cJSON_IsObject(v) && !cJSON_IsArray(v))
         return SK_OK;
     size_t idx = 0;
@@ -209,19 +262,169 @@ static sk_err walk_config(const cJSON *v, int in_debug_map, const char *ptr, so_
         else
             snprintf(sub, sizeof sub, "%s/%zu", ptr, idx);
         const char *key = cJSON_IsObject(v) ? c->string : "";
+        const ac_instr_var *var = key[0] ? ac_instr_var_find(key, strlen(key)) : NULL;
         int on = so_hygiene_value_on(c);
-        if (strcmp(key, "debug_sync_all") == 0 && on)
-            rc = add_reason(r, "config_debug_sync", 0, "%s turns on debug sync", sub);
-        else if (strcmp(key, "debug_op_exec_trace") == 0 && on)
-            rc = add_reason(r, "config_trace", 0, "%s turns on the op execution trace", sub);
-        else if ((in_debug_map || strncmp(key, "debug_", 6) == 0) && on)
-            rc = add_reason(r, "config_debug_option", 0, "%s is a debug option", sub);
-        else if (strcasestr(key, "calibrat") && on)
-            rc = add_reason(r, "config_calibration", 0, "%s turns on calibration", sub);
-        else if (strcasestr(key, "profil") && on)
-            rc = add_reason(r, "config_profiling", 0, "%s turns on profiling", sub);
+        const cfg_rule *rule = NULL;
+        if (var) {
+            /* an environment map inside the config: {"ASCEND_PROF_SK_ON": "1024"} */
+            if (cJSON_IsString(c) ? ac_instr_value_on(c->valuestring) : on)
+                rc = add_reason(r, "config_env", 0, "%s sets %s, which turns on %s", sub,
+                                var->name, var->what);
+            continue;
+        }
+        if (on && key[0]) {
+            rule = match_rule(k_cfg_specific, sizeof k_cfg_specific / sizeof *k_cfg_specific, key);
+            if (!rule && (in_debug_map || strncmp(key, "debug_", 6) == 0))
+                rc = add_reason(r, "config_debug_option", 0, "%s is a debug option", sub);
+            else if (!rule)
+                rule = match_rule(k_cfg_general, sizeof k_cfg_general / sizeof *k_cfg_general, key);
+            if (rule)
+                rc = add_reason(r, rule->code, 0, "%s %s", sub, rule->what);
+        }
         if (rc == SK_OK)
             rc = walk_config(c, strcmp(key, "super_kernel_debug_options") == 0, sub, r);
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------ the record */
+
+/* Findings of one kind about the group's members, reported once with the
+ * first process and a count of the others (every child inherits a
+ * variable, so the same finding usually holds for several processes). */
+typedef struct finding {
+    const char *code;
+    char key[64];
+    char first[400];
+    size_t more;
+} finding;
+
+typedef struct findings {
+    finding *f;
+    size_t n;
+    int nomem;
+} findings;
+
+static void note(findings *fs, const char *code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void note(findings *fs, const char *code, const char *key, const char *fmt, ...)
+{
+    for (size_t i = 0; i < fs->n; i++)
+        if (fs->f[i].code == code && strcmp(fs->f[i].key, key) == 0) {
+            fs->f[i].more++;
+            return;
+        }
+    finding *grown = sk_realloc(fs->f, (fs->n + 1) * sizeof *grown);
+    if (!grown) {
+        fs->nomem = 1;
+        return;
+    }
+    fs->f = grown;
+    finding *x = &fs->f[fs->n++];
+    memset(x, 0, sizeof *x);
+    x->code = code;
+    snprintf(x->key, sizeof x->key, "%s", key);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->first, sizeof x->first, fmt, ap);
+    va_end(ap);
+}
+
+typedef struct proc_ctx {
+    findings *fs;
+    long long pid;      /* -1: the command line given to run */
+    const char *argv0;
+} proc_ctx;
+
+static void argv_assignment(const ac_instr_var *var, const char *value, void *ctx)
+{
+    proc_ctx *p = ctx;
+    char key[64];
+    snprintf(key, sizeof key, "argv %s", var->name);
+    if (p->pid < 0)
+        note(p->fs, var->code, key, "the command line sets %s=%s, which turns on %s", var->name,
+             value, var->what);
+    else
+        note(p->fs, var->code, key,
+             "pid %lld (%s) has %s=%s on its command line, which turns on %s", p->pid, p->argv0,
+             var->name, value, var->what);
+}
+
+/* argv as a C array (borrowed strings); NULL entries for non-strings. */
+static size_t argv_list(const cJSON *argv, const char **out, size_t cap)
+{
+    size_t n = 0;
+    for (const cJSON *a = cJSON_IsArray(argv) ? argv->child : NULL; a && n < cap; a = a->next)
+        out[n++] = cJSON_IsString(a) ? a->valuestring : NULL;
+    return n;
+}
+
+/* Profiler programs and instrumentation assignments on one command line. */
+static void check_argv(findings *fs, const cJSON *argv, long long pid)
+{
+    const char *list[64];
+    size_t n = argv_list(argv, list, sizeof list / sizeof *list);
+    const char *argv0 = n && list[0] ? list[0] : "?";
+    const char *prof = ac_instr_profiler(list, n);
+    if (prof && pid < 0)
+        note(fs, "profiler_program", prof, "the command runs under %s (%s)", prof, argv0);
+    else if (prof)
+        note(fs, "profiler_program", prof, "pid %lld runs %s (%s)", pid, prof, argv0);
+    char value[AC_MEMBER_VALUE_BYTES + 1];
+    proc_ctx p = {fs, pid, argv0};
+    for (const cJSON *a = cJSON_IsArray(argv) ? argv->child : NULL; a; a = a->next)
+        if (cJSON_IsString(a))
+            ac_instr_scan_assignments(a->valuestring, value, sizeof value, argv_assignment, &p);
+}
+
+/* What every observed member showed (version 2 records). */
+static void check_members(findings *fs, const ac_producer_record *rec)
+{
+    if (rec->members_truncated)
+        note(fs, "members_truncated", "",
+             "more than %d processes were in the group; the others were not observed",
+             AC_PRODUCER_MAX_MEMBERS);
+    for (size_t i = 0; i < rec->nmembers; i++) {
+        const ac_member *m = &rec->members[i];
+        long long pid = (long long)m->pid;
+        if (m->images_truncated)
+            note(fs, "member_images_truncated", "",
+                 "pid %lld changed what it runs more than %d times, or its observations could "
+                 "not be stored: what it ran later is unknown",
+                 pid, AC_MEMBER_MAX_IMAGES);
+        for (const cJSON *im = m->images ? m->images->child : NULL; im; im = im->next) {
+            const cJSON *argv = sk_json_get(im, "argv"), *env = sk_json_get(im, "environment");
+            const cJSON *un = sk_json_get(im, "unreadable");
+            const cJSON *a0 = cJSON_IsArray(argv) ? argv->child : NULL;
+            const char *argv0 = "?";
+            if (a0 && cJSON_IsString(a0))
+                argv0 = a0->valuestring;
+            if (cJSON_IsString(un) && strcmp(un->valuestring, "exited") != 0)
+                note(fs, "member_unreadable", un->valuestring,
+                     "pid %lld (%s): its environment could not be read (%s)", pid, argv0,
+                     un->valuestring);
+            for (const cJSON *c = cJSON_IsObject(env) ? env->child : NULL; c; c = c->next) {
+                const ac_instr_var *var = ac_instr_var_find(c->string, strlen(c->string));
+                char key[64];
+                snprintf(key, sizeof key, "env %s", c->string);
+                if (var && cJSON_IsString(c) && ac_instr_value_on(c->valuestring))
+                    note(fs, var->code, key, "pid %lld (%s): %s=%s turns on %s", pid, argv0,
+                         var->name, c->valuestring, var->what);
+            }
+            check_argv(fs, argv, pid);
+        }
+    }
+}
+
+static sk_err emit_findings(findings *fs, so_run_hygiene *r)
+{
+    sk_err rc = fs->nomem ? SK_E_NOMEM : SK_OK;
+    for (size_t i = 0; rc == SK_OK && i < fs->n; i++) {
+        const finding *x = &fs->f[i];
+        if (x->more)
+            rc = add_reason(r, x->code, 0, "%s; and %zu other process(es)", x->first, x->more);
+        else
+            rc = add_reason(r, x->code, 0, "%s", x->first);
     }
     return rc;
 }
@@ -229,10 +432,17 @@ static sk_err walk_config(const cJSON *v, int in_debug_map, const char *ptr, so_
 static sk_err check_record(const ac_producer_record *rec, so_run_hygiene *r)
 {
     sk_err rc = SK_OK;
+    findings fs = {NULL, 0, 0};
     if (rec->state != AC_RUN_FINISHED)
         return add_reason(r, "record_unfinished", 0,
                           "the run record is a started record: the run never finished");
-    if (strcmp(rec->purpose, AC_RUN_PURPOSE_CLEAN) != 0)
+    if (rec->schema < 2)
+        rc = add_reason(r, "record_old_schema", 0,
+                        "the run record is version %d: it records neither the group's members "
+                        "nor the run's directory, config and attempt (rerun with this "
+                        "artifact_contract run)",
+                        rec->schema);
+    if (rc == SK_OK && strcmp(rec->purpose, AC_RUN_PURPOSE_CLEAN) != 0)
         rc = add_reason(r, "record_not_clean", 0,
                         "the run record is of a %s run, not of a clean run (run --purpose clean)",
                         rec->purpose);
@@ -248,28 +458,26 @@ static sk_err check_record(const ac_producer_record *rec, so_run_hygiene *r)
     else if (rc == SK_OK && rec->exit_code != 0)
         rc = add_reason(r, "run_failed", 1, "the process exited with status %lld",
                         (long long)rec->exit_code);
-    for (size_t i = 0; rc == SK_OK && i < sizeof k_env_rules / sizeof *k_env_rules; i++) {
-        const char *v = ac_producer_record_env(rec, k_env_rules[i].name);
-        if (so_hygiene_env_on(k_env_rules[i].name, v))
-            rc = add_reason(r, k_env_rules[i].code, 0, "%s=%s turns on %s", k_env_rules[i].name,
-                            v, k_env_rules[i].what);
+    /* the environment the command was given */
+    for (size_t i = 0; rc == SK_OK && i < ac_instr_var_count; i++) {
+        const ac_instr_var *var = &ac_instr_vars[i];
+        const char *v = ac_producer_record_env(rec, var->name);
+        if (so_hygiene_env_on(var->name, v))
+            note(&fs, var->code, var->name, "%s=%s turns on %s", var->name, v, var->what);
     }
-    const cJSON *argv = sk_json_get(rec->command, "argv");
-    const cJSON *a0 = argv ? argv->child : NULL;
-    if (rc == SK_OK && cJSON_IsString(a0)) {
-        const char *base = strrchr(a0->valuestring, '/');
-        base = base ? base + 1 : a0->valuestring;
-        if (strcmp(base, "msprof") == 0)
-            rc = add_reason(r, "env_profiling", 0, "the command runs under msprof (%s)",
-                            a0->valuestring);
-    }
+    /* the command line, then what every member of the group showed */
+    check_argv(&fs, sk_json_get(rec->command, "argv"), -1);
+    check_members(&fs, rec);
+    if (rc == SK_OK)
+        rc = emit_findings(&fs, r);
+    sk_free(fs.f);
     return rc;
 }
 
 /* The rank logs (log_*.log) of a recorded run must have been written while
  * its process ran: mtime within the record's window (the finalize producer
  * window rule, docs/artifact_contract.md), so a clean record cannot vouch for
- * logs of another run.  Only mtime: copying a CLEAN root (cp -a) keeps it. */
+ * logs of another run. */
 static sk_err check_log_times(const char *root, const char *run, const ac_producer_record *rec,
                               so_run_hygiene *r, sk_diag *d)
 {
@@ -310,7 +518,69 @@ out:
     return rc;
 }
 
-static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk_diag *d)
+/* A run belongs where it lies: the record names the physical directory it
+ * was published in and its inode; a moved or copied run (cp -a keeps the
+ * files and their times, not their place) lies elsewhere. */
+static sk_err check_location(const char *root, const char *run, const ac_producer_record *rec,
+                             so_run_hygiene *r, sk_diag *d)
+{
+    char *dir = join3(root, run, "");
+    char *real = NULL;
+    struct stat st;
+    int64_t birth = 0;
+    sk_err rc = SK_OK;
+    if (!dir)
+        return sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+    dir[strlen(dir) - 1] = '\0'; /* no trailing "/" */
+    real = sk_path_publication(dir, d);
+    if (!real) {
+        rc = d ? d->code : SK_E_PATH;
+        goto out;
+    }
+    if (stat(real, &st) != 0) {
+        rc = sk_diag_set(d, SK_E_IO, real, 0, "cannot stat the run directory: %s",
+                         strerror(errno));
+        goto out;
+    }
+    if (strcmp(real, rec->run_dir_path) != 0)
+        rc = add_reason(r, "run_moved", 0,
+                        "the record was made in %.300s, but the run lies in %.300s (a moved or "
+                        "copied run keeps its files, not its proof)",
+                        rec->run_dir_path, real);
+    else if ((uint64_t)st.st_ino != rec->run_dir_inode ||
+             (rec->has_run_dir_birth && ac_dir_birth_ns(real, &birth) &&
+              birth != rec->run_dir_birth_ns))
+        rc = add_reason(r, "run_moved", 0,
+                        "%.300s is not the directory the record was made in (inode %llu, born "
+                        "%lld ns; recorded inode %llu, born %lld ns): it was replaced by a copy",
+                        real, (unsigned long long)st.st_ino, (long long)birth,
+                        (unsigned long long)rec->run_dir_inode,
+                        (long long)rec->run_dir_birth_ns);
+    if (rc == SK_E_NOMEM)
+        rc = sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+out:
+    sk_free(dir);
+    sk_free(real);
+    return rc;
+}
+
+/* ------------------------------------------------------------ one run */
+
+/* What the whole root's check knows: the expected config. */
+typedef struct check_opts {
+    const char *config_path;  /* NULL: none to compare */
+    const cJSON *config;      /* its tree */
+    char config_sha[65];
+    int allow_unproven;
+} check_opts;
+
+static int is_nomem(sk_err e)
+{
+    return e == SK_E_NOMEM;
+}
+
+static sk_err check_run(const char *root, const char *run, const check_opts *o, so_run_hygiene *r,
+                        sk_diag *d)
 {
     sk_err rc = SK_OK;
     ac_producer_record *rec = NULL;
@@ -318,6 +588,7 @@ static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk
     char *rec_path = join3(root, run, SO_HYGIENE_RECORD_NAME);
     char *cor_path = join3(root, run, SO_HYGIENE_CORRECTNESS_NAME);
     char *cfg_path = NULL;
+    char copy_sha[65] = "";
     if (!rec_path || !cor_path || !(r->run = sk_strdup(run))) {
         rc = sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
         goto out;
@@ -328,20 +599,63 @@ static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk
         goto out;
     }
     r->has_record = e;
+    if (!r->has_record && !o->allow_unproven &&
+        add_reason(r, "record_missing", 0,
+                   "no %s: the run is not proven to be a clean process (artifact_contract run "
+                   "--purpose clean writes it; --allow-unproven accepts runs without one)",
+                   SO_HYGIENE_RECORD_NAME) != SK_OK)
+        goto nomem;
     if (r->has_record) {
-        rc = ac_producer_record_load(rec_path, "run record", &rec, d);
-        if (rc != SK_OK)
+        sk_diag rd;
+        sk_diag_clear(&rd);
+        sk_err lr = ac_producer_record_load(rec_path, "run record", &rec, &rd);
+        if (is_nomem(lr)) {
+            rc = sk_diag_set(d, SK_E_NOMEM, rec_path, 0, "out of memory");
             goto out;
+        }
+        if (lr != SK_OK) {
+            /* an edited, truncated or foreign record proves nothing */
+            r->has_record = 0;
+            if (add_reason(r, "record_unreadable", 0, "%s: %s", SO_HYGIENE_RECORD_NAME,
+                           rd.msg) != SK_OK)
+                goto nomem;
+        }
+    }
+    if (rec) {
         memcpy(r->record_sha256, rec->file_sha256, sizeof r->record_sha256);
         r->pid = rec->pid;
         r->start_time_ticks = rec->start_time_ticks;
         snprintf(r->boot_id, sizeof r->boot_id, "%s", rec->boot_id);
+        r->started_realtime_ns = rec->started_realtime_ns;
         if (check_record(rec, r) != SK_OK)
             goto nomem;
         if (rec->state == AC_RUN_FINISHED) {
             rc = check_log_times(root, run, rec, r, d);
             if (rc != SK_OK)
                 goto out;
+        }
+        if (rec->schema >= 2) {
+            rc = check_location(root, run, rec, r, d);
+            if (rc != SK_OK)
+                goto out;
+            if (rec->has_config)
+                memcpy(r->config_sha256, rec->config_sha256, sizeof r->config_sha256);
+            if (rec->has_attempt) {
+                r->attempt_line = rec->attempt_line;
+                memcpy(r->attempt_journal_sha256, rec->attempt_journal_sha256, 65);
+            }
+            if (!rec->has_config &&
+                add_reason(r, "config_unrecorded", 0,
+                           "the record names no config (run --config): the run cannot be tied "
+                           "to its trial") != SK_OK)
+                goto nomem;
+            if (rec->has_config && o->config_path &&
+                strcmp(rec->config_sha256, o->config_sha) != 0 &&
+                add_reason(r, "config_mismatch", 0,
+                           "made with config %.300s (SHA-256 %s), not with %.300s (SHA-256 %s)",
+                           rec->config_path, rec->config_sha256, o->config_path,
+                           o->config_sha) != SK_OK)
+                goto nomem;
         }
     }
     e = present(cor_path);
@@ -359,9 +673,9 @@ static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk
                                   "%s says the correctness check failed",
                                   SO_HYGIENE_CORRECTNESS_NAME) != SK_OK)
             goto nomem;
-    } else if (r->has_record &&
-               add_reason(r, "correctness_missing", 0, "no %s: the run's correctness is unknown",
-                          SO_HYGIENE_CORRECTNESS_NAME) != SK_OK) {
+    } else if (rec && add_reason(r, "correctness_missing", 0,
+                                 "no %s: the run's correctness is unknown",
+                                 SO_HYGIENE_CORRECTNESS_NAME) != SK_OK) {
         goto nomem;
     }
     rc = so_hygiene_find_config(root, run, &cfg_path, d);
@@ -369,15 +683,24 @@ static sk_err check_run(const char *root, const char *run, so_run_hygiene *r, sk
         goto out;
     r->has_config = cfg_path != NULL;
     if (cfg_path) {
-        rc = so_config_load(cfg_path, NULL, &cfg, NULL, d);
+        rc = so_config_load(cfg_path, NULL, &cfg, copy_sha, d);
         if (rc != SK_OK)
             goto out;
         if (walk_config(cfg, 0, "", r) != SK_OK)
             goto nomem;
-    } else if (r->has_record &&
+        if (r->config_sha256[0] && strcmp(copy_sha, r->config_sha256) != 0 &&
+            add_reason(r, "config_copy_differs", 0,
+                       "%s (SHA-256 %s) is not the config the record names (SHA-256 %s)",
+                       strrchr(cfg_path, '/') + 1, copy_sha, r->config_sha256) != SK_OK)
+            goto nomem;
+    } else if (o->config && r->config_sha256[0] && strcmp(r->config_sha256, o->config_sha) == 0) {
+        /* no copy: the expected config is the one the run was made with */
+        if (walk_config(o->config, 0, "", r) != SK_OK)
+            goto nomem;
+    } else if (rec && !(o->config && r->config_sha256[0]) &&
                add_reason(r, "config_missing", 0,
-                          "no config.json or config.yaml: the run's config cannot be checked") !=
-                   SK_OK) {
+                          "no config.json or config.yaml and no config to compare: the run's "
+                          "config cannot be checked") != SK_OK) {
         goto nomem;
     }
     r->state = r->n_reasons ? SO_CLEAN_REJECTED
@@ -395,33 +718,197 @@ out:
     return rc;
 }
 
+/* ------------------------------------------------------------ the root */
+
+static sk_err add_issue(so_set_hygiene *h, const char *run, const char *code, const char *fmt,
+                        ...) __attribute__((format(printf, 4, 5)));
+static sk_err add_issue(so_set_hygiene *h, const char *run, const char *code, const char *fmt,
+                        ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *detail = format_detail(fmt, ap);
+    va_end(ap);
+    so_hygiene_issue *ni = detail ? sk_realloc(h->issues, (h->n_issues + 1) * sizeof *ni) : NULL;
+    if (!ni) {
+        sk_free(detail);
+        return SK_E_NOMEM;
+    }
+    h->issues = ni;
+    ni[h->n_issues].code = code;
+    ni[h->n_issues].detail = detail;
+    ni[h->n_issues].run = sk_strdup(run);
+    return ni[h->n_issues++].run ? SK_OK : SK_E_NOMEM;
+}
+
+static so_run_hygiene *run_by_index(so_set_hygiene *h, int64_t idx)
+{
+    for (size_t i = 0; i < h->n_runs; i++)
+        if (ac_run_index(h->runs[i].run) == idx)
+            return &h->runs[i];
+    return NULL;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    int64_t x = ac_run_index((*(so_run_hygiene *const *)a)->run);
+    int64_t y = ac_run_index((*(so_run_hygiene *const *)b)->run);
+    return (x > y) - (x < y);
+}
+
+/* The attempt history of the root (docs/stage-o.md §10.3): every recorded
+ * run is the line of the attempt journal its number names, the journal's
+ * lines before it are what its record vouches for, start times follow the
+ * indexes, and every journalled run is still there. */
+static sk_err check_history(const char *root, so_set_hygiene *h, sk_diag *d)
+{
+    ac_attempt_journal j;
+    sk_err rc = SK_OK;
+    int exists = 0;
+    char *path = join3(root, "", AC_ATTEMPT_JOURNAL_NAME);
+    sk_diag jd;
+    sk_diag_clear(&jd);
+    memset(&j, 0, sizeof j);
+    if (!path)
+        return sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+    sk_err lr = ac_attempt_journal_load(path, &j, &exists, &jd);
+    if (is_nomem(lr)) {
+        rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; rc == SK_OK && i < h->n_runs; i++) {
+        so_run_hygiene *r = &h->runs[i];
+        if (!r->attempt_line)
+            continue;
+        int64_t idx = ac_run_index(r->run);
+        char sha[65];
+        if (lr != SK_OK)
+            rc = add_reason(r, "attempt_journal_damaged", 0, "%s: %s", AC_ATTEMPT_JOURNAL_NAME,
+                            jd.msg);
+        else if (!exists)
+            rc = add_reason(r, "attempt_journal_missing", 0,
+                            "the root has no %s: which runs were started cannot be checked",
+                            AC_ATTEMPT_JOURNAL_NAME);
+        else if (idx == 0 || idx != r->attempt_line)
+            rc = add_reason(r, "attempt_history_changed", 0,
+                            "the record is of journal line %lld (run-%lld), but lies in %s",
+                            (long long)r->attempt_line, (long long)r->attempt_line, r->run);
+        else if ((size_t)idx > j.n)
+            rc = add_reason(r, "attempt_history_changed", 0,
+                            "%s has only %zu line(s); run-%lld's line was removed",
+                            AC_ATTEMPT_JOURNAL_NAME, j.n, (long long)idx);
+        else if ((rc = ac_attempt_journal_prefix_sha256(&j, (size_t)idx, sha, d)) == SK_OK &&
+                 strcmp(sha, r->attempt_journal_sha256) != 0)
+            rc = add_reason(r, "attempt_history_changed", 0,
+                            "the first %lld line(s) of %s are not those this run's record "
+                            "vouches for: an earlier run was started again or the journal was "
+                            "edited",
+                            (long long)idx, AC_ATTEMPT_JOURNAL_NAME);
+    }
+    /* start times follow the indexes */
+    so_run_hygiene **order = sk_calloc(h->n_runs ? h->n_runs : 1, sizeof *order);
+    size_t n_order = 0;
+    if (!order) {
+        rc = sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < h->n_runs; i++)
+        if (h->runs[i].attempt_line && ac_run_index(h->runs[i].run))
+            order[n_order++] = &h->runs[i];
+    qsort(order, n_order, sizeof *order, by_index);
+    for (size_t i = 1; rc == SK_OK && i < n_order; i++)
+        if (order[i]->started_realtime_ns <= order[i - 1]->started_realtime_ns)
+            rc = add_reason(order[i], "attempt_out_of_order", 0,
+                            "started at %lld ns, not after %s (%lld ns): run indexes follow the "
+                            "start times",
+                            (long long)order[i]->started_realtime_ns, order[i - 1]->run,
+                            (long long)order[i - 1]->started_realtime_ns);
+    sk_free(order);
+    /* every journalled run is still there */
+    for (size_t k = 1; rc == SK_OK && lr == SK_OK && k <= j.n; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "run-%zu", k);
+        if (!run_by_index(h, (int64_t)k))
+            rc = add_issue(h, name, "attempt_missing",
+                           "%s was started (%s line %zu) but is gone: a deleted run still "
+                           "counts, and its result is unknown",
+                           name, AC_ATTEMPT_JOURNAL_NAME, k);
+    }
+    if (rc == SK_E_NOMEM)
+        rc = sk_diag_set(d, SK_E_NOMEM, root, 0, "out of memory");
+out:
+    ac_attempt_journal_free(&j);
+    sk_free(path);
+    return rc;
+}
+
+/* Without a config to compare, the recorded configs must agree. */
+static sk_err check_config_agreement(so_set_hygiene *h)
+{
+    const so_run_hygiene *first = NULL;
+    for (size_t i = 0; i < h->n_runs; i++) {
+        so_run_hygiene *r = &h->runs[i];
+        if (!r->config_sha256[0])
+            continue;
+        if (!first) {
+            first = r;
+            continue;
+        }
+        if (strcmp(first->config_sha256, r->config_sha256) != 0 &&
+            add_reason(r, "config_mixed", 0, "made with config SHA-256 %s, %s with %s",
+                       r->config_sha256, first->run, first->config_sha256) != SK_OK)
+            return SK_E_NOMEM;
+    }
+    return SK_OK;
+}
+
 static void recount(so_set_hygiene *h)
 {
     h->n_proven = h->n_rejected = h->n_unproven = 0;
     h->functional_failure = 0;
     for (size_t i = 0; i < h->n_runs; i++) {
-        const so_run_hygiene *r = &h->runs[i];
+        so_run_hygiene *r = &h->runs[i];
+        if (r->n_reasons)
+            r->state = SO_CLEAN_REJECTED;
         h->n_proven += r->state == SO_CLEAN_PROVEN;
         h->n_rejected += r->state == SO_CLEAN_REJECTED;
         h->n_unproven += r->state == SO_CLEAN_UNPROVEN;
         for (size_t k = 0; k < r->n_reasons; k++)
             h->functional_failure |= r->reasons[k].functional;
     }
-    h->state = h->n_rejected   ? SO_CLEAN_REJECTED
-               : h->n_unproven ? SO_CLEAN_UNPROVEN
-                               : SO_CLEAN_PROVEN;
+    h->state = h->n_rejected || h->n_issues ? SO_CLEAN_REJECTED
+               : h->n_unproven             ? SO_CLEAN_UNPROVEN
+                                           : SO_CLEAN_PROVEN;
 }
 
-sk_err so_hygiene_check(const char *path, so_set_hygiene **out, sk_diag *d)
+size_t so_hygiene_unclean_count(const so_set_hygiene *h)
+{
+    return h->n_rejected + h->n_issues;
+}
+
+sk_err so_hygiene_check(const char *path, const char *config_path, int allow_unproven,
+                        so_set_hygiene **out, sk_diag *d)
 {
     char **names = NULL;
     size_t n = 0;
     sk_err rc;
+    cJSON *cfg = NULL;
+    check_opts o;
+    memset(&o, 0, sizeof o);
+    o.allow_unproven = allow_unproven;
     so_set_hygiene *h = sk_calloc(1, sizeof *h);
     *out = NULL;
     if (!h || !(h->path = so_path_display(path))) {
         rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
         goto out;
+    }
+    h->allow_unproven = allow_unproven;
+    if (config_path) {
+        rc = so_config_load(config_path, NULL, &cfg, o.config_sha, d);
+        if (rc != SK_OK)
+            goto out;
+        o.config_path = config_path;
+        o.config = cfg;
     }
     rc = so_set_run_names(path, &names, &n, d);
     if (rc != SK_OK)
@@ -432,15 +919,20 @@ sk_err so_hygiene_check(const char *path, so_set_hygiene **out, sk_diag *d)
         goto out;
     }
     for (size_t i = 0; i < n && rc == SK_OK; i++) {
-        rc = check_run(h->path, names[i], &h->runs[i], d);
+        rc = check_run(h->path, names[i], &o, &h->runs[i], d);
         h->n_runs++;
     }
+    if (rc == SK_OK)
+        rc = check_history(h->path, h, d);
+    if (rc == SK_OK && !config_path && check_config_agreement(h) != SK_OK)
+        rc = sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
     if (rc == SK_OK)
         recount(h);
 out:
     for (size_t i = 0; i < n; i++)
         sk_free(names[i]);
     sk_free(names);
+    cJSON_Delete(cfg);
     if (rc == SK_OK)
         *out = h;
     else
@@ -491,6 +983,9 @@ sk_err so_hygiene_text(const so_set_hygiene *h, const char *label, sk_buf *out, 
         for (size_t k = 0; rc == SK_OK && k < h->runs[i].n_reasons; k++)
             rc = sk_buf_printf(out, "clean-run-rejected %s %s %s: %s\n", label, h->runs[i].run,
                                h->runs[i].reasons[k].code, h->runs[i].reasons[k].detail);
+    for (size_t i = 0; rc == SK_OK && i < h->n_issues; i++)
+        rc = sk_buf_printf(out, "clean-run-rejected %s %s %s: %s\n", label, h->issues[i].run,
+                           h->issues[i].code, h->issues[i].detail);
     if (rc != SK_OK)
         return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory formatting the clean evidence");
     return SK_OK;
@@ -524,6 +1019,15 @@ cJSON *so_hygiene_json(sk_jb *b, const so_set_hygiene *h)
         sk_jb_put(b, runs, NULL, ro);
     }
     sk_jb_put(b, o, "run_evidence", runs);
+    cJSON *issues = sk_jb_arr(b);
+    for (size_t i = 0; i < h->n_issues; i++) {
+        cJSON *x = sk_jb_obj(b);
+        sk_jb_put_str(b, x, "run", h->issues[i].run);
+        sk_jb_put_str(b, x, "code", h->issues[i].code);
+        sk_jb_put_str(b, x, "detail", h->issues[i].detail);
+        sk_jb_put(b, issues, NULL, x);
+    }
+    sk_jb_put(b, o, "issues", issues);
     return o;
 }
 
@@ -538,6 +1042,11 @@ void so_hygiene_free(so_set_hygiene *h)
         sk_free(h->runs[i].run);
     }
     sk_free(h->runs);
+    for (size_t i = 0; i < h->n_issues; i++) {
+        sk_free(h->issues[i].run);
+        sk_free(h->issues[i].detail);
+    }
+    sk_free(h->issues);
     sk_free(h->path);
     sk_free(h);
 }

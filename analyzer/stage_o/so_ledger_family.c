@@ -7,6 +7,7 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_build.h"
+#include "artifact_contract/base/sk_json_file.h"
 #include "analyzer/stage_o/so_ledger_internal.h"
 #include "analyzer/stage_o/so_ledger_ops.h"
 
@@ -16,8 +17,10 @@ void so_ledger_family_free(so_ledger_family *f)
         return;
     for (size_t i = 0; i < SO_LEDGER_FAMILY_PATHS; i++)
         sk_free(f->paths[i]);
-    for (size_t i = 0; i < f->opts.n_failed; i++)
+    for (size_t i = 0; i < f->opts.n_failed; i++) {
         sk_free(f->scene_paths[i]);
+        sk_free((char *)f->phases[i]);
+    }
     memset(f, 0, sizeof *f);
 }
 
@@ -75,6 +78,8 @@ sk_err so_ledger_family_inputs(const so_ledger *l, so_ledger_family *f, sk_diag 
                                            "probe_report");
     if (cJSON_IsObject(probe))
         o->probe_path = keep(l, f, so_lb_str(probe, "path"), d);
+    o->failed_trials = f->trials;
+    o->failed_phases = f->phases;
     o->failed_names = f->names;
     o->failed_scenes = f->scenes;
     for (size_t i = 0; i < l->n_records && (!d || d->code == SK_OK); i++) {
@@ -89,7 +94,21 @@ sk_err so_ledger_family_inputs(const so_ledger *l, so_ledger_family *f, sk_diag 
             return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
         f->names[o->n_failed] = so_lb_str(scene, "attempt");
         f->scenes[o->n_failed] = f->scene_paths[o->n_failed];
+        f->trials[o->n_failed] = it->id;
         o->n_failed++;
+        /* the family matches a scene on its full identity: the ledger bound
+         * the item (the trial) and the attempt; the phase is the scene's own,
+         * read from the bound file (verified before, and again by the family) */
+        cJSON *doc = NULL;
+        sk_err rc = sk_json_load_file(f->scene_paths[o->n_failed - 1], SK_PATH_NOFOLLOW_LEAF,
+                                      "failure scene", 0, &doc, NULL, NULL, d);
+        if (rc != SK_OK)
+            return rc;
+        const char *phase = so_lb_str(sk_json_get(doc, "identity"), "phase");
+        f->phases[o->n_failed - 1] = sk_strdup(phase ? phase : "");
+        cJSON_Delete(doc);
+        if (!f->phases[o->n_failed - 1])
+            return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
     }
     return d && d->code != SK_OK ? d->code : SK_OK;
 }

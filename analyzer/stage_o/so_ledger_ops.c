@@ -167,7 +167,8 @@ static sk_err require_proven(const so_set_hygiene *h, const char *arg, sk_diag *
         if (r->state == SO_CLEAN_UNPROVEN)
             return refuse(d, REFUSED,
                           "%s/%s has no run record: every run the ledger binds is proven clean "
-                          "(artifact_contract run --purpose clean, docs/stage-o.md section 10)",
+                          "(artifact_contract run --purpose clean --config CONFIG, "
+                          "docs/stage-o.md section 10)",
                           arg, r->run);
         if (r->state == SO_CLEAN_REJECTED && r->n_reasons) {
             if (h->functional_failure)
@@ -409,7 +410,7 @@ sk_err so_ledger_build_init(const so_ledger_init_args *a, so_ledger_result *r, s
     if (rc == SK_OK)
         rc = so_lb_rel(dir, a->o0_dir, "the O0 CLEAN root", &o0_rel, &o0_abs, d);
     if (rc == SK_OK)
-        rc = so_hygiene_check(o0_abs, &h, d);
+        rc = so_hygiene_check(o0_abs, seed.abs, 0, &h, d);
     if (rc == SK_OK)
         rc = so_hygiene_distinct(&h, 1, d);
     if (rc == SK_OK)
@@ -658,9 +659,9 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
         if (rc == SK_OK && !base_abs)
             rc = nomem(d);
         if (rc == SK_OK)
-            rc = so_hygiene_check(base_abs, &hy[0], d);
+            rc = so_hygiene_check(base_abs, inc.abs, 0, &hy[0], d);
         if (rc == SK_OK)
-            rc = so_hygiene_check(runs_abs, &hy[1], d);
+            rc = so_hygiene_check(runs_abs, cfg.abs, 0, &hy[1], d);
         if (rc == SK_OK)
             rc = so_hygiene_distinct(hy, 2, d);
         sk_free(base_abs);
@@ -696,7 +697,7 @@ sk_err so_ledger_build_trial(const so_ledger *l, const so_ledger_trial_args *a,
         so_trial_evaluate(base, &base_st, cand, allowance(l, "allow_p90_regression_pct"),
                           allowance(l, "allow_stddev_regression_pct"), &eval);
         so_trial_report rep = {it->id, set_opts(l).expected_ranks, base, &base_st, cand, &cand_st,
-                               &eval, NULL, NULL};
+                               &eval, NULL, NULL, 0};
         rc = so_trial_render(&rep, &r->publish, d);
         if (rc == SK_OK)
             rc = so_trial_text(&rep, &r->text, d);
@@ -827,7 +828,7 @@ sk_err so_ledger_build_top_up(const so_ledger *l, const so_ledger_top_up_args *a
     if (rc == SK_OK)
         rc = so_lb_runs_load(l, ti, truns, 0, NULL, d);
     if (rc == SK_OK)
-        rc = so_hygiene_check(abs, &h, d);
+        rc = so_hygiene_check(abs, cfg.abs, 0, &h, d);
     if (rc == SK_OK)
         rc = so_hygiene_distinct(&h, 1, d);
     if (rc == SK_OK && a->scene)
@@ -871,7 +872,7 @@ sk_err so_ledger_build_top_up(const so_ledger *l, const so_ledger_top_up_args *a
         goto out;
     }
     if (a->json_out && !failed_run) {
-        rc = so_stability_render(set, &st, set_opts(l).expected_ranks, &r->publish, d);
+        rc = so_stability_render(set, &st, set_opts(l).expected_ranks, 0, &r->publish, d);
         if (rc != SK_OK)
             goto out;
     } else if (a->json_out) {

@@ -128,6 +128,8 @@ typedef struct so_ledger_family {
     so_family_opts opts;
     const so_ledger_item *item; /* the DCCI item */
     char *paths[SO_LEDGER_FAMILY_PATHS];
+    const char *trials[SO_LEDGER_FAMILY_FAILED]; /* the DCCI item's id */
+    const char *phases[SO_LEDGER_FAMILY_FAILED]; /* the bound scene's phase (owned) */
     const char *names[SO_LEDGER_FAMILY_FAILED];
     const char *scenes[SO_LEDGER_FAMILY_FAILED];
     char *scene_paths[SO_LEDGER_FAMILY_FAILED];

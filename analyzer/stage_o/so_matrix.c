@@ -7,12 +7,15 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
+#include "analyzer/stage_o/so_lines.h"
 #include "analyzer/stage_o/so_matrix_internal.h"
 #include "analyzer/stage_o/so_probe.h"
 #include "analyzer/stage_o/so_reason.h"
 #include "analyzer/stage_o/so_scene.h"
+#include "analyzer/stage_o/so_summary.h"
 
 typedef struct mx {
     const cJSON *m;
@@ -20,6 +23,8 @@ typedef struct mx {
     so_matrix_report *r;
     const char *o0_id; /* borrowed */
     char *dir;         /* directory of the matrix file ("" for the cwd) */
+    char **summaries;  /* the trial summaries named so far, as resolved */
+    size_t n_summaries;
     int nomem;
 } mx;
 
@@ -30,31 +35,8 @@ static void add_line(mx *x, char ***list, size_t *n, const char *code, const cha
 static void add_line(mx *x, char ***list, size_t *n, const char *code, const char *fmt,
                      va_list ap)
 {
-    char raw[1536], line[1536];
-    int pre = code ? snprintf(raw, sizeof raw, "%s ", code) : 0;
-    vsnprintf(raw + pre, sizeof raw - (size_t)pre, fmt, ap);
-    /* Each violation and note is one output line, and it quotes strings
-     * from the document (ids, pointers): control bytes are written as \xHH
-     * so that a crafted value cannot add or fake report lines. */
-    size_t o = 0;
-    for (const unsigned char *c = (const unsigned char *)raw; *c && o + 5 < sizeof line; c++) {
-        if (*c < 0x20 || *c == 0x7f)
-            o += (size_t)snprintf(line + o, sizeof line - o, "\\x%02x", *c);
-        else
-            line[o++] = (char)*c;
-    }
-    line[o] = '\0';
-    char **grown = sk_realloc(*list, (*n + 1) * sizeof *grown);
-    if (!grown) {
+    if (so_line_vappend(list, n, code, fmt, ap) != 0)
         x->nomem = 1;
-        return;
-    }
-    *list = grown;
-    if (!(grown[*n] = sk_strdup(line))) {
-        x->nomem = 1;
-        return;
-    }
-    (*n)++;
 }
 
 /* One violation: its stable code (docs/stage-o.md §7, "Violation codes")
@@ -80,12 +62,8 @@ static void note(mx *x, const char *fmt, ...)
 
 void so_matrix_report_free(so_matrix_report *r)
 {
-    for (size_t i = 0; i < r->n_violations; i++)
-        sk_free(r->violations[i]);
-    for (size_t i = 0; i < r->n_notes; i++)
-        sk_free(r->notes[i]);
-    sk_free(r->violations);
-    sk_free(r->notes);
+    so_lines_free(&r->violations, &r->n_violations);
+    so_lines_free(&r->notes, &r->n_notes);
     memset(r, 0, sizeof *r);
 }
 
@@ -359,7 +337,9 @@ static void check_risky(mx *x, const char *where, const cJSON *it, int status)
     const cJSON *value = sk_json_get(it, "value"), *trial = sk_json_get(it, "trial");
     if (!so_mx_is_executed(status))
         return;
-    if (strcmp(option, "aggressive_opt_strategies") == 0) {
+    /* isolation is a property of the trial's runs; an attempt that failed
+     * before any run records it in its failure scene (control.isolated) */
+    if (strcmp(option, "aggressive_opt_strategies") == 0 && trial) {
         int64_t timeout = 0;
         int isolated = cJSON_IsTrue(sk_json_get(trial, "isolated_process"));
         int timed = sk_json_get_i64(sk_json_get(trial, "timeout_s"), &timeout) == SK_OK &&
@@ -421,7 +401,10 @@ static void check_ordinary(mx *x, const char *where, const cJSON *it, int status
         cJSON_IsTrue(sk_json_get(sk_json_get(it, "probe"), "accepted")))
         violation(x, "probe_blocker_contradicted", "%s: blocked as probe_not_accepted, but probe.accepted is true", where);
     const cJSON *trial = sk_json_get(it, "trial");
-    if (so_mx_is_executed(status)) {
+    /* a failed item whose attempts all failed before any clean run has no
+     * trial record: its attempts and their scenes are the evidence */
+    int failed_before_runs = status == SO_MX_FAILED && cJSON_GetArraySize(sk_json_get(it, "attempts"));
+    if (so_mx_is_executed(status) && !(failed_before_runs && !trial)) {
         if (!trial)
             violation(x, "trial_missing", "%s: a %s item needs its trial record", where, so_mx_statuses[status]);
         else
@@ -636,19 +619,21 @@ static void check_dcci(mx *x, const char *where, const cJSON *it, int status)
 
 /* ------------------------------------------------------------ probe reports */
 
-/* Resolves path against the matrix directory; caller frees. */
+/* Resolves path against the matrix directory, lexically (".." removes the
+ * component before it, as the matrix's relative paths mean it: a matrix
+ * written for a directory that does not exist yet still names its
+ * evidence); caller frees. */
 static char *resolve(mx *x, const char *path)
 {
     sk_buf b = SK_BUF_INIT;
     size_t n = strlen(x->dir);
+    char *abs = NULL;
     if ((path[0] != '/' && n && (sk_buf_puts(&b, x->dir) != SK_OK ||
                                  (x->dir[n - 1] != '/' && sk_buf_putc(&b, '/') != SK_OK))) ||
-        sk_buf_puts(&b, path) != SK_OK) {
-        sk_buf_free(&b);
+        sk_buf_puts(&b, path) != SK_OK || !(abs = sk_path_abspath(sk_buf_cstr(&b))))
         x->nomem = 1;
-        return NULL;
-    }
-    return sk_buf_take(&b);
+    sk_buf_free(&b);
+    return abs;
 }
 
 typedef struct loaded_report {
@@ -893,6 +878,136 @@ static void check_scenes(mx *x, const char *where, const cJSON *it, const char *
     }
 }
 
+/* ------------------------------------------------------------ gate summaries */
+
+/* Opens the document a trial or top-up record names and reads it back
+ * (docs/stage-o.md §7, "Gate summaries").  Returns 1 with *s filled when the
+ * file is a complete document of its kind; otherwise the violation is
+ * recorded (prefix "gate_summary" or "stability_summary") and 0 returned. */
+static int read_summary(mx *x, const char *where, const char *field, const char *path,
+                        so_summary_kind kind, so_summary *s)
+{
+    const char *pre = kind == SO_SUMMARY_TRIAL ? "gate_summary" : "stability_summary";
+    char code[48];
+    if (path[0] == '/') {
+        snprintf(code, sizeof code, "%s_not_relative", pre);
+        violation(x, code, "%s: %s %s must be a path relative to the matrix file", where, field,
+                  path);
+        return 0;
+    }
+    char *full = resolve(x, path);
+    if (!full)
+        return 0;
+    if (kind == SO_SUMMARY_TRIAL) {
+        for (size_t i = 0; i < x->n_summaries; i++)
+            if (strcmp(x->summaries[i], full) == 0)
+                violation(x, "gate_summary_reused", "%s: %s %s is already the summary of an earlier "
+                             "trial; every trial has its own gate output", where, field, path);
+        char **grown = sk_realloc(x->summaries, (x->n_summaries + 1) * sizeof *grown);
+        if (!grown) {
+            x->nomem = 1;
+            sk_free(full);
+            return 0;
+        }
+        x->summaries = grown;
+        grown[x->n_summaries++] = full;
+    }
+    sk_diag d;
+    sk_diag_clear(&d);
+    sk_err rc = so_summary_read(full, kind, s, &d);
+    if (kind != SO_SUMMARY_TRIAL)
+        sk_free(full);
+    if (rc == SK_OK)
+        return 1;
+    if (rc == SK_E_NOMEM) {
+        x->nomem = 1;
+    } else if (rc == SK_E_IO || rc == SK_E_PATH) {
+        snprintf(code, sizeof code, "%s_unreadable", pre);
+        violation(x, code, "%s: %s %s cannot be read (%s): the record names gate output that "
+                     "does not exist", where, field, path, d.msg);
+    } else {
+        snprintf(code, sizeof code, "%s_invalid", pre);
+        char at[32] = "";
+        if (d.line)
+            snprintf(at, sizeof at, "line %llu: ", (unsigned long long)d.line);
+        violation(x, code, "%s: %s %s is not a %s: %s%s%s%s", where, field, path,
+                  so_summary_kind_name(kind), at, d.field, d.field[0] ? ": " : "", d.msg);
+    }
+    return 0;
+}
+
+/* trial.summary_json says what the trial record claims: the verdict
+ * (trial.gate_accepted) and the number of candidate runs (trial.run_count);
+ * top_up.stability_json says what the top-up claims (run_count, stable). */
+static void check_summaries(mx *x, const char *where, const char *rec, const cJSON *trial,
+                            const cJSON *top_up)
+{
+    char field[96];
+    so_summary s;
+    const char *path = so_mx_str(trial, "summary_json");
+    int64_t runs = 0;
+    if (path) {
+        snprintf(field, sizeof field, "%strial.summary_json", rec);
+        if (read_summary(x, where, field, path, SO_SUMMARY_TRIAL, &s)) {
+            const cJSON *gate = sk_json_get(trial, "gate_accepted");
+            if (cJSON_IsBool(gate) && cJSON_IsTrue(gate) != s.accepted)
+                violation(x, "gate_summary_verdict_mismatch", "%s: %s %s says the gate %s candidate "
+                             "%s, but %strial.gate_accepted is %s", where, field, path,
+                          s.accepted ? "accepted" : "rejected", s.candidate, rec,
+                          cJSON_IsTrue(gate) ? "true" : "false");
+            if (int_field(trial, "run_count", &runs) && runs != s.candidate_runs)
+                violation(x, "gate_summary_run_count_mismatch", "%s: %s %s measured %lld candidate "
+                             "run(s), but %strial.run_count is %lld", where, field, path,
+                          (long long)s.candidate_runs, rec, (long long)runs);
+        }
+    }
+    path = so_mx_str(top_up, "stability_json");
+    if (path) {
+        snprintf(field, sizeof field, "%stop_up.stability_json", rec);
+        if (read_summary(x, where, field, path, SO_SUMMARY_STABILITY, &s)) {
+            int stable = cJSON_IsTrue(sk_json_get(top_up, "stable"));
+            if (int_field(top_up, "run_count", &runs) && runs != s.baseline_runs)
+                violation(x, "stability_summary_mismatch", "%s: %s %s measured %lld run(s), but "
+                             "%stop_up.run_count is %lld", where, field, path,
+                          (long long)s.baseline_runs, rec, (long long)runs);
+            if (stable != s.baseline_stable)
+                violation(x, "stability_summary_mismatch", "%s: %s %s says the root is %s, but "
+                             "%stop_up.stable is %s", where, field, path,
+                          s.baseline_stable ? "stable" : "unstable", rec, stable ? "true" : "false");
+        }
+    }
+}
+
+/* Every trial and top-up record of an item: the ordinary trial, or the DCCI
+ * family's D1 and D4 trials. */
+static void check_item_summaries(mx *x, const char *where, const cJSON *it, int is_dcci)
+{
+    if (!is_dcci) {
+        check_summaries(x, where, "", sk_json_get(it, "trial"), sk_json_get(it, "top_up"));
+        return;
+    }
+    const cJSON *d1 = sk_json_get(it, "d1"), *d4 = sk_json_get(it, "d4");
+    check_summaries(x, where, "d1.", sk_json_get(d1, "trial"), sk_json_get(d1, "top_up"));
+    check_summaries(x, where, "d4.", sk_json_get(d4, "trial"), sk_json_get(d4, "top_up"));
+}
+
+/* o0.stability_json: the O0 root's own stability document. */
+static void check_o0_summary(mx *x)
+{
+    const cJSON *o0 = sk_json_get(x->m, "o0");
+    const char *path = so_mx_str(o0, "stability_json");
+    so_summary s;
+    int64_t runs = 0;
+    if (!path || !read_summary(x, "o0", "stability_json", path, SO_SUMMARY_STABILITY, &s))
+        return;
+    if ((int_field(o0, "run_count", &runs) && runs != s.baseline_runs) ||
+        cJSON_IsTrue(sk_json_get(o0, "stable")) != s.baseline_stable)
+        violation(x, "stability_summary_mismatch", "o0: stability_json %s measured %lld run(s), %s, "
+                     "but o0 records run_count %lld, stable %s", path, (long long)s.baseline_runs,
+                  s.baseline_stable ? "stable" : "unstable", (long long)runs,
+                  cJSON_IsTrue(sk_json_get(o0, "stable")) ? "true" : "false");
+}
+
 static void check_items(mx *x, int *any_executed)
 {
     const cJSON *items = sk_json_get(x->m, "items");
@@ -919,6 +1034,7 @@ static void check_items(mx *x, int *any_executed)
         }
         check_settlement_fields(x, where, it, status, cat == 0);
         check_scenes(x, where, it, id);
+        check_item_summaries(x, where, it, cat == 0);
         if (cat == 0)
             check_dcci(x, where, it, status);
         else
@@ -1064,18 +1180,22 @@ sk_err so_matrix_check(const cJSON *m, const so_matrix_opts *opts, so_matrix_rep
     sk_err rc = so_mx_shape(m, opts->path, d);
     if (rc != SK_OK)
         return rc;
-    mx x = {m, opts, out, so_mx_str(sk_json_get(m, "o0"), "id"), NULL, 0};
+    mx x = {m, opts, out, so_mx_str(sk_json_get(m, "o0"), "id"), NULL, NULL, 0, 0};
     const char *slash = strrchr(opts->path, '/');
     x.dir = slash ? sk_strndup(opts->path, slash == opts->path ? 1 : (size_t)(slash - opts->path))
                   : sk_strdup("");
     if (!x.dir)
         return sk_diag_set(d, SK_E_NOMEM, opts->path, 0, "out of memory");
     int any_executed = 0;
+    check_o0_summary(&x);
     check_items(&x, &any_executed);
     check_chain(&x);
     check_top(&x);
     check_probes(&x, any_executed);
     check_plan(&x, d);
+    for (size_t i = 0; i < x.n_summaries; i++)
+        sk_free(x.summaries[i]);
+    sk_free(x.summaries);
     sk_free(x.dir);
     if (x.nomem)
         return sk_diag_set(d, SK_E_NOMEM, opts->path, 0, "out of memory validating the matrix");

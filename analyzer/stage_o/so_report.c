@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "artifact_contract/base/sk_json.h"
+#include "analyzer/stage_o/so_hygiene.h"
 #include "analyzer/stage_o/so_jsonw.h"
 
 /* ------------------------------------------------------------ builder */
@@ -226,6 +227,8 @@ sk_err so_trial_render(const so_trial_report *r, sk_buf *out, sk_diag *d)
     so_jarrays arrays = {0};
     sk_jb b = SK_JB_INIT(d);
     cJSON *root = sk_jb_obj(&b);
+    if (r->allow_unproven)
+        sk_jb_put(&b, root, SO_ALLOW_UNPROVEN_KEY, sk_jb_bool(&b, 1));
     sk_jb_put(&b, root, "baseline", set_json(&b, &arrays, r->baseline));
     sk_jb_put(&b, root, "baseline_stability",
         stability_json(&b, r->baseline, r->baseline_stability));
@@ -480,11 +483,13 @@ sk_err so_trial_text(const so_trial_report *r, sk_buf *out, sk_diag *d)
 /* ------------------------------------------------------------ stability */
 
 sk_err so_stability_render(const so_set *s, const so_stability *st, uint64_t expected_ranks,
-                           sk_buf *out, sk_diag *d)
+                           int allow_unproven, sk_buf *out, sk_diag *d)
 {
     so_jarrays arrays = {0};
     sk_jb b = SK_JB_INIT(d);
     cJSON *root = sk_jb_obj(&b);
+    if (allow_unproven)
+        sk_jb_put(&b, root, SO_ALLOW_UNPROVEN_KEY, sk_jb_bool(&b, 1));
     sk_jb_put(&b, root, "baseline", set_json(&b, &arrays, s));
     sk_jb_put(&b, root, "baseline_stability", stability_json(&b, s, st));
     cJSON *ev = sk_jb_obj(&b);

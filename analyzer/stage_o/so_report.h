@@ -32,6 +32,7 @@ typedef struct so_trial_report {
     const so_trial_eval *eval;
     const so_bootstrap *bootstrap;    /* NULL without --robust */
     const so_mann_whitney *mann_whitney; /* NULL without --robust */
+    int allow_unproven;               /* --allow-unproven: the document says so first */
 } so_trial_report;
 
 /* The JSON text (indent 2, sorted keys, trailing newline) appended to out. */
@@ -58,9 +59,10 @@ sk_err so_trial_failed(const so_trial_eval *e, const so_stability *baseline_stab
                        sk_buf *out);
 
 /* {"baseline": summary, "baseline_stability": ..., "evidence": ...}: the
- * reference's no-candidate output without its candidates/selection blocks. */
+ * reference's no-candidate output without its candidates/selection blocks;
+ * with allow_unproven also "allow_unproven": true (the first key). */
 sk_err so_stability_render(const so_set *s, const so_stability *st, uint64_t expected_ranks,
-                           sk_buf *out, sk_diag *d);
+                           int allow_unproven, sk_buf *out, sk_diag *d);
 sk_err so_stability_text(const so_set *s, const so_stability *st, sk_buf *out, sk_diag *d);
 
 #endif

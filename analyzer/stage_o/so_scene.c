@@ -5,8 +5,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_json.h"
 #include "artifact_contract/base/sk_json_file.h"
 #include "artifact_contract/base/sk_sha256.h"
@@ -142,8 +144,10 @@ static sk_err shape_pass(const shape *s, const cJSON *doc)
                                       "next",           NULL};
     TRY(keys(s, doc, "", top));
     const cJSON *v = sk_json_get(doc, "schema_version");
-    if (!cJSON_IsString(v) || strcmp(v->valuestring, SO_SCENE_SCHEMA) != 0)
-        return bad(s, "", "schema_version", "must be \"" SO_SCENE_SCHEMA "\"");
+    int v1 = cJSON_IsString(v) && strcmp(v->valuestring, SO_SCENE_SCHEMA_V1) == 0;
+    if (!v1 && (!cJSON_IsString(v) || strcmp(v->valuestring, SO_SCENE_SCHEMA) != 0))
+        return bad(s, "", "schema_version",
+                   "must be \"" SO_SCENE_SCHEMA "\" (or \"" SO_SCENE_SCHEMA_V1 "\")");
 
     static const char *const id[] = {"experiment", "round", "trial", "attempt", "phase", "gate",
                                      "time", "rank", "device", "pid", "process_group", NULL};
@@ -190,12 +194,20 @@ static sk_err shape_pass(const shape *s, const cJSON *doc)
     const cJSON *arts = sk_json_get(doc, "artifacts");
     if (!cJSON_IsArray(arts))
         return bad(s, "", "artifacts", "must be a list");
-    static const char *const art[] = {"role", "path", "sha256", "status", "note", NULL};
+    static const char *const art_v1[] = {"role", "path", "sha256", "status", "note", NULL};
+    static const char *const art[] = {"role", "path", "sha256", "bytes", "status", "note", NULL};
     int i = 0;
     for (const cJSON *a = arts->child; a; a = a->next, i++) {
         char at[32];
         snprintf(at, sizeof at, "artifacts[%d]", i);
-        TRY(keys(s, a, at, art));
+        TRY(keys(s, a, at, v1 ? art_v1 : art));
+        if (!v1) {
+            const cJSON *b = sk_json_get(a, "bytes");
+            int64_t n = 0;
+            if (!cJSON_IsNull(b) &&
+                (!cJSON_IsNumber(b) || sk_json_get_i64(b, &n) != SK_OK || n < 0))
+                return bad(s, at, "bytes", "needs a non-negative integer or null");
+        }
         TRY(str(s, a, at, "role", 0));
         TRY(str(s, a, at, "path", 0));
         TRY(sha_or_null(s, a, at, "sha256"));
@@ -368,6 +380,10 @@ static void rule_pass(rules *x, const cJSON *doc)
         if (strcmp(status, "intact") == 0 && cJSON_IsNull(sk_json_get(a, "sha256")))
             violation(x, "artifact_intact_without_sha256", "artifacts[%d] (%s) is intact but has no "
                       "sha256", i, path);
+        if (x->r->version >= 2 && strcmp(status, "intact") == 0 &&
+            cJSON_IsNull(sk_json_get(a, "bytes")))
+            violation(x, "artifact_intact_without_bytes", "artifacts[%d] (%s) is intact but has no "
+                      "bytes", i, path);
         if (strcmp(status, "intact") != 0 && cJSON_IsNull(sk_json_get(a, "note")))
             violation(x, "artifact_missing_without_reason", "artifacts[%d] (%s) is %s without a note "
                       "saying why", i, path, status);
@@ -412,12 +428,60 @@ sk_err so_scene_check(const cJSON *doc, const char *label, so_scene_result *r, s
     r->attempt = get_str(id, "attempt");
     r->phase = get_str(id, "phase");
     r->failed_gate = get_str(sk_json_get(doc, "gates"), "failed");
+    r->version = strcmp(get_str(doc, "schema_version"), SO_SCENE_SCHEMA_V1) == 0 ? 1 : 2;
     rules x = {r, 0};
     rule_pass(&x, doc);
     if (x.nomem) {
         so_scene_result_free(r);
         return sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory checking the failure scene");
     }
+    return SK_OK;
+}
+
+sk_err so_scene_verify_artifacts(const cJSON *doc, const char *scene_dir, so_scene_result *r,
+                                 sk_diag *d)
+{
+    int dirfd = -1;
+    rules x = {r, 0};
+    sk_err rc = sk_dir_open(scene_dir, SK_PATH_NOFOLLOW_LEAF, "scene directory", &dirfd, d);
+    if (rc != SK_OK)
+        return rc;
+    int i = 0;
+    for (const cJSON *a = sk_json_get(doc, "artifacts")->child; a && !x.nomem; a = a->next, i++) {
+        const char *path = get_str(a, "path"), *want = get_str(a, "sha256");
+        if (strcmp(get_str(a, "status"), "intact") != 0 || !want || !relative_inside(path))
+            continue;
+        char sha[65];
+        sk_stat st;
+        sk_diag fd;
+        sk_diag_clear(&fd);
+        sk_err e = sk_hash_file_at(dirfd, path, "artifact", sha, &st, &fd);
+        const cJSON *bytes = sk_json_get(a, "bytes");
+        int64_t listed = 0;
+        if (e == SK_E_NOMEM) {
+            x.nomem = 1;
+        } else if (e != SK_OK && (fd.sub == SK_FS_SUB_CANNOT_OPEN ||
+                                  fd.sub == SK_FS_SUB_MISSING_COMPONENT)) {
+            violation(&x, "artifact_not_found", "artifacts[%d] (%s) is listed intact but does "
+                      "not exist in the scene directory", i, path);
+        } else if (e != SK_OK && (fd.sub == SK_FS_SUB_SYMLINK || fd.sub == SK_FS_SUB_LOOP)) {
+            violation(&x, "artifact_outside_scene", "artifacts[%d] (%s) leads through a symbolic "
+                      "link: the scene's artifacts are files inside its directory", i, path);
+        } else if (e != SK_OK) {
+            violation(&x, "artifact_unreadable", "artifacts[%d] (%s) cannot be read: %s", i, path,
+                      fd.msg);
+        } else if (cJSON_IsNumber(bytes) && sk_json_get_i64(bytes, &listed) == SK_OK &&
+                   (uint64_t)listed != st.size) {
+            violation(&x, "artifact_changed", "artifacts[%d] (%s) has %llu bytes, the scene lists "
+                      "%lld", i, path, (unsigned long long)st.size, (long long)listed);
+        } else if (strcmp(sha, want) != 0) {
+            violation(&x, "artifact_changed", "artifacts[%d] (%s) has SHA-256 %s, the scene lists "
+                      "%s", i, path, sha, want);
+        }
+    }
+    close(dirfd);
+    if (x.nomem)
+        return sk_diag_set(d, SK_E_NOMEM, scene_dir, 0, "out of memory checking the artifacts");
     return SK_OK;
 }
 
@@ -430,6 +494,16 @@ sk_err so_scene_load(const char *path, cJSON **doc, char *sha256_hex, so_scene_r
                                   sha256_hex, d);
     if (rc == SK_OK)
         rc = so_scene_check(*doc, path, r, d);
+    if (rc == SK_OK) {
+        const char *slash = strrchr(path, '/');
+        char *dir = slash ? sk_strndup(path, slash == path ? 1 : (size_t)(slash - path))
+                          : sk_strdup(".");
+        rc = dir ? so_scene_verify_artifacts(*doc, dir, r, d)
+                 : sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory");
+        sk_free(dir);
+        if (rc != SK_OK)
+            so_scene_result_free(r);
+    }
     if (rc != SK_OK) {
         cJSON_Delete(*doc);
         *doc = NULL;

@@ -24,7 +24,10 @@
 
 #include "artifact_contract/base/sk_diag.h"
 
-#define SO_SCENE_SCHEMA "skdcci-failure-scene-v1"
+/* Version 2 lists each artifact's size ("bytes"); version 1 scenes are
+ * still read (their artifacts are checked by SHA-256 only). */
+#define SO_SCENE_SCHEMA "skdcci-failure-scene-v2"
+#define SO_SCENE_SCHEMA_V1 "skdcci-failure-scene-v1"
 
 typedef enum so_scene_class {
     SO_SCENE_POST_LAUNCH = 0,   /* post_launch_failure */
@@ -34,6 +37,7 @@ typedef enum so_scene_class {
 const char *so_scene_class_name(so_scene_class c);
 
 typedef struct so_scene_result {
+    int version;       /* 1 or 2 */
     so_scene_class cls;
     const char *trial, *attempt, *phase, *failed_gate; /* borrowed from the document */
     size_t n_violations;
@@ -45,9 +49,21 @@ typedef struct so_scene_result {
  * violations (possibly none) in *r. */
 sk_err so_scene_check(const cJSON *doc, const char *label, so_scene_result *r, sk_diag *d);
 
-/* so_scene_check of a file (read with sk_json_load_file, no symlink leaf);
- * *doc receives the document (caller frees; the result borrows from it);
- * sha256_hex (65 bytes, may be NULL) the file's SHA-256. */
+/* Opens every artifact the scene lists as intact, relative to scene_dir
+ * (the directory holding the scene) with no symlink followed anywhere on
+ * the way, so that nothing outside the scene root is read: adds the
+ * violations artifact_not_found, artifact_outside_scene, artifact_changed
+ * (size or SHA-256 other than listed) and artifact_unreadable.  A path that
+ * is not relative or climbs out with ".." is already a rule violation and
+ * is not opened.  SK_E_NOMEM, or SK_E_IO when scene_dir cannot be opened. */
+sk_err so_scene_verify_artifacts(const cJSON *doc, const char *scene_dir, so_scene_result *r,
+                                 sk_diag *d);
+
+/* so_scene_check of a file (read with sk_json_load_file, no symlink leaf),
+ * then so_scene_verify_artifacts against the file's directory: a scene is
+ * checked, not trusted.  *doc receives the document (caller frees; the
+ * result borrows from it); sha256_hex (65 bytes, may be NULL) the file's
+ * SHA-256. */
 sk_err so_scene_load(const char *path, cJSON **doc, char *sha256_hex, so_scene_result *r,
                      sk_diag *d);
 

@@ -558,7 +558,9 @@ static size_t utf8_decode(const unsigned char *p, unsigned long *cp)
     return 0;
 }
 
-static sk_err write_string(sk_buf *out, const char *s)
+/* ascii: ensure_ascii=True (every non-ASCII code point and DEL as \uXXXX);
+ * otherwise they are copied as UTF-8 (after validation), as ensure_ascii=False. */
+static sk_err write_string(sk_buf *out, const char *s, int ascii)
 {
     static const char hex[] = "0123456789abcdef";
     sk_err e = sk_buf_putc(out, '"');
@@ -587,6 +589,11 @@ static sk_err write_string(sk_buf *out, const char *s)
         size_t n = utf8_decode(p, &cp);
         if (!n)
             return SK_E_JSON;
+        if (!ascii && c >= 0x20) {
+            e = sk_buf_append(out, p, n);
+            p += n;
+            continue;
+        }
         p += n;
         if (cp >= 0x10000) {
             unsigned long v = cp - 0x10000;
@@ -683,7 +690,7 @@ static sk_err write_container(const cJSON *v, sk_json_style style, size_t depth,
         if (!e && style == SK_JSON_PRETTY)
             e = newline_indent(out, depth + 1);
         if (!e && is_obj) {
-            e = write_string(out, items[i]->string);
+            e = write_string(out, items[i]->string, style != SK_JSON_CANONICAL_UTF8);
             if (e == SK_E_JSON)
                 e = sk_diag_set(d, SK_E_JSON, "", 0, "JSON key is not valid UTF-8");
             if (!e)
@@ -711,7 +718,7 @@ static sk_err write_value(const cJSON *v, sk_json_style style, size_t depth, sk_
     case cJSON_False: e = sk_buf_puts(out, "false"); break;
     case cJSON_Number: return write_number(out, v, d);
     case cJSON_String:
-        e = write_string(out, v->valuestring ? v->valuestring : "");
+        e = write_string(out, v->valuestring ? v->valuestring : "", style != SK_JSON_CANONICAL_UTF8);
         if (e == SK_E_JSON)
             return sk_diag_set(d, SK_E_JSON, "", 0, "JSON string is not valid UTF-8");
         break;
@@ -728,13 +735,21 @@ sk_err sk_json_write(const cJSON *v, sk_json_style style, sk_buf *out, sk_diag *
 {
     if (!v)
         return sk_diag_set(d, SK_E_ARG, "", 0, "no JSON value");
-    return write_value(v, style, 0, out, d);
+    sk_err e = write_value(v, style, 0, out, d);
+    if (e == SK_E_NOMEM && d && d->code == SK_OK) /* a failed append deep in a container */
+        sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory writing JSON");
+    return e;
 }
 
 sk_err sk_json_fingerprint(const cJSON *v, char hex[65], sk_diag *d)
 {
+    return sk_json_fingerprint_style(v, SK_JSON_CANONICAL, hex, d);
+}
+
+sk_err sk_json_fingerprint_style(const cJSON *v, sk_json_style style, char hex[65], sk_diag *d)
+{
     sk_buf b = SK_BUF_INIT;
-    sk_err e = sk_json_write(v, SK_JSON_CANONICAL, &b, d);
+    sk_err e = sk_json_write(v, style, &b, d);
     if (!e && sk_sha256_hex(b.data, b.len, hex))
         e = sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory hashing JSON");
     sk_buf_free(&b);

@@ -86,7 +86,10 @@ sk_err sk_json_check_keys(const cJSON *obj, const char *what, const char *const 
 typedef enum sk_json_style {
     SK_JSON_CANONICAL = 0, /* json.dumps(v, ensure_ascii=True, sort_keys=True,
                               separators=(",", ":"), allow_nan=False) */
-    SK_JSON_PRETTY = 1     /* json.dumps(v, indent=2, sort_keys=True) */
+    SK_JSON_PRETTY = 1,    /* json.dumps(v, indent=2, sort_keys=True) */
+    SK_JSON_CANONICAL_UTF8 = 2 /* as CANONICAL with ensure_ascii=False: non-ASCII text
+                                  as UTF-8 (the digest the auto-tune controller
+                                  computes over sessions and phase results) */
 } sk_json_style;
 
 /* Appends the text of v to out (no trailing newline).  Fails on a tree that
@@ -95,6 +98,8 @@ typedef enum sk_json_style {
 sk_err sk_json_write(const cJSON *v, sk_json_style style, sk_buf *out, sk_diag *d);
 /* Lowercase SHA-256 of the canonical text (no newline). */
 sk_err sk_json_fingerprint(const cJSON *v, char hex[65], sk_diag *d);
+/* The same of the text in another style (SK_JSON_CANONICAL_UTF8). */
+sk_err sk_json_fingerprint_style(const cJSON *v, sk_json_style style, char hex[65], sk_diag *d);
 /* Canonical, type-aware equality: 1 and 1.0 and true all differ.  Returns 1
  * equal, 0 different, -1 when a text could not be produced. */
 int sk_json_equal(const cJSON *a, const cJSON *b);

@@ -22,6 +22,8 @@ extern char **environ;
  * parsed exactly (no floating point). */
 static int parse_seconds_ms(const char *s, int64_t max_ms, int64_t *out)
 {
+    if (!s)
+        return -1;
     size_t n = strlen(s);
     sk_fixed_result r;
     /* no sign, no blank, no "N/A", no "5." (".5" is half a second) */
@@ -107,9 +109,10 @@ int cmd_run(int argc, char **argv)
         {"grace", required_argument, NULL, 'g'},
         {"record-out", required_argument, NULL, 'o'},
         {"purpose", required_argument, NULL, 'p'},
+        {"config", required_argument, NULL, 'c'},
         {NULL, 0, NULL, 0},
     };
-    const char *session_path = NULL, *record_out = NULL, *purpose = NULL;
+    const char *session_path = NULL, *record_out = NULL, *purpose = NULL, *config = NULL;
     char *default_record = NULL;
     ac_run_session session;
     ac_run_result res;
@@ -132,6 +135,11 @@ int cmd_run(int argc, char **argv)
             break;
         case 'o':
             record_out = optarg;
+            break;
+        case 'c':
+            if (config)
+                return cli_usage("run", "--config is given twice");
+            config = optarg;
             break;
         case 'p':
             if (!ac_producer_purpose_is_sessionless(optarg))
@@ -166,6 +174,9 @@ int cmd_run(int argc, char **argv)
                                 "--session is a capture run");
     if (purpose && !record_out)
         return cli_usage("run", "--record-out FILE is required with --purpose");
+    if (purpose && strcmp(purpose, AC_RUN_PURPOSE_CLEAN) == 0 && !config)
+        return cli_usage("run", "--config FILE is required with --purpose clean (the config the "
+                                "command is given; its SHA-256 ties the run to its trial)");
     if (optind >= argc)
         return cli_usage("run", "a command is required after '--'");
     if (!have_grace)
@@ -188,6 +199,7 @@ int cmd_run(int argc, char **argv)
         o.session = &session;
     }
     o.purpose = purpose;
+    o.config_path = config;
     o.record_path = record_out;
     o.argv = (const char *const *)(argv + optind);
     o.envp = (const char *const *)environ;

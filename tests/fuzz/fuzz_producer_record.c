@@ -9,12 +9,17 @@
  *      canonical JSON plus "\n", so nothing may be lost or reinterpreted);
  *   3. the parsed record holds together: lowercase 64-digit hashes, the
  *      file hash is the SHA-256 of the input, pgid == sid == pid, a finished
- *      record names its started record's hash;
+ *      record names its started record's hash; a version 2 record names an
+ *      absolute run directory, an attempt exactly when it is a clean run, and
+ *      members whose images hold only listed instrumentation variables (huge
+ *      argv, bytes that are not UTF-8, members listed twice, foreign names:
+ *      never accepted);
  *   4. when allocation k fails, the parse ends with SK_E_NOMEM (or, where
  *      OpenSSL absorbs a failure inside a hash, exactly as without it).
  */
 #include "tests/fuzz/fuzz_helpers.h"
 
+#include "artifact_contract/ac_instr.h"
 #include "artifact_contract/ac_producer_record.h"
 #include "artifact_contract/base/sk_sha256.h"
 
@@ -58,7 +63,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char want[65];
         FUZZ_ASSERT(sk_sha256_hex(buf, size, want) == SK_OK);
         FUZZ_ASSERT(strcmp(r->file_sha256, want) == 0);
-        FUZZ_ASSERT(is_hex64(r->session_fingerprint) && is_hex64(r->command_fingerprint));
+        FUZZ_ASSERT(is_hex64(r->command_fingerprint));
+        FUZZ_ASSERT(ac_producer_purpose_is_sessionless(r->purpose)
+                        ? r->session_fingerprint[0] == '\0'
+                        : is_hex64(r->session_fingerprint));
+        FUZZ_ASSERT(r->schema == 1 || r->schema == 2);
+        if (r->schema == 2) {
+            /* version 2: where the run was made, and (clean runs) its attempt */
+            FUZZ_ASSERT(r->run_dir_path && r->run_dir_path[0] == '/');
+            FUZZ_ASSERT(!r->has_config || (r->config_path[0] == '/' && is_hex64(r->config_sha256)));
+            FUZZ_ASSERT(r->has_attempt == (strcmp(r->purpose, AC_RUN_PURPOSE_CLEAN) == 0));
+            FUZZ_ASSERT(r->state != AC_RUN_FINISHED || r->nmembers >= 1);
+            /* every member's images are there, or it says they are incomplete;
+             * only listed names are in an image's environment */
+            for (size_t i = 0; i < r->nmembers; i++) {
+                const ac_member *m = &r->members[i];
+                int nim = m->images ? cJSON_GetArraySize(m->images) : 0;
+                FUZZ_ASSERT(nim <= AC_MEMBER_MAX_IMAGES && (nim >= 1 || m->images_truncated));
+                for (const cJSON *im = nim ? m->images->child : NULL; im; im = im->next) {
+                    const cJSON *env = cJSON_GetObjectItemCaseSensitive(im, "environment");
+                    for (const cJSON *c = cJSON_IsObject(env) ? env->child : NULL; c; c = c->next)
+                        FUZZ_ASSERT(ac_instr_var_find(c->string, strlen(c->string)) != NULL);
+                }
+            }
+        }
         FUZZ_ASSERT(r->pid == r->pgid && r->pid == r->sid);
         FUZZ_ASSERT(r->state == AC_RUN_STARTED || r->state == AC_RUN_FINISHED);
         if (r->state == AC_RUN_FINISHED)

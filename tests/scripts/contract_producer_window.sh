@@ -77,9 +77,11 @@ t_expect record_of_other_session 2 "producer record belongs to another collectio
 t_expect record_started_only 2 "producer record is the started record of a run" \
     ac_guard finalize_rec other dcci_o0 --producer-record "$S/other.session.producer.json.started.json"
 # a clean run's record (run --purpose, no session) produced no capture root
-artifact_contract run --purpose clean --record-out "$S/clean.record.json" -- true
+mkdir -p "$S/CLEAN/run-1" && echo '{}' >"$S/clean.cfg.json"
+artifact_contract run --purpose clean --config "$S/clean.cfg.json" \
+    --record-out "$S/CLEAN/run-1/run-record.json" -- true
 t_expect record_of_clean_run 2 "producer record belongs to another collection session" \
-    ac_guard finalize_rec other dcci_o0 --producer-record "$S/clean.record.json"
+    ac_guard finalize_rec other dcci_o0 --producer-record "$S/CLEAN/run-1/run-record.json"
 begin_root dcci_o0 failed
 produce failed bash -c 'mkdir -p "$1/artifacts" && for f in $2; do echo "$f" >"$1/artifacts/$f.dat"; done; exit 3' _ "$S/failed" "$DCCI_FILES"
 t_expect record_failed_run 2 "producer run did not succeed: it exited with status 3" ac_guard finalize_rec failed dcci_o0

@@ -12,7 +12,10 @@ rc=$?
 [ "$rc" -eq 0 ] && t_pass exit_zero_status || t_fail exit_zero_status "rc=$rc"
 rec_check exit_zero_records s1.producer.json '
 assert r["state"] == "finished" and s["state"] == "started"
-assert r["schema_version"] == "skdcci-producer-run-1"
+assert r["schema_version"] == "skdcci-producer-run-2"
+assert r["run_directory"]["path"] == os.path.realpath(".") and r["config"] is None
+assert r["attempt"] is None and r["observed_members_truncated"] is False
+assert [m["pid"] for m in r["observed_members"]] == [r["process"]["pid"]]
 assert r["exit"] == {"kind": "exited", "code": 0, "signal": None, "signal_name": None}, r["exit"]
 assert r["timed_out"] is False and r["termination"] is None and r["interruption"] is None
 assert r["group_survivors"] == 0
@@ -156,8 +159,9 @@ assert pid == pgid == sid == r["process"]["pid"]
 # --- a run without a capture session (--purpose clean|compile-health): the
 #     same two records, "purpose" instead of the session keys, no begin needed
 mkdir -p clean11/run-1
-ASCEND_PROF_SK_ON=0 artifact_contract run --purpose clean --record-out clean11/run-1/run-record.json \
-    -- sh -c 'echo x > clean11/run-1/out; exit 3'
+echo '{"model": 1}' >cfg11.json
+ASCEND_PROF_SK_ON=0 artifact_contract run --purpose clean --config cfg11.json \
+    --record-out clean11/run-1/run-record.json -- sh -c 'echo x > clean11/run-1/out; exit 3'
 rc=$?
 [ "$rc" -eq 3 ] && t_pass purpose_clean_status || t_fail purpose_clean_status "rc=$rc"
 rec_check purpose_clean_record clean11/run-1/run-record.json '
@@ -167,6 +171,14 @@ for k in ("session_fingerprint", "capture_role", "capture_root"):
     assert k not in r and k not in s, k
 assert r["exit"] == {"kind": "exited", "code": 3, "signal": None, "signal_name": None}
 assert r["command"]["environment"]["ASCEND_PROF_SK_ON"] == "0"
+import hashlib
+assert r["config"] == {"path": os.path.realpath("cfg11.json"), "bytes": 13,
+                       "sha256": hashlib.sha256(open("cfg11.json", "rb").read()).hexdigest()}
+assert r["run_directory"]["path"] == os.path.realpath("clean11/run-1")
+assert r["run_directory"]["inode"] == os.stat("clean11/run-1").st_ino
+j = open("clean11/attempts.jsonl", "rb").read()
+assert j.count(b"\n") == 1 and json.loads(j)["run"] == "run-1" and json.loads(j)["index"] == 1
+assert r["attempt"] == {"line": 1, "journal_sha256": hashlib.sha256(j).hexdigest()}
 '
 artifact_contract run --purpose compile-health --record-out ch12.json --timeout 60 -- true
 rec_check purpose_compile_health_record ch12.json '
@@ -175,15 +187,16 @@ assert r["purpose"] == "compile-health" and r["timeout_s"] == 60 and r["exit"]["
 
 # --- a command that did not exit 0: one stderr line saying how it ended,
 #     whether the deadline fired and where the final record is; nothing for
-#     a command that exited 0 (its own stderr passes through untouched)
+#     a command that exited 0 (its own stderr passes through untouched);
+#     compile-health records: a clean record has its own layout (ROOT/run-N)
 t_expect end_line_exit_status 3 \
     "artifact_contract: note: the command exited with status 3 (not timed out); final record: end13a.json" \
-    artifact_contract run --purpose clean --record-out end13a.json -- sh -c 'exit 3'
+    artifact_contract run --purpose compile-health --record-out end13a.json -- sh -c 'exit 3'
 t_expect end_line_signal 137 \
     "artifact_contract: note: the command was killed by signal 9 (SIGKILL) (not timed out); final record: end13b.json" \
-    artifact_contract run --purpose clean --record-out end13b.json -- sh -c 'kill -KILL $$'
+    artifact_contract run --purpose compile-health --record-out end13b.json -- sh -c 'kill -KILL $$'
 t_expect end_line_timeout 124 \
     "artifact_contract: note: the command was killed by signal 15 (SIGTERM) (timed out after 1 s); final record: end13c.json" \
-    artifact_contract run --purpose clean --record-out end13c.json --timeout 1 --grace 0.2 -- sleep 30
-artifact_contract run --purpose clean --record-out end13d.json -- true 2>err13d
+    artifact_contract run --purpose compile-health --record-out end13c.json --timeout 1 --grace 0.2 -- sleep 30
+artifact_contract run --purpose compile-health --record-out end13d.json -- true 2>err13d
 [ ! -s err13d ] && t_pass end_line_absent_on_success || t_fail end_line_absent_on_success "$(cat err13d)"

@@ -38,6 +38,8 @@ usage usage_no_session "--session FILE (a capture run) or --purpose clean|compil
 usage usage_purpose_bad "--purpose must be 'clean' or 'compile-health', found 'capture'" --purpose capture --record-out r.json -- touch ran
 usage usage_purpose_and_session "--purpose is for runs without a capture session" --session good.json --purpose clean --record-out r.json -- touch ran
 usage usage_purpose_no_record "--record-out FILE is required with --purpose" --purpose clean -- touch ran
+usage usage_clean_no_config "--config FILE is required with --purpose clean" --purpose clean --record-out C/run-1/run-record.json -- touch ran
+usage usage_config_twice "--config is given twice" --purpose clean --config a --config b --record-out r.json -- touch ran
 usage usage_no_command "a command is required" --session good.json
 usage usage_no_command_after_dashes "a command is required" --session good.json --
 usage usage_timeout_zero "--timeout must be a whole number of seconds" --session good.json --timeout 0 -- touch ran
@@ -150,3 +152,40 @@ SK_TEST_CLOCK_NS=2000000000,1000000000 t_expect realtime_clock_went_back 2 \
     artifact_contract run --session s5.json -- true
 [ -f s5.producer.json.started.json ] && [ ! -e s5.producer.json ] \
     && t_pass realtime_clock_went_back_no_final || t_fail realtime_clock_went_back_no_final "$(ls)"
+
+# --- clean runs: the record lies in ROOT/run-N and N is the root's next
+#     index in its attempt journal; refusals start nothing and leave the
+#     journal as it was
+echo '{"m": 1}' >cfg.json
+clean() { # NAME TEXT RECORD: a refused clean run
+    local name=$1 text=$2 rec=$3 before
+    rm -f ran
+    before=$(cat C/attempts.jsonl 2>/dev/null | sha256sum)
+    t_expect "$name" 2 "$text" artifact_contract run --purpose clean --config cfg.json --record-out "$rec" -- touch ran
+    if [ -e ran ] || [ -e "$rec" ] || [ "$(cat C/attempts.jsonl 2>/dev/null | sha256sum)" != "$before" ]; then
+        t_fail "${name}_nothing_left" "$(ls -R C)"
+    else
+        t_pass "${name}_nothing_left"
+    fi
+}
+mkdir -p C/run-1 C/run-2 C/run-3 C/other C/run-01
+clean clean_not_run_dir "a clean run's record is <CLEAN root>/run-N/run-record.json" C/other/run-record.json
+clean clean_zero_padded "a clean run's record is <CLEAN root>/run-N/run-record.json" C/run-01/run-record.json
+clean clean_other_name "a clean run's record is <CLEAN root>/run-N/run-record.json" C/run-1/record.json
+clean clean_gap "the next run of this root is run-1" C/run-2/run-record.json
+artifact_contract run --purpose clean --config cfg.json --record-out C/run-1/run-record.json -- true
+rm -f C/run-1/run-record.json C/run-1/run-record.json.started.json
+clean clean_deleted_index_taken "run-1 was already started" C/run-1/run-record.json
+t_expect clean_missing_config 2 "config" \
+    artifact_contract run --purpose clean --config nowhere.json --record-out C/run-2/run-record.json -- touch ran
+printf '{"index":3,"registered_realtime_ns":1,"run":"run-3"}\n' >C/bad.jsonl
+cp C/attempts.jsonl C/good.jsonl && cat C/bad.jsonl >>C/attempts.jsonl
+clean clean_journal_damaged "line 2 must hold index 2" C/run-3/run-record.json
+cp C/good.jsonl C/attempts.jsonl
+# exec failure after the journal line was written: the line is withdrawn
+printf '\x7fELF garbage' > C/badexec && chmod 0755 C/badexec
+t_expect clean_exec_failure 2 "cannot execute" \
+    artifact_contract run --purpose clean --config cfg.json --record-out C/run-2/run-record.json -- C/badexec
+cmp -s C/attempts.jsonl C/good.jsonl && t_pass clean_exec_failure_line_withdrawn \
+    || t_fail clean_exec_failure_line_withdrawn "$(cat C/attempts.jsonl)"
+

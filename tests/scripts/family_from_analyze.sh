@@ -20,7 +20,6 @@ L_JSON=$(python3 -c 'import json,sys; print(json.dumps(json.load(open("analysis/
 t_ok "the analysis found a non-empty list" test "$L_JSON" != "[]"
 
 cp "$SK_REPO/tests/data/family/o0.yaml" "$SK_REPO/tests/data/family/da.yaml" .
-source "$SK_REPO/tests/data/family/mkclean.sh" >/dev/null
 python3 - "$L_JSON" <<'PY'
 import json, sys
 L = json.loads(sys.argv[1])
@@ -37,6 +36,8 @@ for opt in ("dcci_before_kernel_start", "dcci_after_kernel_end"):
 json.dump(env, open("environment.json", "w"), indent=2, sort_keys=True)
 PY
 rc_is "repair config and probe report prepared" $? 0
+# the CLEAN roots: real clean runs of o0.yaml, da.yaml and this rp.yaml
+source "$SK_REPO/tests/data/family/mkclean.sh" >/dev/null
 
 skdcci family report --warmup 0 --expected-ranks 2 --o0 O0 --disable-all DA_REGRESSED --repair RP_BEATS \
     --analysis analysis --probe environment.json --configs o0.yaml da.yaml rp.yaml -o out 2>err.txt

@@ -299,15 +299,16 @@ json_is "$S:probe_check_tied_to_analysis" "$EXP/family/dcci-family-report.json" 
     "d['probe_check']['matches_analysis_values'] is True and d['probe_check']['verdict'] == 'accepted'"
 # 1d. a failed repair attempt named without its scene: blocked (failure_scene_missing)
 step_family_report ${S}_failed_no_scene 3 blocked failure_scene_missing O0 \
-    's|-o "$EXP/family"|--failed-attempt REPAIR-a1 -o "$EXP/family-no-scene"|'
+    's|-o "$EXP/family"|--failed-attempt DCCI-repair/stage_o_option_tuning/REPAIR-a1 -o "$EXP/family-no-scene"|'
 # 1e. the attempt's scene written and checked (§B1): a correctness failure after
 #     launch rejects the family, O0 restored; the same report without the scene
 #     file is blocked
 mkdir -p "$EXP/scenes"
+cp -r "$SK_REPO/tests/data/scenes/logs" "$EXP/scenes/" # the artifacts the scene lists
 python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" "$EXP/scenes/REPAIR-a1.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-s["identity"].update(trial="REPAIR", attempt="REPAIR-a1", phase="D4")
+s["identity"].update(trial="DCCI-repair", attempt="REPAIR-a1", phase="stage_o_option_tuning")
 json.dump(s, open(sys.argv[2], "w"), indent=2)
 PY
 run scene-check; expect "$S:scene_check_valid" 0

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The HTML reports in a real browser (docs/report-html.md, "Tests"): Chromium
 # headless opens the demo pair's analysis page, a multi-rank pair's page, a
-# blocked analysis page and an accepted family page; any console message
-# fails (a script error would be one), and the screenshot must not be blank:
-# the analysis and family pages must show their chart colours inside the
-# viewport.  Then the rendered tables: each page's SK table, opened with the
+# blocked analysis page, an accepted family page and a round report page;
+# any console message fails (a script error would be one), and the
+# screenshot must not be blank: the analysis, family and round report pages
+# must show their chart colours inside the viewport.  Then the rendered tables: each page's SK table, opened with the
 # address #sort=ID:COL:desc&filter=ID:CLASS, after the page's script ran
 # (--dump-dom): every SK of the JSON a row, sorted by the Δ% (regression)
 # column, the rows of the other classes hidden, the selector built
@@ -133,3 +133,11 @@ mkdir "$W/family" && (cd "$W/family" && bash -e "$c/setup" && source "$c/cmd") >
 check_page "$W/family/out/DCCI_FAMILY_REPORT.html" family 20 0072B2 D55E00 009E73
 table_check family_sks "$W/family/out/DCCI_FAMILY_REPORT.html" "$W/family/out/dcci-family-report.json" \
     sks 3 2 significantly_slower family
+
+# a round report (docs/round-report.md) of an accepted trial: the runs of the
+# incumbent (O0 blue) and of the trial (green) over the noise band (sky blue
+# at 30 %), and the gate checks against their thresholds
+E=$W/stage
+mkdir -p "$E" && source "$SK_REPO/tests/data/ledger/small_stage.sh" && small_stage_o >/dev/null 2>&1 &&
+    skdcci round report --ledger "$E/ledger.jsonl" --item O2 -o "$W/round" >/dev/null 2>&1
+check_page "$W/round/O2-a1/ROUND_REPORT.html" round_report 20 0072B2 009E73 CCE8F8

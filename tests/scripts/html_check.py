@@ -5,6 +5,7 @@ html_check.py analysis PAGE JSON   the analysis page against its JSON report
 html_check.py family PAGE JSON     the family page against its JSON report
 html_check.py planted PAGE TRUTH   the generator's planted slower SKs and children
 html_check.py dom DUMP JSON SPEC   a table of a page after its script ran (html_browser.sh)
+html_check.py round PAGE JSON      a round report page against its JSON document
 
 Both: the page parses as XML (every element closed), holds no external
 reference (no http:, https:, src=, href=, @import, url(, link, img, iframe,
@@ -195,6 +196,28 @@ def family(page, report):
         fail("no decision chart")
 
 
+def round_report(page, report):
+    """A round report page: its attempt, outcome and every gate check's name
+    on the page; charts 1 and 2 when the attempt was judged (a failed attempt
+    without runs still draws the incumbent's runs)."""
+    text, root, flat = load(page)
+    r = json.load(open(report, encoding="utf-8"))
+    for fact in (r["attempt"], r["outcome"], r["item"]["id"]):
+        if fact not in flat:
+            fail(f"{fact!r} not on the page")
+    block = r["gate"] or r["stability"]
+    want = 2 if block else 1
+    n = len(svgs(root))
+    if n < want:
+        fail(f"{n} chart(s), want {want}")
+    for c in (block or {}).get("checks", []):
+        if c["name"] not in flat:
+            fail(f"gate check {c['name']} not on the page")
+    for run in (r["runs"]["trial"] or {}).get("runs", []):
+        if run["name"] not in flat:
+            fail(f"run {run['name']} not on the page")
+
+
 def planted(page, truth):
     """The generator's planted scenario: chart 2 shows every planted slower
     SK (one heading each, in the chart section) and, inside its chart, each
@@ -324,4 +347,5 @@ if __name__ == "__main__":
     if sys.argv[1] == "dom":
         dom(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
-        {"analysis": analysis, "family": family, "planted": planted}[sys.argv[1]](sys.argv[2], sys.argv[3])
+        {"analysis": analysis, "family": family, "planted": planted,
+         "round": round_report}[sys.argv[1]](sys.argv[2], sys.argv[3])

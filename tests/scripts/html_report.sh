@@ -88,7 +88,7 @@ t_ok family:deterministic cmp "$W/first/$FPAGE" "$W/family_repair_beats_o0_accep
 h=$W/hostile && mkdir "$h" &&
     (cd "$h" && bash -e "$SK_REPO/tests/cases/skdcci/family_repair_beats_o0_accepted/setup") >/dev/null 2>&1
 mv "$h/O0" "$h/O0<b>&\"x'"
-(cd "$h" && skdcci family report --warmup 0 --expected-ranks 2 --o0 "O0<b>&\"x'" \
+(cd "$h" && skdcci family report --allow-unproven --warmup 0 --expected-ranks 2 --o0 "O0<b>&\"x'" \
     --disable-all DA_REGRESSED --repair RP_BEATS --analysis analysis -o out) >/dev/null 2>&1
 t_ok hostile_name:well_formed python3 "$CHECK" family "$h/$FPAGE" "$h/out/dcci-family-report.json"
 t_ok hostile_name:escaped grep -qF "O0&lt;b&gt;&amp;&quot;x&#39;" "$h/$FPAGE"

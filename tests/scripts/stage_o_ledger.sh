@@ -68,6 +68,20 @@ same_bytes order_refused_ledger_unchanged "$L" "$W/ledger.saved"
 t_ok order_refused_wrote_no_summary test ! -e gates/O2-early.json
 
 # ------------------------------------------------------------ DCCI D1: regression
+# its first attempt failed after launch, not functionally (the launcher tool broke): the
+# family report takes it from the ledger by its full identity (trial, phase, attempt)
+mkdir -p scenes && cp -r "$SK_REPO/tests/data/scenes/logs" scenes/
+python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" scenes/O1-a1.json <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["identity"].update(trial="O1", attempt="O1-a1", phase="D1")
+s["failure"]["kind"] = "tool"
+json.dump(s, open(sys.argv[2], "w"), indent=2)
+PY
+expect d1_failed_attempt_recorded 10 skdcci ledger trial --ledger "$L" --item O1 \
+    --config configs/disable-all.json --scene scenes/O1-a1.json
+has d1_failed_attempt_outcome '^outcome attempt_failed$'
+has d1_still_next '^next trial O1$'
 runs configs/disable-all.json clean/O1-D1 1 3
 expect d1_trial 10 skdcci ledger trial --ledger "$L" --item O1 --config configs/disable-all.json \
     --runs clean/O1-D1 --json-out gates/O1-d1-trial.json
@@ -142,6 +156,13 @@ has d4_incumbent_is_o1 '^incumbent O1$'
 expect family_from_ledger 0 skdcci family report --ledger "$L" -o family
 has family_from_ledger_accepted '^reason repair_beats_o0$'
 has family_names_ledger_head '^ledger .* head [0-9a-f]{64} item O1 accepted$'
+if python3 - family/dcci-family-report.json <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["failed_attempts"]
+assert [(x["trial"], x["phase"], x["attempt"], x["scene_status"]) for x in a] == \
+    [("O1", "D1", "O1-a1", "valid")], a
+PY
+then t_pass family_from_ledger_failed_attempt_identity; else t_fail family_from_ledger_failed_attempt_identity; fi
 expect family_ledger_takes_no_folders 2 skdcci family report --ledger "$L" --o0 clean/O0 -o family-x
 
 # ------------------------------------------------------------ O2 accepted after its top-up
@@ -160,7 +181,8 @@ config aggr aop 'aggressive_opt_strategies={"task_breaker_bypass":1,"value_break
 ms aggr "10.2 10.2 10.2 10.2 10.2"
 # its first attempt failed after launch, not functionally (the launcher tool broke):
 # recorded with its scene, the item stays open for attempt 2
-mkdir -p scenes
+# (the scene's listed artifacts lie beside it: the scene check opens each)
+mkdir -p scenes && cp -r "$SK_REPO/tests/data/scenes/logs" scenes/
 scene() { # ATTEMPT KIND OUT
     python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" "$@" <<'PY'
 import json, sys

@@ -59,11 +59,12 @@ static int write_record(const cJSON *session, int index, const char *path)
     cJSON *cmd = NULL;
     ac_producer_record r;
     memset(&r, 0, sizeof r);
-    ac_member self = {1000 + index, 100};
+    ac_member self = {1000 + index, 100, NULL, 0};
     sk_buf text = SK_BUF_INIT;
     int rc = -1;
     if (ac_command_build(argv, "/", envp, &cmd, NULL))
         goto out;
+    r.schema = 1; /* a version 1 capture record: finalize reads both versions */
     r.state = AC_RUN_FINISHED;
     snprintf(r.session_fingerprint, sizeof r.session_fingerprint, "%s",
              cJSON_GetStringValue(sk_json_get(session, "session_fingerprint")));

@@ -162,6 +162,25 @@ static void pretty_style(void)
     free(got);
 }
 
+/* ensure_ascii=False: what the auto-tune controller digests (sessions,
+ * phase results); the expected text and digest come from Python 3's
+ * json.dumps(v, ensure_ascii=False, sort_keys=True, separators=(",", ":")). */
+static void canonical_utf8_style(void)
+{
+    const char *in = "{\"b\":[\"tab\\t\",\"del\x7f\",\"e\\u00e9\",\"\\ud83d\\ude00\",\"ctl\\u0001\","
+                     "\"\\u2028\",\"q\\\"b\\\\s\\/\",\"\\b\\f\\n\\r\"],\"\xc3\xa9\":1.50,\"a\":-0}";
+    char *got = canon_of(in, SK_JSON_CANONICAL_UTF8);
+    T_EQ_STR(got, "{\"a\":0,\"b\":[\"tab\\t\",\"del\x7f\",\"e\xc3\xa9\",\"\xf0\x9f\x98\x80\",\"ctl\\u0001\","
+                  "\"\xe2\x80\xa8\",\"q\\\"b\\\\s/\",\"\\b\\f\\n\\r\"],\"\xc3\xa9\":1.5}");
+    free(got);
+    cJSON *v = NULL;
+    char hex[65];
+    T_EQ_INT(sk_json_parse(in, strlen(in), NULL, &v, NULL), SK_OK);
+    T_EQ_INT(sk_json_fingerprint_style(v, SK_JSON_CANONICAL_UTF8, hex, NULL), SK_OK);
+    T_EQ_STR(hex, "e9c2a0cf7621a2ad2e120fb2cc394bf74c37ae3f5f0135cba151d6e3d2b99ff8");
+    cJSON_Delete(v);
+}
+
 static void strict_rejections(void)
 {
     ERR("", "Expecting value");
@@ -920,6 +939,7 @@ static const t_case cases[] = {
     T(integers_stay_exact),
     T(key_order_and_escapes),
     T(pretty_style),
+    T(canonical_utf8_style),
     T(strict_rejections),
     T(depth_limit),
     T(integer_digit_limit),

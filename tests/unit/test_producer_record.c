@@ -29,6 +29,7 @@ static cJSON *test_command(void)
 static void fill_started(ac_producer_record *r, const cJSON *cmd)
 {
     memset(r, 0, sizeof *r);
+    r->schema = 1; /* version 1: still read (version 2 below) */
     r->state = AC_RUN_STARTED;
     memcpy(r->session_fingerprint, SESSION_FP, 65);
     r->capture_role = "dcci_o0";
@@ -268,7 +269,11 @@ static void started_rejections(void)
     ac_producer_record w;
     fill_started(&w, cmd);
     char *s = write_text(&w);
-    BAD(s, "schema_version", "\"skdcci-producer-run-2\"", "schema_version must be \"skdcci-producer-run-1\"");
+    BAD(s, "schema_version", "\"skdcci-producer-run-3\"",
+        "schema_version must be \"skdcci-producer-run-2\" (or \"skdcci-producer-run-1\")");
+    /* a version 1 record relabelled as version 2 lacks the version 2 keys */
+    BAD(s, "schema_version", "\"skdcci-producer-run-2\"",
+        "missing fields: attempt, config, run_directory");
     BAD(s, "schema_version", NULL, "schema_version must be");
     BAD(s, "schema_version", "1", "found an integer");
     BAD(s, "state", "\"running\"", "state must be \"started\" or \"finished\", found a string running");
@@ -411,7 +416,8 @@ static void observed_members(void)
     cJSON *cmd = test_command();
     ac_producer_record w;
     fill_timed_out(&w, cmd);
-    ac_member members[] = {{4349, 184848}, {4350, 184850}, {4350, 990001}, {9001, 184900}};
+    ac_member members[] = {{4349, 184848, NULL, 0}, {4350, 184850, NULL, 0}, {4350, 990001, NULL, 0},
+                           {9001, 184900, NULL, 0}};
     w.members = members;
     w.nmembers = 4;
     char *s = write_text(&w);
@@ -452,6 +458,148 @@ static void observed_members(void)
         T_EQ_INT(r->nmembers, 0);
     ac_producer_record_free(r);
     sk_free(s);
+    cJSON_Delete(cmd);
+}
+
+/* A version 2 clean record: run directory, config, attempt and members
+ * with their images. */
+static cJSON *image(const char *argv_json, const char *env_json, const char *unreadable)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"argv\":%s,\"environment\":%s,\"truncated\":false,\"unreadable\":%s}",
+             argv_json, env_json, unreadable ? unreadable : "null");
+    cJSON *im = NULL;
+    sk_json_parse(text, strlen(text), NULL, &im, NULL);
+    return im;
+}
+
+static void fill_v2(ac_producer_record *r, const cJSON *cmd, ac_member *members)
+{
+    fill_timed_out(r, cmd);
+    r->schema = 2;
+    r->purpose = AC_RUN_PURPOSE_CLEAN;
+    r->capture_role = r->capture_root = "";
+    r->session_fingerprint[0] = '\0';
+    r->run_dir_path = "/work/exp/O1/run-3";
+    r->run_dir_inode = 1234;
+    r->has_run_dir_birth = 1;
+    r->run_dir_birth_ns = INT64_C(1795948141000000000);
+    r->has_config = 1;
+    r->config_path = "/work/exp/configs/o1.json";
+    memcpy(r->config_sha256, SESSION_FP, 65);
+    r->config_bytes = 812;
+    r->has_attempt = 1;
+    r->attempt_line = 3;
+    memcpy(r->attempt_journal_sha256, STARTED_SHA, 65);
+    members[0] = (ac_member){4349, 184848, cJSON_CreateArray(), 0};
+    members[1] = (ac_member){4351, 184851, cJSON_CreateArray(), 0};
+    cJSON_AddItemToArray(members[0].images, image("[\"env\",\"X=1\",\"sh\"]", "{}", NULL));
+    cJSON_AddItemToArray(members[0].images,
+                         image("[\"python3\",\"infer.py\"]", "{\"ASCEND_PROF_SK_ON\":\"0\"}", NULL));
+    cJSON_AddItemToArray(members[1].images, image("[\"sleep\"]", "null", "\"permission_denied\""));
+    r->members = members;
+    r->nmembers = 2;
+}
+
+static void version2_records(void)
+{
+    cJSON *cmd = test_command();
+    ac_producer_record w, *r = NULL;
+    ac_member members[2];
+    fill_v2(&w, cmd, members);
+    char *s = write_text(&w);
+    sk_diag d;
+    sk_diag_clear(&d);
+    T_EQ_INT(ac_producer_record_parse(s, strlen(s), "x.json", &r, &d), SK_OK);
+    if (r) {
+        T_EQ_INT(r->schema, 2);
+        T_EQ_STR(r->run_dir_path, "/work/exp/O1/run-3");
+        T_EQ_U64(r->run_dir_inode, 1234);
+        T_EQ_INT(r->has_config, 1);
+        T_EQ_STR(r->config_sha256, SESSION_FP);
+        T_EQ_INT(r->attempt_line, 3);
+        T_EQ_INT(r->nmembers, 2);
+        T_EQ_INT(cJSON_GetArraySize(r->members[0].images), 2);
+        T_EQ_INT(r->members_truncated, 0);
+    }
+    ac_producer_record_free(r);
+    T_CONTAINS(s, "\"schema_version\":\"skdcci-producer-run-2\"");
+    T_CONTAINS(s, "\"run_directory\":{\"birth_ns\":1795948141000000000,\"inode\":1234,"
+                  "\"path\":\"/work/exp/O1/run-3\"}");
+    T_CONTAINS(s, "\"observed_members\":[{\"images\":[{\"argv\":[\"env\",\"X=1\",\"sh\"],"
+                  "\"environment\":{},\"truncated\":false,\"unreadable\":null},");
+    T_CONTAINS(s, "\"observed_members_truncated\":false");
+    /* hostile and malformed members: never a record */
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[{\"argv\":[],\"environment\":{},"
+        "\"truncated\":false,\"unreadable\":null}],\"images_truncated\":false},{\"pid\":4349,"
+        "\"start_time_ticks\":184848,\"images\":[{\"argv\":[],\"environment\":{},\"truncated\":"
+        "false,\"unreadable\":null}],\"images_truncated\":false}]",
+        "must follow observed_members[0]");
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[{\"argv\":[],\"environment\":"
+        "{\"HF_TOKEN\":\"hf_secret\"},\"truncated\":false,\"unreadable\":null}],"
+        "\"images_truncated\":false}]",
+        "holds HF_TOKEN, which is not a listed instrumentation variable");
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[],\"images_truncated\":false}]",
+        "images must be an array of 1 to 8 images");
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[{\"argv\":null,\"environment\":"
+        "{},\"truncated\":false,\"unreadable\":null}],\"images_truncated\":false}]",
+        "argv must be an array of strings (null only when the image is unreadable)");
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[{\"argv\":[],\"environment\":"
+        "null,\"truncated\":false,\"unreadable\":\"lost\"}],\"images_truncated\":false}]",
+        "unreadable must be null or one of");
+    BAD(s, "observed_members",
+        "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[{\"argv\":[],\"environment\":"
+        "{},\"truncated\":false,\"unreadable\":\"exited\"}],\"images_truncated\":false}]",
+        "environment must be an object when the image is readable and null when it is not");
+    BAD(s, "observed_members", "[{\"pid\":4349,\"start_time_ticks\":184848}]",
+        "missing fields: images, images_truncated");
+    BAD(s, "observed_members", NULL, "missing fields: observed_members");
+    BAD(s, "observed_members_truncated", "1", "observed_members_truncated must be a boolean");
+    BAD(s, "attempt", "null", "attempt must be an object in a clean run's record");
+    BAD(s, "attempt.line", "0", "attempt.line must be an integer in [1, 1000000]");
+    BAD(s, "config.sha256", "\"ABC\"", "config.sha256 must be 64 lowercase hexadecimal digits");
+    BAD(s, "config.path", "\"relative.json\"", "config.path must be an absolute path");
+    BAD(s, "run_directory.path", "\"run-3\"", "run_directory.path must be an absolute path");
+    BAD(s, "run_directory", NULL, "missing fields: run_directory");
+    BAD(s, "run_directory.birth_ns", "-1", "run_directory.birth_ns must be null or an integer");
+    /* a huge argument (longer than any image can hold) */
+    {
+        size_t big = AC_MEMBER_TEXT_MAX + 10; /* the string alone is 6 bytes too long */
+        char *arg = sk_malloc(big + 64);
+        memset(arg, 'a', big);
+        arg[0] = '[';
+        arg[1] = '"';
+        memcpy(arg + big - 2, "\"]", 3);
+        char *m = sk_malloc(big + 400);
+        snprintf(m, big + 400,
+                 "[{\"pid\":4349,\"start_time_ticks\":184848,\"images\":[{\"argv\":%s,"
+                 "\"environment\":{},\"truncated\":true,\"unreadable\":null}],"
+                 "\"images_truncated\":false}]",
+                 arg);
+        BAD(s, "observed_members", m, "argv is longer than");
+        sk_free(m);
+        sk_free(arg);
+    }
+    sk_free(s);
+    /* a capture record has a null attempt */
+    w.purpose = AC_RUN_PURPOSE_CAPTURE;
+    memcpy(w.session_fingerprint, SESSION_FP, 65);
+    w.capture_role = "dcci_o0";
+    w.capture_root = "/work/exp/o0/profile";
+    w.has_attempt = 0;
+    s = write_text(&w);
+    T_CONTAINS(s, "\"attempt\":null");
+    BAD(s, "attempt", "{\"line\":1,\"journal_sha256\":\"" STARTED_SHA "\"}",
+        "attempt must be null in a capture run's record");
+    sk_free(s);
+    for (int i = 0; i < 2; i++)
+        cJSON_Delete(members[i].images);
     cJSON_Delete(cmd);
 }
 
@@ -670,6 +818,7 @@ static const t_case cases[] = {
     T(started_rejections),
     T(finished_rejections),
     T(observed_members),
+    T(version2_records),
     T(text_level_rejections),
     T(writer_refuses_impossible_records),
     T(load_files_and_check_started),

@@ -229,6 +229,73 @@ static void allocation_failures_leave_consistent_state(void)
     T_CHECK(after_start > 10);
 }
 
+/* The same for clean runs: the attempt journal (opened, locked, a line
+ * appended) and the members' observation allocate too.  A run that failed
+ * before its command started leaves no journal line; one that started
+ * keeps its line, whatever failed afterwards. */
+static int alloc_clean_run(unsigned long n, const char *config, unsigned long *used)
+{
+    const char *argv[] = {"true", NULL};
+    const char *envp[] = {"PATH=/usr/bin:/bin", "ASCEND_PROF_SK_ON=0", NULL};
+    char croot[160], dir[200], record[260], started[300], journal[200];
+    snprintf(croot, sizeof croot, "%s/C%lu", tmpdir, n);
+    snprintf(dir, sizeof dir, "%s/run-1", croot);
+    snprintf(record, sizeof record, "%s/run-record.json", dir);
+    snprintf(started, sizeof started, "%s.started.json", record);
+    snprintf(journal, sizeof journal, "%s/attempts.jsonl", croot);
+    mkdir(croot, 0755);
+    mkdir(dir, 0755);
+    ac_run_opts o = {.purpose = AC_RUN_PURPOSE_CLEAN, .config_path = config,
+                     .record_path = record, .argv = argv, .envp = envp};
+    ac_run_result res;
+    sk_diag d;
+    struct stat st;
+    sk_alloc_fail_at(n);
+    sk_err e = ac_run(&o, &res, &d);
+    *used = sk_alloc_count();
+    sk_alloc_fail_at(0);
+    int has_line = stat(journal, &st) == 0 && st.st_size > 0;
+    if (e == SK_OK) {
+        T_CHECK(exists(record) && exists(started) && has_line);
+    } else {
+        if (e != SK_E_NOMEM)
+            t_fail(__FILE__, __LINE__, "allocation %lu: %s %s", n, sk_err_name(e), d.msg);
+        T_CHECK(!exists(record));
+        T_EQ_INT(has_line, res.started);
+        T_EQ_INT(exists(started), res.started);
+    }
+    T_CHECK(no_children_left());
+    unlink(record);
+    unlink(started);
+    unlink(journal);
+    rmdir(dir);
+    rmdir(croot);
+    return e != SK_OK;
+}
+
+static void clean_run_allocation_failures(void)
+{
+    char config[160];
+    snprintf(config, sizeof config, "%s/config.json", tmpdir);
+    FILE *f = fopen(config, "w");
+    if (f) {
+        fputs("{\"m\": 1}\n", f);
+        fclose(f);
+    }
+    unsigned long total = 0, used = 0;
+    int failures = 0;
+    alloc_clean_run(0, config, &total);
+    alloc_clean_run(0, config, &total);
+    const char *vg = getenv("SK_VALGRIND");
+    unsigned long budget = vg && strcmp(vg, "1") == 0 ? 40 : 150;
+    unsigned long stride = total / budget + 1;
+    for (unsigned long n = 1; n <= total; n += n < 60 ? 1 : stride)
+        failures += alloc_clean_run(n, config, &used);
+    T_CHECK(total > 300);
+    T_CHECK(failures > 40);
+    unlink(config);
+}
+
 static void cleanup(void)
 {
     rmdir(root);
@@ -241,6 +308,7 @@ static const t_case cases[] = {
     T(runs_and_restores_caller_state),
     T(rejects_bad_options),
     T(allocation_failures_leave_consistent_state),
+    T(clean_run_allocation_failures),
     T(cleanup),
     {NULL, NULL},
 };

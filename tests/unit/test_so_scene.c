@@ -3,11 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyzer/stage_o/so_scene.h"
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_json.h"
 #include "tests/unit/t.h"
+#include "tests/unit/t_fs.h"
 #include "tests/unit/t_io.h"
 
 /* A test scene of tests/data/scenes (SK_REPO, else the working directory). */
@@ -181,11 +184,78 @@ static void allocation_failures_are_clean(void)
 #endif
 }
 
+/* The artifacts of tests/data/scenes/o3-correctness.json, opened in the
+ * scratch directory: intact, then each defect on its own. */
+static const char *verify(const cJSON *doc, const char *dir, so_scene_result *r)
+{
+    sk_diag d;
+    sk_diag_clear(&d);
+    so_scene_result_free(r);
+    memset(r, 0, sizeof *r);
+    T_EQ_INT(so_scene_verify_artifacts(doc, dir, r, &d), SK_OK);
+    return codes(r);
+}
+
+static void artifacts_are_opened(void)
+{
+    cJSON *doc = scene("o3-correctness.json");
+    const char *repo = getenv("SK_REPO");
+    char dir[4096], cmd[8400];
+    snprintf(dir, sizeof dir, "%s/scene-artifacts", tfs_scratch());
+    tfs_rm_rf(dir);
+    mkdir(dir, 0755);
+    snprintf(cmd, sizeof cmd, "cp -r '%s/tests/data/scenes/logs' '%s/'", repo && *repo ? repo : ".",
+             dir);
+    T_EQ_INT(system(cmd), 0);
+    so_scene_result r;
+    memset(&r, 0, sizeof r);
+    T_EQ_STR(verify(doc, dir, &r), "");
+    /* same size, other bytes */
+    const char *out = tfs_path("%s/logs/stdout.log", dir);
+    size_t len = 0;
+    const char *text = tfs_read(out, &len);
+    char *other = sk_strndup(text, len);
+    other[0] = other[0] == 'x' ? 'y' : 'x';
+    tfs_replace(out, other);
+    T_EQ_STR(verify(doc, dir, &r), "artifact_changed");
+    T_CONTAINS(r.violations[0], "has SHA-256");
+    /* one byte more */
+    tfs_replace(out, "stdout\n");
+    T_EQ_STR(verify(doc, dir, &r), "artifact_changed");
+    T_CONTAINS(r.violations[0], "bytes, the scene lists");
+    /* gone; then a symbolic link to a file outside the scene */
+    tfs_rm_rf(out);
+    T_EQ_STR(verify(doc, dir, &r), "artifact_not_found");
+    const char *outside = tfs_path("%s/outside.log", tfs_scratch());
+    tfs_write_str(outside, other);
+    T_EQ_INT(symlink(outside, out), 0);
+    T_EQ_STR(verify(doc, dir, &r), "artifact_outside_scene");
+    /* the stderr artifact a directory */
+    tfs_rm_rf(out);
+    tfs_write_str(out, other);
+    const char *err = tfs_path("%s/logs/stderr.log", dir);
+    tfs_rm_rf(err);
+    mkdir(err, 0755);
+    T_CHECK(strstr(verify(doc, dir, &r), "artifact_") != NULL);
+    /* the scene's directory itself missing is an error, not a verdict */
+    sk_diag d;
+    sk_diag_clear(&d);
+    so_scene_result_free(&r);
+    memset(&r, 0, sizeof r);
+    T_CHECK(so_scene_verify_artifacts(doc, tfs_path("%s/nowhere", dir), &r, &d) != SK_OK);
+    so_scene_result_free(&r);
+    sk_free(other);
+    tfs_rm_rf(outside);
+    tfs_rm_rf(dir);
+    cJSON_Delete(doc);
+}
+
 static const t_case cases[] = {
     T(classification),
     T(each_rule),
     T(shape_errors_name_the_field),
     T(allocation_failures_are_clean),
+    T(artifacts_are_opened),
     {NULL, NULL},
 };
 

@@ -9,7 +9,7 @@ clean_run() {
     local run=$2/run-$3
     mkdir -p "$run"
     cp "$1" "$run/config.json"
-    artifact_contract run --purpose clean --timeout 600 --record-out "$run/run-record.json" \
+    artifact_contract run --purpose clean --config "$1" --timeout 600 --record-out "$run/run-record.json" \
         -- "$LEDGER_DATA/launch.sh" "$1" "$run" >/dev/null
 }
 # runs CONFIG ROOT FIRST LAST
