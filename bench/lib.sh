@@ -34,3 +34,45 @@ runs = sorted(files, key=lambda f: float(open(f).read().split()[0]))
 shutil.copyfile(runs[(len(runs) - 1) // 2], out)
 PY
 }
+
+# pair DIR SCENARIO [GEN ARGS...]: generates a pair with $GEN and seals it
+# with $AC as a collection is (once; an existing DIR is kept)
+pair() {
+    local d=$1 s=$2
+    shift 2
+    [ -d "$d" ] && return 0
+    "$GEN" --out "$d" --scenario "$s" "$@" >/dev/null
+    "$REPO/tests/tools/seal_pair.sh" --artifact-contract "$AC" "$d" >/dev/null
+}
+
+# The sealed files of pair D, one path per line: every file both manifests
+# list, i.e. every byte analyze reads and confirms.
+files_of() {
+    python3 - "$1" <<'PY'
+import json, os, sys
+d = sys.argv[1]
+for side in ("o0", "disable_all"):
+    m = json.load(open(os.path.join(d, side, "collection-manifest.json")))
+    for entries in m["files"].values():
+        for e in entries:
+            print(os.path.join(d, side, e["path"]))
+PY
+}
+
+# bench_binaries SCRIPT: BUILD (default REPO/build), SKDCCI, AC and GEN
+# (SKDCCI_GEN, default the build's generator); fails when one is missing.
+bench_binaries() {
+    BUILD=${BUILD:-$REPO/build}
+    SKDCCI=$BUILD/bin/skdcci
+    AC=$BUILD/bin/artifact_contract
+    GEN=${SKDCCI_GEN:-$BUILD/tests/tools/skdcci_gen}
+    [ -x "$SKDCCI" ] && [ -x "$AC" ] && [ -x "$GEN" ] ||
+        { echo "$1: build first (make bins $BUILD/tests/tools/skdcci_gen)" >&2; exit 2; }
+}
+
+# pair_files DIR SCENARIO [GEN ARGS...]: pair, then FILES holds its sealed files
+pair_files() {
+    pair "$@"
+    FILES=()
+    while IFS= read -r f; do FILES+=("$f"); done < <(files_of "$1")
+}

@@ -289,6 +289,11 @@ int cmd_analyze(int argc, char **argv)
     pl.active = !quiet && isatty(STDERR_FILENO);
     a.opts.tmpdir = tmpdir; /* the sample store's temporary file (docs/analyze.md §12) */
     a.opts.hash_threads = cli_hash_threads();
+#ifdef SK_TEST_HOOKS
+    /* test builds: everything on this thread (tests/scripts/analyze_scenarios.sh
+     * compares the bytes with those of the threaded run) */
+    a.opts.serial = getenv("SK_TEST_SERIAL") != NULL;
+#endif
     a.opts.progress = show_progress;
     a.opts.progress_ctx = &pl;
     sk_err e = dcci_analyze_run(&a, args[0], args[1], &d);

@@ -116,6 +116,7 @@ typedef struct run {
     size_t tmp_cap;
     /* lookup caches */
     char model_text[64];
+    size_t model_len;
     long model_index;
     long cache_model;
     int64_t cache_sk_id;
@@ -831,20 +832,24 @@ static sk_err model_unproven(run *r, const rd_prof_event *ev, sk_diag *d)
 /* *out = NULL when the model's metadata is missing (the event is skipped). */
 static sk_err find_sk(run *r, const rd_prof_event *ev, dcci_sk **out, sk_diag *d)
 {
-    size_t mlen = strlen(ev->model_id);
+    size_t mlen = ev->model_id_len;
     *out = NULL;
     if (ev->model_key == RD_PROF_MODEL_RI)
         return model_unproven(r, ev, d);
-    if (mlen >= sizeof r->model_text || strcmp(ev->model_id, r->model_text) != 0 ||
-        r->model_index < 0) {
+    /* texts hold no NUL: length and bytes are strcmp's answer */
+    if (mlen >= sizeof r->model_text || mlen != r->model_len ||
+        memcmp(ev->model_id, r->model_text, mlen) != 0 || r->model_index < 0) {
         long mi = dcci_side_find_model_runtime(r->side, ev->model_id, mlen);
         if (mi < 0 || !r->side->models[mi].fused)
             return no_metadata(r, ev, d);
         r->model_index = mi;
-        if (mlen < sizeof r->model_text)
+        if (mlen < sizeof r->model_text) {
             memcpy(r->model_text, ev->model_id, mlen + 1);
-        else
+            r->model_len = mlen;
+        } else {
             r->model_text[0] = '\0';
+            r->model_len = 0;
+        }
     }
     if (r->cache_sk && r->cache_model == r->model_index && r->cache_sk_id == ev->sk_id) {
         *out = r->cache_sk;
@@ -1065,6 +1070,7 @@ static sk_err read_one(run *r, dcci_file *f, sk_diag *d)
         r->label = r->fs->label;
         r->model_index = -1;
         r->model_text[0] = '\0';
+        r->model_len = 0;
         r->cache_sk = NULL;
         e = rd_prof_read(rd_source_read, rd.src, rd.label, on_event, r, &r->fs->sum, d);
     }

@@ -5,10 +5,109 @@
 
 #include "artifact_contract/base/sk_alloc.h"
 
-static int cmp_int64(const void *a, const void *b)
+/* Sorting int64 samples in place, without allocating and without a
+ * comparison callback: quicksort (median of three, Hoare partition) down to
+ * runs of SORT_SMALL values finished by insertion sort, and heapsort where
+ * the recursion gets deeper than 2 log2(n) (so never quadratic).  Any
+ * correct sort gives the same sorted array, so the statistics do not depend
+ * on it. */
+#define SORT_SMALL 16
+
+static void insertion_sort(int64_t *v, size_t n)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
+    for (size_t i = 1; i < n; i++) {
+        int64_t x = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+static void sift_down(int64_t *v, size_t root, size_t n)
+{
+    int64_t x = v[root];
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            break;
+        if (child + 1 < n && v[child + 1] > v[child])
+            child++;
+        if (v[child] <= x)
+            break;
+        v[root] = v[child];
+        root = child;
+    }
+    v[root] = x;
+}
+
+static void heap_sort(int64_t *v, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(v, i, n);
+    for (size_t end = n; end-- > 1;) {
+        int64_t t = v[0];
+        v[0] = v[end];
+        v[end] = t;
+        sift_down(v, 0, end);
+    }
+}
+
+static void swap_i64(int64_t *a, int64_t *b)
+{
+    int64_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static void intro_sort(int64_t *v, size_t n, unsigned depth)
+{
+    while (n > SORT_SMALL) {
+        if (depth-- == 0) {
+            heap_sort(v, n);
+            return;
+        }
+        /* median of three to v[0], then Hoare's partition around it */
+        size_t mid = n / 2;
+        if (v[mid] < v[0])
+            swap_i64(&v[mid], &v[0]);
+        if (v[n - 1] < v[0])
+            swap_i64(&v[n - 1], &v[0]);
+        if (v[n - 1] < v[mid])
+            swap_i64(&v[n - 1], &v[mid]);
+        swap_i64(&v[0], &v[mid]);
+        int64_t pivot = v[0];
+        size_t i = 0, j = n;
+        for (;;) {
+            while (v[++i] < pivot) /* stops at the median-of-three maximum */
+                ;
+            while (v[--j] > pivot) /* stops at v[0] */
+                ;
+            if (i >= j)
+                break;
+            swap_i64(&v[i], &v[j]);
+        }
+        swap_i64(&v[0], &v[j]);
+        /* v[0..j) <= pivot = v[j] <= v(j..n): recurse into the smaller part */
+        size_t left = j, right = n - j - 1;
+        if (left < right) {
+            intro_sort(v, left, depth);
+            v += j + 1;
+            n = right;
+        } else {
+            intro_sort(v + j + 1, right, depth);
+            n = left;
+        }
+    }
+    insertion_sort(v, n);
+}
+
+static void sort_i64(int64_t *v, size_t n)
+{
+    unsigned depth = 0;
+    for (size_t k = n; k > 1; k >>= 1)
+        depth += 2;
+    intro_sort(v, n, depth);
 }
 
 /* |2x - m2|: the deviation of x from the median in half-nanoseconds. */
@@ -111,7 +210,7 @@ sk_err num_stats_compute(const int64_t *values, size_t n, num_stats *out, sk_dia
         goto out;
     }
     memcpy(copy, values, n * sizeof *copy);
-    qsort(copy, n, sizeof *copy, cmp_int64);
+    sort_i64(copy, n);
     rc = num_stats_compute_sorted(copy, n, out, d);
 out:
     sk_free(copy);
@@ -121,6 +220,6 @@ out:
 sk_err num_stats_compute_in_place(int64_t *values, size_t n, num_stats *out, sk_diag *d)
 {
     if (values && n)
-        qsort(values, n, sizeof *values, cmp_int64);
+        sort_i64(values, n);
     return num_stats_compute_sorted(values, n, out, d);
 }

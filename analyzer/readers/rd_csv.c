@@ -1,11 +1,19 @@
 #include "analyzer/readers/rd_csv.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 #define INPUT_CAP 65536u
+/* Bytes allocated past INPUT_CAP (zeroed), so that the fast path's 16-byte
+ * loads never leave the buffer. */
+#define INPUT_SLACK 16u
 #define BOM_BYTES 0xEFBBBFu
 
 enum state {
@@ -30,9 +38,15 @@ struct rd_csv {
     char *rec;         /* fields of the current record, each NUL-terminated */
     size_t rec_len;
     size_t rec_cap;
-    size_t *off;       /* start of each field in rec */
+    size_t *off;       /* start of each field in rec, or in in when in_place */
+    size_t *flen;      /* length of each field */
     size_t nf;
     size_t off_cap;
+    int in_place;      /* the fast path left the current record's fields in in */
+    int fast;          /* try the fast path (no RD_CSV_GENERAL_ONLY) */
+    sk_err pending;    /* a read error met while topping the buffer up: */
+    sk_diag pending_diag; /* the general path's next read returns it */
+    uint64_t fast_records, general_records;
     size_t field_start;
     size_t field_keep; /* field length up to its last non-blank byte */
     enum state state;
@@ -74,12 +88,20 @@ sk_err rd_csv_new(sk_read_fn read, void *ctx, const char *label, const rd_csv_op
         c->opts.max_fields = RD_CSV_DEFAULT_MAX_FIELDS;
     c->line = 1;
     c->label = sk_strdup(label ? label : "");
-    c->in = sk_malloc(INPUT_CAP);
+    c->in = sk_calloc(1, INPUT_CAP + INPUT_SLACK);
     c->rec_cap = 4096;
     c->rec = sk_malloc(c->rec_cap);
     c->off_cap = 64;
     c->off = sk_malloc(c->off_cap * sizeof *c->off);
-    if (!c->label || !c->in || !c->rec || !c->off) {
+    c->flen = sk_malloc(c->off_cap * sizeof *c->flen);
+    c->fast = !(c->opts.flags & RD_CSV_GENERAL_ONLY);
+#ifdef SK_TEST_HOOKS
+    /* test builds: SK_TEST_READERS_GENERAL=1 reads every record with the
+     * general path (tests/scripts/analyze_scenarios.sh compares the bytes) */
+    if (getenv("SK_TEST_READERS_GENERAL"))
+        c->fast = 0;
+#endif
+    if (!c->label || !c->in || !c->rec || !c->off || !c->flen) {
         e = sk_diag_set(d, SK_E_NOMEM, label, 0, "out of memory creating a CSV reader");
         goto out;
     }
@@ -132,6 +154,23 @@ static sk_err grow(rd_csv *c, sk_diag *d)
     return SK_OK;
 }
 
+/* Room for one more field offset and length. */
+static int grow_fields(rd_csv *c)
+{
+    if (c->nf < c->off_cap)
+        return 1;
+    size_t *p = sk_realloc(c->off, c->off_cap * 2 * sizeof *p);
+    if (!p)
+        return 0;
+    c->off = p;
+    p = sk_realloc(c->flen, c->off_cap * 2 * sizeof *p);
+    if (!p)
+        return 0;
+    c->flen = p;
+    c->off_cap *= 2;
+    return 1;
+}
+
 static sk_err end_field(rd_csv *c, sk_diag *d)
 {
     if (c->nf == c->opts.max_fields)
@@ -142,13 +181,9 @@ static sk_err end_field(rd_csv *c, sk_diag *d)
     if (e != SK_OK)
         return e;
     c->rec[c->rec_len++] = '\0';
-    if (c->nf == c->off_cap) {
-        size_t *p = sk_realloc(c->off, c->off_cap * 2 * sizeof *p);
-        if (!p)
-            return nomem(c, d);
-        c->off = p;
-        c->off_cap *= 2;
-    }
+    if (!grow_fields(c))
+        return nomem(c, d);
+    c->flen[c->nf] = c->rec_len - 1 - c->field_start;
     c->off[c->nf++] = c->field_start;
     c->field_start = c->rec_len;
     c->field_keep = 0;
@@ -159,6 +194,7 @@ static sk_err end_field(rd_csv *c, sk_diag *d)
 
 static void reset_record(rd_csv *c)
 {
+    c->in_place = 0;
     c->rec_len = 0;
     c->nf = 0;
     c->field_start = 0;
@@ -171,6 +207,10 @@ static void reset_record(rd_csv *c)
 static sk_err fill(rd_csv *c, sk_diag *d)
 {
     size_t got = 0;
+    if (c->pending) {
+        c->fail_diag = c->pending_diag;
+        return stick(c, c->pending, d);
+    }
     sk_diag_clear(&c->fail_diag);
     sk_err e = c->read(c->ctx, c->in, INPUT_CAP, &got, &c->fail_diag);
     if (e != SK_OK)
@@ -430,6 +470,150 @@ static sk_err parse_record(rd_csv *c, int *done, sk_diag *d)
     }
 }
 
+/* ------------------------------------------------------------ fast path */
+
+/* Moves the unread bytes to the front of the buffer and reads more behind
+ * them, so that a line that began near the end of the buffer is whole in
+ * it.  A read error is kept for the general path's next read, which would
+ * have met it at the same place in the input. */
+static void top_up(rd_csv *c)
+{
+    size_t n = c->in_len - c->in_pos, got = 0;
+    memmove(c->in, c->in + c->in_pos, n);
+    c->in_pos = 0;
+    c->in_len = n;
+    sk_diag_clear(&c->pending_diag);
+    sk_err e = c->read(c->ctx, c->in + n, INPUT_CAP - n, &got, &c->pending_diag);
+    if (e != SK_OK) {
+        c->pending = e;
+        return;
+    }
+    if (got == 0)
+        c->eof = 1;
+    c->in_len += got;
+}
+
+/* The first byte of s[i..end) the fast path stops at, or end: the delimiter
+ * and the quote, which it handles, and CR, NUL and non-ASCII bytes, which
+ * send the record to the general path (a CR is only allowed right before
+ * the LF).  Sixteen bytes per step with SSE2 (the buffer's slack keeps the
+ * loads inside it), else one at a time. */
+static inline size_t next_special(const unsigned char *s, size_t i, size_t end)
+{
+#ifdef __SSE2__
+    const __m128i comma = _mm_set1_epi8(','), quote = _mm_set1_epi8('"');
+    const __m128i cr = _mm_set1_epi8('\r'), one = _mm_set1_epi8(1);
+    for (; i < end; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        /* signed: NUL (below 1) and every byte from 0x80 on are negative or 0 */
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, quote)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmplt_epi8(v, one)));
+        unsigned m = (unsigned)_mm_movemask_epi8(hit);
+        if (m) {
+            size_t at = i + (size_t)__builtin_ctz(m);
+            return at < end ? at : end;
+        }
+    }
+    return end;
+#else
+    for (; i < end; i++) {
+        unsigned char ch = s[i];
+        if (ch == ',' || ch == '"' || ch == '\r' || ch == '\0' || ch >= 0x80)
+            break;
+    }
+    return i;
+#endif
+}
+
+static inline int is_blank(unsigned char ch)
+{
+    return ch == ' ' || ch == '\t';
+}
+
+/* Reads the record at in_pos when it is one line in the buffer (topping the
+ * buffer up first when the line began near its end) made of plain fields:
+ * unquoted ones without a quote, quoted ones without "" , CR or LF, no NUL
+ * and no non-ASCII byte anywhere (so no byte order mark), within the
+ * limits.  The fields are left in place, NUL-terminated where they end.
+ * Returns 1 when it read the record; 0 when the general path must (nothing
+ * read, nothing changed but the buffer's compaction); -1 when it ran out of
+ * memory for the field table. */
+static int fast_record(rd_csv *c)
+{
+    const unsigned char *nl = memchr(c->in + c->in_pos, '\n', c->in_len - c->in_pos);
+    if (!nl && !c->eof && !c->pending && c->in_len - c->in_pos < INPUT_CAP) {
+        top_up(c);
+        nl = memchr(c->in + c->in_pos, '\n', c->in_len - c->in_pos);
+    }
+    if (!nl)
+        return 0;
+    unsigned char *s = c->in + c->in_pos;
+    size_t len = (size_t)(nl - s), end = len;
+    if (end && s[end - 1] == '\r')
+        end--;
+    /* no limit can be reached by fewer bytes than the line has */
+    if (len >= c->opts.max_field || len >= c->opts.max_record)
+        return 0;
+    size_t nf = 0, i = 0, sp = next_special(s, 0, end);
+    int quoted_any = 0;
+    for (;;) {
+        while (i < end && is_blank(s[i]))
+            i++;
+        size_t from, to, after;
+        if (i < end && s[i] == '"') {
+            quoted_any = 1;
+            sp = next_special(s, i + 1, end);
+            while (sp < end && s[sp] == ',')
+                sp = next_special(s, sp + 1, end);
+            /* unterminated on this line, CR, NUL or non-ASCII inside, or "" */
+            if (sp >= end || s[sp] != '"' || (sp + 1 < end && s[sp + 1] == '"'))
+                return 0;
+            from = i + 1;
+            to = sp;
+            after = sp + 1;
+            while (after < end && is_blank(s[after]))
+                after++;
+            if (after < end && s[after] != ',')
+                return 0; /* text after the closing quote */
+        } else {
+            if (sp < i)
+                sp = next_special(s, i, end);
+            if (sp < end && s[sp] != ',')
+                return 0; /* a quote inside, CR, NUL or non-ASCII */
+            from = i;
+            to = sp;
+            while (to > from && is_blank(s[to - 1]))
+                to--;
+            after = sp;
+        }
+        if (nf == c->opts.max_fields)
+            return 0; /* the general path reports the limit */
+        if (nf == c->off_cap) {
+            c->nf = nf;
+            if (!grow_fields(c))
+                return -1;
+        }
+        c->off[nf] = c->in_pos + from;
+        c->flen[nf++] = to - from;
+        if (after >= end)
+            break;
+        i = after + 1;
+        sp = next_special(s, i, end);
+    }
+    /* an empty or blank line is skipped: the general path's */
+    if (nf == 1 && !quoted_any && c->flen[0] == 0)
+        return 0;
+    for (size_t k = 0; k < nf; k++)
+        c->in[c->off[k] + c->flen[k]] = '\0';
+    c->nf = nf;
+    c->in_place = 1;
+    c->rec_line = c->line++;
+    c->in_pos += len + 1;
+    c->last3 = '\n'; /* ASCII bytes: no byte order mark can span them */
+    c->fast_records++;
+    return 1;
+}
+
 static sk_err next_record(rd_csv *c, int *have, sk_diag *d)
 {
     *have = 0;
@@ -443,7 +627,17 @@ static sk_err next_record(rd_csv *c, int *have, sk_diag *d)
         if (e != SK_OK)
             return e;
     }
-    return parse_record(c, have, d);
+    int fast = c->fast ? fast_record(c) : 0;
+    if (fast < 0)
+        return nomem(c, d);
+    if (fast) {
+        *have = 1;
+        return SK_OK;
+    }
+    sk_err e = parse_record(c, have, d);
+    if (e == SK_OK && *have)
+        c->general_records++;
+    return e;
 }
 
 sk_err rd_csv_read_header(rd_csv *c, sk_diag *d)
@@ -461,7 +655,7 @@ sk_err rd_csv_read_header(rd_csv *c, sk_diag *d)
         return nomem(c, d);
     c->ncols = c->nf;
     for (size_t i = 0; i < c->nf; i++) {
-        c->names[i] = sk_strdup(c->rec + c->off[i]);
+        c->names[i] = sk_strdup(rd_csv_field(c, i, NULL));
         if (!c->names[i])
             return nomem(c, d);
         for (size_t j = 0; j < i; j++) {
@@ -526,10 +720,9 @@ const char *rd_csv_field(const rd_csv *c, size_t i, size_t *len)
             *len = 0;
         return NULL;
     }
-    size_t end = i + 1 < c->nf ? c->off[i + 1] - 1 : c->rec_len - 1;
     if (len)
-        *len = end - c->off[i];
-    return c->rec + c->off[i];
+        *len = c->flen[i];
+    return (c->in_place ? (const char *)c->in : c->rec) + c->off[i];
 }
 
 uint64_t rd_csv_line(const rd_csv *c)
@@ -551,6 +744,9 @@ void rd_csv_free(rd_csv *c)
 {
     if (!c)
         return;
+    /* which path read the records (tests/scripts/analyze_work.sh) */
+    sk_test_count("csv_fast_records", c->fast_records);
+    sk_test_count("csv_general_records", c->general_records);
     if (c->names)
         for (size_t i = 0; i < c->ncols; i++)
             sk_free(c->names[i]);
@@ -558,6 +754,7 @@ void rd_csv_free(rd_csv *c)
     sk_free(c->in);
     sk_free(c->rec);
     sk_free(c->off);
+    sk_free(c->flen);
     sk_free(c->label);
     sk_free(c);
 }

@@ -58,7 +58,17 @@ typedef struct rd_csv_opts {
     size_t max_field;  /* 0 = RD_CSV_DEFAULT_MAX_FIELD */
     size_t max_record; /* 0 = RD_CSV_DEFAULT_MAX_RECORD */
     size_t max_fields; /* 0 = RD_CSV_DEFAULT_MAX_FIELDS */
+    unsigned flags;    /* RD_CSV_GENERAL_ONLY */
 } rd_csv_opts;
+
+/* Records fast path: a record that lies on one line inside the reader's
+ * buffer, of plain ASCII fields (unquoted, or quoted without "" , CR or
+ * LF), is split in place, its fields NUL-terminated where they end, instead
+ * of being copied byte by byte; anything else, and every error, goes
+ * through the general byte-by-byte path, with the same records and errors.
+ * RD_CSV_GENERAL_ONLY reads every record with the general path (tests
+ * compare the two). */
+#define RD_CSV_GENERAL_ONLY 1u
 
 typedef struct rd_csv rd_csv;
 

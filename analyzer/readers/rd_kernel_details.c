@@ -114,11 +114,18 @@ static const char *field(rd_kd_reader *r, long col, size_t *len)
     return rd_csv_field(r->csv, (size_t)col, len);
 }
 
+/* The fields are NUL-terminated: the one-pass scanners (sk_fixed.h) read a
+ * plain number whole, with its NUL as the end, and every other text (blanks,
+ * N/A, a sign, an error) takes the general parser. */
 static sk_err parse_uint_col(rd_kd_reader *r, long col, const char *name, int *has, uint64_t *v,
                              sk_diag *d)
 {
     size_t len;
     const char *s = field(r, col, &len);
+    if (len && sk_uint_scan_json(s, len + 1, v) == len) {
+        *has = 1;
+        return SK_OK;
+    }
     int missing = 0;
     sk_err e = sk_parse_uint(s, len, UINT64_MAX, v, &missing, d);
     if (e != SK_OK)
@@ -133,6 +140,12 @@ static sk_err parse_time_col(rd_kd_reader *r, long col, const char *name, int *h
     size_t len;
     const char *s = field(r, col, &len);
     sk_fixed_result fr;
+    if (len && sk_fixed_scan_json(s, len + 1, TIME_SCALE, &fr) == len) {
+        *has = 1;
+        *v = fr.value;
+        *rounded |= fr.rounded;
+        return SK_OK;
+    }
     sk_err e = sk_fixed_parse(s, len, TIME_SCALE, SK_FIXED_ROUND_HALF_EVEN, &fr, d);
     if (e != SK_OK)
         return value_error(r, name, e, d);

@@ -2,11 +2,13 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 #include "artifact_contract/base/sk_json_lex.h"
+#include "artifact_contract/base/sk_testhook.h"
 #include "artifact_contract/base/sk_fixed.h"
 
 /* µs text → ns: three decimal places; the runtime prints six (ticks divided
@@ -21,8 +23,18 @@ typedef struct time_field {
     sk_buf text; /* the value as written, when bad or negative */
 } time_field;
 
+/* A text of the event, NUL-terminated (p[len] == '\0'): the general path's
+ * copy of a token in own, or the bytes of a record the fast path took, in
+ * the tokenizer's buffer. */
+typedef struct text_field {
+    const char *p;
+    size_t len;
+    int borrowed; /* p is a token's text in a record not yet taken */
+    sk_buf own;
+} text_field;
+
 typedef struct event_fields {
-    sk_buf name, pid, model, ktype;
+    text_field name, pid, model, ktype;
     time_field ts, dur;
     int ph_is_x; /* ph is "X" (strings never hold a NUL, so this is strcmp's answer) */
     int has_name, has_ph, has_ts, has_dur, has_pid, has_tid;
@@ -39,7 +51,9 @@ typedef struct reader {
     void *ctx;
     rd_prof_summary sum;
     event_fields f;
-    int fast; /* try read_event_fast before the general path */
+    int fast;   /* try read_event_fast before the general path */
+    int layout; /* and in it, layout_record before fast_object */
+    int borrow; /* the fast path is reading a record: texts are borrowed */
 } reader;
 
 static int key_is(const sk_jtok *t, const char *k)
@@ -96,12 +110,27 @@ static sk_err at_event(reader *r, sk_diag *d, uint64_t line, const char *fmt, ..
                        (unsigned long long)r->sum.elements, what);
 }
 
-static sk_err copy_text(sk_buf *b, const sk_jtok *t, sk_diag *d, const char *path)
+static sk_err copy_bytes(sk_buf *b, const char *text, size_t len, sk_diag *d, const char *path)
 {
     sk_buf_reset(b);
-    if (sk_buf_append(b, t->text, t->len))
+    if (sk_buf_append(b, text, len))
         return sk_diag_set(d, SK_E_NOMEM, path, 0, "out of memory reading sk_prof");
     return SK_OK;
+}
+
+/* A text field from token t.  The fast paths only note where the text is
+ * (borrow), and terminate or copy it once the record is taken (settle). */
+static sk_err copy_text(text_field *f, const sk_jtok *t, int borrow, sk_diag *d, const char *path)
+{
+    f->len = t->len;
+    f->borrowed = borrow;
+    if (borrow) {
+        f->p = t->text;
+        return SK_OK;
+    }
+    sk_err e = copy_bytes(&f->own, t->text, t->len, d, path);
+    f->p = sk_buf_cstr(&f->own);
+    return e;
 }
 
 static sk_err int_value(reader *r, const sk_jtok *t, const char *field, int64_t *out, sk_diag *d)
@@ -115,11 +144,11 @@ static sk_err int_value(reader *r, const sk_jtok *t, const char *field, int64_t 
 }
 
 /* A string or a number, kept as text (ts/dur may be written either way). */
-static sk_err scalar_text(reader *r, const sk_jtok *t, const char *field, sk_buf *b, sk_diag *d)
+static sk_err scalar_text(reader *r, const sk_jtok *t, const char *field, text_field *f, sk_diag *d)
 {
     if (t->type != SK_JT_STRING && t->type != SK_JT_NUMBER)
         return at_event(r, d, t->line, "%s must be a number or a string", field);
-    return copy_text(b, t, d, r->path);
+    return copy_text(f, t, r->borrow, d, r->path);
 }
 
 /* ts or dur: checked like scalar_text, parsed at once (errors wait for
@@ -131,7 +160,7 @@ static sk_err time_value(reader *r, const sk_jtok *t, const char *field, time_fi
     tf->bad = sk_fixed_parse(t->text, t->len, TS_SCALE, SK_FIXED_ROUND_HALF_EVEN, &tf->v, NULL) !=
               SK_OK;
     if (tf->bad || tf->v.value < 0)
-        return copy_text(&tf->text, t, d, r->path);
+        return copy_bytes(&tf->text, t->text, t->len, d, r->path);
     return SK_OK;
 }
 
@@ -170,7 +199,7 @@ static sk_err on_arg(reader *r, enum arg_key key, const sk_jtok *t, sk_diag *d)
         if (t->type != SK_JT_NUMBER || !t->is_integer || t->text[0] == '-')
             return at_event(r, d, t->line, "args.modelRI must be a non-negative integer");
         f->model_key = RD_PROF_MODEL_RI;
-        return copy_text(&f->model, t, d, r->path);
+        return copy_text(&f->model, t, r->borrow, d, r->path);
     case AK_SK:
         f->has_sk = 1;
         return int_value(r, t, "args.skId", &f->sk, d);
@@ -180,7 +209,7 @@ static sk_err on_arg(reader *r, enum arg_key key, const sk_jtok *t, sk_diag *d)
     case AK_KTYPE:
         if (t->type != SK_JT_STRING)
             return at_event(r, d, t->line, "args.kernelType must be a string");
-        return copy_text(&f->ktype, t, d, r->path);
+        return copy_text(&f->ktype, t, r->borrow, d, r->path);
     case AK_OTHER:
         break;
     }
@@ -237,37 +266,94 @@ static sk_err time_result(reader *r, const time_field *tf, const char *field, ui
     return SK_OK;
 }
 
-/* The value of the run of at most 4 digits at name[i..]; returns the index
- * after it (i when there is none). */
-static size_t digit_run(const char *name, size_t len, size_t i, uint64_t *v)
+/* blockIdx and blockNum are uint8 in the runtime's record: at most 3
+ * digits, and up to 4 are read (a fifth makes the prefix malformed). */
+#define BLOCK_DIGITS 4
+
+/* The short forms "[i/n]" and "[i/nn]" with one-digit i (most records):
+ * the prefix length, -1 when malformed, 0 when name has another form. */
+static inline int short_block_prefix(const char *name, size_t len, unsigned *idx, unsigned *num)
 {
-    size_t end = i;
-    while (end < len && end - i < 4 && sk_is_digit(name[end]))
-        end++;
-    if (end > i && sk_parse_u64_strict(name + i, end - i, UINT64_MAX, v, NULL) != SK_OK)
-        return i;
-    return end;
+    if (len < 6 || !sk_is_digit(name[1]) || name[2] != '/' || !sk_is_digit(name[3]))
+        return 0;
+    unsigned a = (unsigned)(name[1] - '0'), b = (unsigned)(name[3] - '0');
+    int end = 4;
+    if (sk_is_digit(name[4]) && name[5] == ']') {
+        b = b * 10 + (unsigned)(name[4] - '0');
+        end = 5;
+    } else if (name[4] != ']') {
+        return 0;
+    }
+    if (b == 0 || a >= b)
+        return -1;
+    *idx = a;
+    *num = b;
+    return end + 1;
 }
 
 int rd_prof_parse_block_prefix(const char *name, size_t len, unsigned *idx, unsigned *num)
 {
     if (len == 0 || name[0] != '[')
         return 0;
+    int pre = short_block_prefix(name, len, idx, num);
+    if (pre != 0)
+        return pre;
     uint64_t a = 0, b = 0;
-    size_t i = 1, at = digit_run(name, len, i, &a);
-    if (at == i || at >= len || name[at] != '/')
+    size_t k = sk_digits_scan(name + 1, len - 1, BLOCK_DIGITS, &a);
+    if (k == 0 || name[1 + k] != '/')
         return -1;
-    i = at + 1;
-    at = digit_run(name, len, i, &b);
-    if (at == i || at >= len || name[at] != ']')
+    size_t at = 2 + k;
+    k = sk_digits_scan(name + at, len - at, BLOCK_DIGITS, &b);
+    if (k == 0 || name[at + k] != ']')
         return -1;
-    i = at;
-    /* blockIdx and blockNum are uint8 in the runtime's record */
     if (b == 0 || b > 255 || a >= b)
         return -1;
     *idx = (unsigned)a;
     *num = (unsigned)b;
-    return (int)(i + 1);
+    return (int)(at + k + 1);
+}
+
+/* The rest of an event whose times are checked: the name's prefix, the
+ * lane, the count, the callback.  name and pid are NUL-terminated texts. */
+static sk_err emit(reader *r, rd_prof_event *ev, const text_field *name, const text_field *pid,
+                   const char *kernel_type, uint64_t line, uint64_t offset, sk_diag *d)
+{
+    int pre = rd_prof_parse_block_prefix(name->p, name->len, &ev->block_idx, &ev->block_num);
+    if (pre < 0)
+        return at_event(r, d, line, "malformed [blockIdx/blockNum] prefix in name \"%.80s\"",
+                        name->p);
+    if (pre > 0) {
+        ev->has_block = 1;
+        if ((size_t)pre < name->len && name->p[pre] == ' ') {
+            ev->is_parent = 1;
+            pre++;
+        }
+    }
+    ev->name = name->p + pre;
+    ev->name_len = name->len - (size_t)pre;
+    if (ev->name_len == 0)
+        return at_event(r, d, line, "name is empty");
+    ev->pid = pid->p;
+    ev->kernel_type = kernel_type;
+    /* The pid names the lane; only when it names neither does the kernel
+     * type decide. */
+    /* texts never hold a NUL: length and bytes are strcmp's answer */
+    int pid_aic = pid->len == 3 && memcmp(pid->p, "AIC", 3) == 0;
+    int pid_aiv = pid->len == 3 && memcmp(pid->p, "AIV", 3) == 0;
+    int pid_names_lane = pid_aic || pid_aiv;
+    if (pid_aic || (!pid_names_lane && strcmp(kernel_type, "AIC_ONLY") == 0))
+        ev->lane = RD_LANE_AIC;
+    else if (pid_aiv || (!pid_names_lane && strcmp(kernel_type, "AIV_ONLY") == 0))
+        ev->lane = RD_LANE_AIV;
+    ev->index = r->sum.events;
+    ev->line = line;
+    ev->offset = offset;
+    r->sum.events++;
+    if (ev->is_parent)
+        r->sum.parents++;
+    if (ev->rounded)
+        r->sum.rounded++;
+    return r->fn(r->ctx, ev, d);
 }
 
 static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
@@ -300,59 +386,31 @@ static sk_err deliver(reader *r, uint64_t line, uint64_t offset, sk_diag *d)
     }
     if (ev.ts_ns > INT64_MAX - ev.dur_ns)
         return at_event(r, d, line, "ts + dur overflows");
-    const char *name = sk_buf_cstr(&f->name);
-    int pre = rd_prof_parse_block_prefix(name, f->name.len, &ev.block_idx, &ev.block_num);
-    if (pre < 0)
-        return at_event(r, d, line, "malformed [blockIdx/blockNum] prefix in name \"%.80s\"",
-                        name);
-    if (pre > 0) {
-        ev.has_block = 1;
-        if ((size_t)pre < f->name.len && name[pre] == ' ') {
-            ev.is_parent = 1;
-            pre++;
-        }
-    }
-    ev.name = name + pre;
-    ev.name_len = f->name.len - (size_t)pre;
-    if (ev.name_len == 0)
-        return at_event(r, d, line, "name is empty");
-    ev.pid = sk_buf_cstr(&f->pid);
-    ev.kernel_type = sk_buf_cstr(&f->ktype);
-    /* The pid names the lane; only when it names neither does the kernel
-     * type decide. */
-    /* texts never hold a NUL: length and bytes are strcmp's answer */
-    int pid_aic = f->pid.len == 3 && memcmp(ev.pid, "AIC", 3) == 0;
-    int pid_aiv = f->pid.len == 3 && memcmp(ev.pid, "AIV", 3) == 0;
-    int pid_names_lane = pid_aic || pid_aiv;
-    if (pid_aic || (!pid_names_lane && strcmp(ev.kernel_type, "AIC_ONLY") == 0))
-        ev.lane = RD_LANE_AIC;
-    else if (pid_aiv || (!pid_names_lane && strcmp(ev.kernel_type, "AIV_ONLY") == 0))
-        ev.lane = RD_LANE_AIV;
     ev.has_core = f->has_tid;
     ev.core = f->tid;
-    ev.model_id = sk_buf_cstr(&f->model);
+    ev.model_id = f->model.p;
+    ev.model_id_len = f->model.len;
     ev.model_key = f->model_key;
     ev.has_sk_id = f->has_sk;
     ev.sk_id = f->sk;
     ev.has_node_id = f->has_node;
     ev.node_id = f->node;
-    ev.index = r->sum.events;
-    ev.line = line;
-    ev.offset = offset;
-    r->sum.events++;
-    if (ev.is_parent)
-        r->sum.parents++;
-    if (ev.rounded)
-        r->sum.rounded++;
-    return r->fn(r->ctx, &ev, d);
+    return emit(r, &ev, &f->name, &f->pid, f->ktype.p, line, offset, d);
+}
+
+static void text_reset(text_field *f)
+{
+    f->p = "";
+    f->len = 0;
+    f->borrowed = 0;
 }
 
 static void fields_reset(event_fields *f)
 {
-    sk_buf_reset(&f->name);
-    sk_buf_reset(&f->pid);
-    sk_buf_reset(&f->model);
-    sk_buf_reset(&f->ktype);
+    text_reset(&f->name);
+    text_reset(&f->pid);
+    text_reset(&f->model);
+    text_reset(&f->ktype);
     f->has_name = f->has_ph = f->has_ts = f->has_dur = f->has_pid = f->has_tid = 0;
     f->has_sk = f->has_node = 0;
     f->tid = f->sk = f->node = 0;
@@ -361,12 +419,12 @@ static void fields_reset(event_fields *f)
 
 static void fields_free(event_fields *f)
 {
-    sk_buf_free(&f->name);
+    sk_buf_free(&f->name.own);
     sk_buf_free(&f->ts.text);
     sk_buf_free(&f->dur.text);
-    sk_buf_free(&f->pid);
-    sk_buf_free(&f->model);
-    sk_buf_free(&f->ktype);
+    sk_buf_free(&f->pid.own);
+    sk_buf_free(&f->model.own);
+    sk_buf_free(&f->ktype.own);
 }
 
 /* The value t of a known event key other than args (both paths). */
@@ -378,7 +436,7 @@ static sk_err on_member(reader *r, enum event_key key, const sk_jtok *t, sk_diag
         f->has_name = 1;
         if (t->type != SK_JT_STRING)
             return at_event(r, d, t->line, "name must be a string");
-        return copy_text(&f->name, t, d, r->path);
+        return copy_text(&f->name, t, r->borrow, d, r->path);
     case EK_PH:
         f->has_ph = 1;
         if (t->type != SK_JT_STRING)
@@ -631,6 +689,215 @@ static size_t fast_object(const char *s, size_t n, fast_scan *fs, int in_args)
     }
 }
 
+/* ------------------------------------------------------------ runtime layout */
+
+/* Every record the runtime writes has the same keys in the same order,
+ * without whitespace (docs/analyze.md §7):
+ *   {"ph":"X","name":"…","pid":"…","tid":N,"ts":T,"dur":T,
+ *    "args":{"modelId":"…","skId":N[,"nodeId":N]}}
+ * layout_record reads exactly that in one pass over its bytes: the literal
+ * parts are compared as they stand, the strings scanned for their closing
+ * quote, and the numbers converted while they are found (sk_fixed's JSON
+ * scanners).  It takes only plain strings, unsigned integers of at most 18
+ * digits and unsigned times without exponent, i.e. a subset of what
+ * fast_object takes, and reads them as the general path does; anything else
+ * (another order, another key, a sign, a string time) goes to fast_object. */
+typedef struct layout_rec {
+    size_t name, name_len, pid, pid_len, model, model_len; /* offsets in the record */
+    uint64_t tid, sk, node;
+    int has_node;
+    sk_fixed_result ts, dur;
+} layout_rec;
+
+static inline uint32_t word32_at(const char *s)
+{
+    uint32_t w;
+    memcpy(&w, s, sizeof w);
+    return w;
+}
+
+static inline uint16_t word16_at(const char *s)
+{
+    uint16_t w;
+    memcpy(&w, s, sizeof w);
+    return w;
+}
+
+/* memcmp(a, b, len) == 0 for a constant len, in overlapping word loads
+ * that read no byte outside either (inlined: the literal's words become
+ * immediates). */
+static inline int same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len >= 8) {
+        for (size_t k = 0; k + 8 < len; k += 8)
+            if (word_at(a + k) != word_at(b + k))
+                return 0;
+        return word_at(a + len - 8) == word_at(b + len - 8);
+    }
+    if (len >= 4)
+        return word32_at(a) == word32_at(b) && word32_at(a + len - 4) == word32_at(b + len - 4);
+    if (len >= 2)
+        return word16_at(a) == word16_at(b) && word16_at(a + len - 2) == word16_at(b + len - 2);
+    return len == 0 || a[0] == b[0];
+}
+
+/* The literal lit (len bytes) at s[*i]. */
+static inline int layout_lit(const char *s, size_t n, size_t *i, const char *lit, size_t len)
+{
+    if (n - *i < len || !same_bytes(s + *i, lit, len))
+        return 0;
+    *i += len;
+    return 1;
+}
+#define LAYOUT_LIT(s, n, i, lit) layout_lit(s, n, i, lit, sizeof(lit) - 1)
+
+/* A plain string whose opening quote was just passed: its offset and length;
+ * *i moves past the closing quote. */
+static inline int layout_str(const char *s, size_t n, size_t *i, size_t *at, size_t *len)
+{
+    size_t j = *i + sk_json_plain_span(s + *i, n - *i);
+    if (j >= n || s[j] != '"')
+        return 0;
+    *at = *i;
+    *len = j - *i;
+    *i = j + 1;
+    return 1;
+}
+
+static inline int layout_uint(const char *s, size_t n, size_t *i, uint64_t *v)
+{
+    size_t k = sk_uint_scan_json(s + *i, n - *i, v);
+    *i += k;
+    return k != 0;
+}
+
+static inline int layout_time(const char *s, size_t n, size_t *i, sk_fixed_result *v)
+{
+    size_t k = sk_fixed_scan_json(s + *i, n - *i, TS_SCALE, v);
+    *i += k;
+    return k != 0;
+}
+
+/* The length of the runtime record at s[0..n), or 0. */
+static size_t layout_record(const char *s, size_t n, layout_rec *o)
+{
+    size_t i = 0;
+    if (!LAYOUT_LIT(s, n, &i, "{\"ph\":\"X\",\"name\":\"") ||
+        !layout_str(s, n, &i, &o->name, &o->name_len) || !LAYOUT_LIT(s, n, &i, ",\"pid\":\"") ||
+        !layout_str(s, n, &i, &o->pid, &o->pid_len) || !LAYOUT_LIT(s, n, &i, ",\"tid\":") ||
+        !layout_uint(s, n, &i, &o->tid) || !LAYOUT_LIT(s, n, &i, ",\"ts\":") ||
+        !layout_time(s, n, &i, &o->ts) || !LAYOUT_LIT(s, n, &i, ",\"dur\":") ||
+        !layout_time(s, n, &i, &o->dur) ||
+        !LAYOUT_LIT(s, n, &i, ",\"args\":{\"modelId\":\"") ||
+        !layout_str(s, n, &i, &o->model, &o->model_len) ||
+        !LAYOUT_LIT(s, n, &i, ",\"skId\":") || !layout_uint(s, n, &i, &o->sk))
+        return 0;
+    o->has_node = LAYOUT_LIT(s, n, &i, ",\"nodeId\":");
+    if ((o->has_node && !layout_uint(s, n, &i, &o->node)) || !LAYOUT_LIT(s, n, &i, "}}"))
+        return 0;
+    return i;
+}
+
+/* ------------------------------------------------------------ taking a record */
+
+/* Makes a borrowed text of the record just taken (whose bytes start at
+ * win, and at base in the tokenizer's writable buffer, NULL when there is
+ * none) a C string: in place, over the byte after it (the closing quote or
+ * the delimiter after a number, which belongs to the record), or as a copy. */
+static sk_err settle(reader *r, text_field *f, const char *win, char *base, sk_diag *d)
+{
+    if (!f->borrowed)
+        return SK_OK;
+    f->borrowed = 0;
+    size_t at = (size_t)(f->p - win);
+    if (base) {
+        base[at + f->len] = '\0';
+        f->p = base + at;
+        return SK_OK;
+    }
+    sk_err e = copy_bytes(&f->own, win + at, f->len, d, r->path);
+    f->p = sk_buf_cstr(&f->own);
+    return e;
+}
+
+static sk_err settle_texts(reader *r, const char *win, sk_diag *d)
+{
+    char *base = sk_json_lex_taken(r->lx);
+    event_fields *f = &r->f;
+    sk_err e = settle(r, &f->name, win, base, d);
+    if (!e)
+        e = settle(r, &f->pid, win, base, d);
+    if (!e)
+        e = settle(r, &f->model, win, base, d);
+    if (!e)
+        e = settle(r, &f->ktype, win, base, d);
+    return e;
+}
+
+static void borrow_text(text_field *f, const char *win, size_t at, size_t len)
+{
+    f->p = win + at;
+    f->len = len;
+    f->borrowed = 1;
+}
+
+/* The fields of a runtime record layout_record has read. */
+static void layout_fields(reader *r, const char *win, const layout_rec *o)
+{
+    event_fields *f = &r->f;
+    fields_reset(f);
+    f->has_ph = f->ph_is_x = 1;
+    f->has_name = f->has_pid = f->has_tid = f->has_ts = f->has_dur = f->has_sk = 1;
+    borrow_text(&f->name, win, o->name, o->name_len);
+    borrow_text(&f->pid, win, o->pid, o->pid_len);
+    borrow_text(&f->model, win, o->model, o->model_len);
+    f->model_key = RD_PROF_MODEL_ID;
+    f->tid = (int64_t)o->tid;
+    f->sk = (int64_t)o->sk;
+    f->has_node = o->has_node;
+    f->node = o->has_node ? (int64_t)o->node : 0;
+    f->ts.v = o->ts;
+    f->ts.bad = 0;
+    f->dur.v = o->dur;
+    f->dur.bad = 0;
+}
+
+/* deliver() for a runtime record the tokenizer has just taken: built
+ * directly when it is an event with texts terminated in place; through the
+ * fields and deliver() when it is skipped or wrong (a zero duration, a time
+ * overflow) or read from a caller's memory block. */
+static sk_err layout_deliver(reader *r, const char *win, const layout_rec *o, uint64_t line,
+                             uint64_t offset, sk_diag *d)
+{
+    char *base = sk_json_lex_taken(r->lx);
+    if (!base || o->dur.value == 0 || o->ts.value > INT64_MAX - o->dur.value) {
+        layout_fields(r, win, o);
+        sk_err e = settle_texts(r, win, d);
+        return e ? e : deliver(r, line, offset, d);
+    }
+    /* the closing quotes belong to the record: NUL-terminate in place */
+    base[o->name + o->name_len] = '\0';
+    base[o->pid + o->pid_len] = '\0';
+    base[o->model + o->model_len] = '\0';
+    text_field name = {base + o->name, o->name_len, 0, SK_BUF_INIT};
+    text_field pid = {base + o->pid, o->pid_len, 0, SK_BUF_INIT};
+    rd_prof_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.ts_ns = o->ts.value;
+    ev.dur_ns = o->dur.value;
+    ev.rounded = o->ts.rounded | o->dur.rounded;
+    ev.has_core = 1;
+    ev.core = (int64_t)o->tid;
+    ev.model_id = base + o->model;
+    ev.model_id_len = o->model_len;
+    ev.model_key = RD_PROF_MODEL_ID;
+    ev.has_sk_id = 1;
+    ev.sk_id = (int64_t)o->sk;
+    ev.has_node_id = o->has_node;
+    ev.node_id = o->has_node ? (int64_t)o->node : 0;
+    return emit(r, &ev, &name, &pid, "", line, offset, d);
+}
+
 /* Reads the next element through the fast path when it is a flat event the
  * general path would read cleanly; *done tells whether it did. */
 static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
@@ -646,9 +913,45 @@ static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
      * same events take the fast path */
     if (n > FAST_WINDOW)
         n = FAST_WINDOW;
+    uint64_t offset = sk_json_lex_offset(r->lx);
+    uint64_t line = sk_json_lex_line(r->lx);
+    layout_rec lr;
+    size_t len = r->layout ? layout_record(p, n, &lr) : 0;
+    if (len) {
+        if (!sk_json_lex_take_element(r->lx, len, 2))
+            return SK_OK;
+        *done = 1;
+        r->sum.fast_events++;
+        r->sum.layout_events++;
+        e = layout_deliver(r, p, &lr, line, offset, d);
+        /* the records that follow in the same window, one after the other
+         * (the caller counts the last element) */
+        size_t at = len;
+        while (!e) {
+            size_t sep = 1;
+            if (at >= n || p[at] != ',')
+                break;
+            while (at + sep < n && (p[at + sep] == '\n' || p[at + sep] == ' ' ||
+                                    p[at + sep] == '\r' || p[at + sep] == '\t'))
+                sep++;
+            if (at + sep >= n || p[at + sep] != '{')
+                break;
+            const char *rec = p + at + sep;
+            len = layout_record(rec, n - at - sep, &lr);
+            if (!len || !sk_json_lex_take_next(r->lx, sep, len, 2))
+                break;
+            r->sum.elements++;
+            r->sum.fast_events++;
+            r->sum.layout_events++;
+            e = layout_deliver(r, rec, &lr, sk_json_lex_line(r->lx),
+                               sk_json_lex_offset(r->lx) - len, d);
+            at += sep + len;
+        }
+        return e;
+    }
     fast_scan fs;
     fs.nev = fs.nargs = 0;
-    size_t len = fast_object(p, n, &fs, 0);
+    len = fast_object(p, n, &fs, 0);
     int has_args = 0, model_keys = 0;
     for (size_t i = 0; i < fs.nev; i++)
         has_args |= fs.ev[i].key == EK_ARGS;
@@ -656,13 +959,12 @@ static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
         model_keys += fs.args[i].key == AK_MODEL_ID || fs.args[i].key == AK_MODEL_RI;
     if (model_keys > 1) /* an error: the general path reports it */
         return SK_OK;
-    uint64_t offset = sk_json_lex_offset(r->lx);
-    uint64_t line = sk_json_lex_line(r->lx);
     if (!len || !sk_json_lex_take_element(r->lx, len, has_args ? 2 : 1))
         return SK_OK;
     *done = 1;
     r->sum.fast_events++;
     fields_reset(&r->f);
+    r->borrow = 1;
     for (size_t i = 0; i < fs.nev && !e; i++) {
         fast_member *m = &fs.ev[i];
         if (m->key != EK_ARGS) {
@@ -676,6 +978,9 @@ static sk_err read_event_fast(reader *r, int *done, sk_diag *d)
             e = on_arg(r, (enum arg_key)a->key, &a->value, d);
         }
     }
+    r->borrow = 0;
+    if (!e)
+        e = settle_texts(r, p, d);
     if (!e)
         e = deliver(r, line, offset, d);
     return e;
@@ -718,7 +1023,14 @@ sk_err rd_prof_read_with(sk_read_fn read, void *rctx, const char *path, unsigned
 {
     reader r;
     memset(&r, 0, sizeof r);
+#ifdef SK_TEST_HOOKS
+    /* test builds: SK_TEST_READERS_GENERAL=1 reads every element with the
+     * general path (tests/scripts/analyze_scenarios.sh compares the bytes) */
+    if (getenv("SK_TEST_READERS_GENERAL"))
+        flags |= RD_PROF_GENERAL_ONLY;
+#endif
     r.fast = !(flags & RD_PROF_GENERAL_ONLY);
+    r.layout = !(flags & RD_PROF_NO_LAYOUT);
     r.path = path ? path : "sk_prof";
     r.fn = fn;
     r.ctx = ctx;
@@ -769,6 +1081,10 @@ sk_err rd_prof_read_with(sk_read_fn read, void *rctx, const char *path, unsigned
 out:
     if (r.lx)
         r.sum.bytes = sk_json_lex_offset(r.lx);
+    /* which path read the elements (tests/scripts/analyze_work.sh) */
+    sk_test_count("sk_prof_layout_records", r.sum.layout_events);
+    sk_test_count("sk_prof_object_records", r.sum.fast_events - r.sum.layout_events);
+    sk_test_count("sk_prof_general_records", r.sum.elements - r.sum.fast_events);
     if (sum)
         *sum = r.sum;
     fields_free(&r.f);

@@ -62,6 +62,7 @@ typedef struct rd_prof_event {
     int64_t dur_ns;       /* duration, ns, > 0 */
     int rounded;          /* ts or dur had non-zero digits below 1 ns */
     const char *model_id; /* args.modelId (string or integer text) or args.modelRI; "" if absent */
+    size_t model_id_len;
     rd_prof_model_key model_key; /* which of the two named the model */
     int has_sk_id;
     int64_t sk_id;
@@ -81,6 +82,7 @@ typedef struct rd_prof_summary {
     uint64_t rounded;         /* events with sub-ns digits */
     uint64_t bytes;           /* bytes of JSON consumed */
     uint64_t fast_events;     /* elements read by the record fast path (rd_prof_read_with) */
+    uint64_t layout_events;   /* of those, elements read as the runtime lays records out */
 } rd_prof_summary;
 
 typedef sk_err (*rd_prof_event_fn)(void *ctx, const rd_prof_event *ev, sk_diag *d);
@@ -99,6 +101,10 @@ sk_err rd_prof_read(sk_read_fn read, void *rctx, const char *path, rd_prof_event
  * give the same events, summaries and errors (tests and fuzz_sk_prof
  * compare them). */
 #define RD_PROF_GENERAL_ONLY 1u
+/* RD_PROF_NO_LAYOUT: the fast path without its first step, the reading of a
+ * record laid out exactly as the runtime writes it (layout_events stays 0);
+ * for tests that compare the steps. */
+#define RD_PROF_NO_LAYOUT 2u
 sk_err rd_prof_read_with(sk_read_fn read, void *rctx, const char *path, unsigned flags,
                          rd_prof_event_fn fn, void *ctx, rd_prof_summary *sum, sk_diag *d);
 

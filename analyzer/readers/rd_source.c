@@ -57,7 +57,7 @@ struct rd_source {
     size_t out_cap;
     size_t out_len;
     size_t out_pos;
-    int out_full;        /* the last decode call filled out_buf: more may be pending */
+    int out_full;        /* the last decode call filled its output: more may be pending */
     size_t last_hint;    /* last ZSTD_decompressStream result; 0 = at a frame boundary */
     int raw_eof;
     int done;
@@ -429,7 +429,11 @@ static sk_err read_zstd(rd_source *s, unsigned char *buf, size_t cap, size_t *go
             if (e != SK_OK)
                 return e;
         }
-        ZSTD_outBuffer o = {s->out_buf, s->out_cap, 0};
+        /* Straight into the caller's buffer when it holds at least what the
+         * source's own buffer would (the lexers ask for 128 KiB and more): the
+         * decoded bytes are not copied once more. */
+        int direct = cap >= s->out_cap;
+        ZSTD_outBuffer o = {direct ? buf : s->out_buf, direct ? cap : s->out_cap, 0};
         size_t consumed_before = s->in.pos;
         keep_frame_head(s);
         ZSTD_inBuffer call = s->in;
@@ -457,7 +461,7 @@ static sk_err read_zstd(rd_source *s, unsigned char *buf, size_t cap, size_t *go
             s->frame_unfed = 1;
         }
         s->last_hint = r;
-        s->out_len = o.pos;
+        s->out_len = direct ? 0 : o.pos;
         s->out_pos = 0;
         /* A result of 0 means the frame is decoded and flushed: nothing is
          * pending even when this call filled out_buf to the byte.  Asking
@@ -465,6 +469,10 @@ static sk_err read_zstd(rd_source *s, unsigned char *buf, size_t cap, size_t *go
          * return its size, and an input that ends here would read as
          * truncated (any frame whose output ends on a 128 KiB boundary). */
         s->out_full = o.pos == o.size && r != 0;
+        if (direct && o.pos) {
+            *got = o.pos;
+            return SK_OK;
+        }
     }
 }
 

@@ -128,21 +128,15 @@ static inline void push_counted(uint64_t *mag, unsigned digit, uint64_t limit, u
 }
 
 /* The value of the 8 decimal digits at p, or -1 when they are not all
- * digits.  Little-endian word arithmetic: each step joins neighbouring
- * numbers (digits, then pairs, then quadruples) without carries. */
+ * digits (or the build has no little-endian word arithmetic). */
 static inline int64_t eight_digits(const char *p)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    if ((v & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-        ((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+#ifdef SK_FIXED_WORDS
+    uint64_t v = sk_fixed_word(p);
+    if ((v & 0xF0F0F0F0F0F0F0F0ull) != SK_FIXED_BYTES_30 ||
+        ((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != SK_FIXED_BYTES_30)
         return -1;
-    v -= 0x3030303030303030ull;
-    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
-    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
-    v = (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
-    return (int64_t)v;
+    return (int64_t)sk_fixed_eight_values(v - SK_FIXED_BYTES_30);
 #else
     (void)p;
     return -1;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "artifact_contract/base/sk_fs.h"
 #include "artifact_contract/base/sk_fs_internal.h"
 #include "artifact_contract/base/sk_sha256.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 /* Linux transfers at most this many bytes per read(2) (MAX_RW_COUNT). */
 #define SK_FS_MAX_READ ((size_t)0x7ffff000)
@@ -224,6 +226,13 @@ sk_err sk_rfile_read(void *rfile, void *buf, size_t cap, size_t *got, sk_diag *d
     *got = 0;
     if (cap > SK_FS_MAX_READ)
         cap = SK_FS_MAX_READ;
+#ifdef SK_TEST_HOOKS
+    /* test builds: SK_TEST_READ_MAX=n reads at most n bytes per call, so
+     * that every reader above meets record and token boundaries anywhere */
+    const char *max = getenv("SK_TEST_READ_MAX");
+    if (max && *max && strtoul(max, NULL, 10) > 0 && cap > strtoul(max, NULL, 10))
+        cap = strtoul(max, NULL, 10);
+#endif
     ssize_t n;
     do
         n = read(f->fd, buf, cap);
@@ -241,6 +250,7 @@ sk_err sk_rfile_read(void *rfile, void *buf, size_t cap, size_t *got, sk_diag *d
         f->at_eof = 1;
     f->bytes_read += (uint64_t)n;
     *got = (size_t)n;
+    sk_test_count("read_bytes", (uint64_t)n);
     return SK_OK;
 }
 

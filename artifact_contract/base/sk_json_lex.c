@@ -7,9 +7,6 @@
 #include "artifact_contract/base/sk_alloc.h"
 #include "artifact_contract/base/sk_buf.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* Streaming refill size; traces are read in these steps.  The libFuzzer build
  * overrides it with a small value (SK_JSON_READ_CHUNK) so that refills,
@@ -79,6 +76,7 @@ struct sk_json_lex {
      * the start of the next call (PENDING_PATCH). */
     size_t patch_at;
     char patch_byte;
+    char *taken; /* the element take_element took, until the next call */
 };
 
 enum {
@@ -613,51 +611,10 @@ static inline int str_class(unsigned char c)
     return c == '"' ? 1 : c == '\\' ? 2 : 0;
 }
 
-#define BYTES_01 0x0101010101010101ull
-#define BYTES_80 0x8080808080808080ull
-
-/* Index of the first byte in buf[i, len) whose str_class is not 0, or len.
- * Sixteen bytes per step with SSE2, then eight per step: the word test flags
- * a byte that is '"' or '\\' (a zero byte after the XOR), below 0x20, or 0x80
- * and above.  A borrow can only flag bytes above a flagged one, so the
- * lowest flag is exact. */
+/* Index of the first byte in buf[i, len) whose str_class is not 0, or len. */
 static inline size_t plain_end(const char *buf, size_t i, size_t len)
 {
-#ifdef __SSE2__
-    /* The same test on 16 bytes: a signed compare below 0x20 catches both
-     * the control characters and the bytes 0x80 and above. */
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
-    const __m128i space = _mm_set1_epi8(0x20);
-    while (len - i >= 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(buf + i));
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                   _mm_cmplt_epi8(v, space));
-        unsigned m = (unsigned)_mm_movemask_epi8(hit);
-        if (m)
-            return i + (size_t)__builtin_ctz(m);
-        i += 16;
-    }
-#endif
-    while (len - i >= 8) {
-        uint64_t v;
-        memcpy(&v, buf + i, sizeof v);
-        uint64_t q = v ^ (BYTES_01 * '"');
-        uint64_t b = v ^ (BYTES_01 * '\\');
-        uint64_t m = ((q - BYTES_01) & ~q) | ((b - BYTES_01) & ~b) |
-                     ((v - BYTES_01 * 0x20) & ~v) | v;
-        m &= BYTES_80;
-        if (m) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-            return i + (size_t)__builtin_ctzll(m) / 8;
-#else
-            break; /* the byte loop below finds it */
-#endif
-        }
-        i += 8;
-    }
-    while (i < len && str_class((unsigned char)buf[i]) == 0)
-        i++;
-    return i;
+    return i + sk_json_plain_span(buf + i, len - i);
 }
 
 /* Zero-copy fast path for the common escape-free string that lies completely
@@ -1115,6 +1072,7 @@ sk_err sk_json_lex_next(sk_json_lex *lx, sk_jtok *tok, sk_diag *d)
 {
     memset(tok, 0, sizeof *tok);
     sk_err e;
+    lx->taken = NULL;
     if (lx->pending) {
         if (lx->pending & PENDING_PATCH) {
             lx->own[lx->patch_at] = lx->patch_byte;
@@ -1229,16 +1187,12 @@ sk_err sk_json_lex_skip_value(sk_json_lex *lx, sk_diag *d)
 
 /* ---------------------------------------------------------------- records */
 
-size_t sk_json_plain_span(const char *s, size_t n)
-{
-    return plain_end(s, 0, n);
-}
-
 sk_err sk_json_lex_peek_element(sk_json_lex *lx, size_t want, const char **p, size_t *n,
                                 sk_diag *d)
 {
     *p = NULL;
     *n = 0;
+    lx->taken = NULL;
     if (lx->pending & PENDING_START)
         return SK_OK; /* the BOM check is the general path's */
     if (lx->pending & PENDING_PATCH) {
@@ -1276,7 +1230,41 @@ int sk_json_lex_take_element(sk_json_lex *lx, size_t len, size_t nesting)
         (lx->expect != EXP_VALUE && lx->expect != EXP_VALUE_OR_END) ||
         len > lx->len - lx->pos || len > lx->max_token || nesting > lx->max_depth - lx->depth)
         return 0;
+    lx->taken = lx->own ? lx->own + lx->pos : NULL;
     lx->pos += len;
     after_value(lx);
     return 1;
+}
+
+int sk_json_lex_take_next(sk_json_lex *lx, size_t sep, size_t len, size_t nesting)
+{
+    if (lx->depth == 0 || lx->stack[lx->depth - 1] != 'a' || lx->expect != EXP_COMMA_OR_END ||
+        sep == 0 || sep > lx->len - lx->pos || len > lx->len - lx->pos - sep ||
+        len > lx->max_token || nesting > lx->max_depth - lx->depth || lx->buf[lx->pos] != ',')
+        return 0;
+    uint64_t lines = 0;
+    size_t last_nl = 0;
+    for (size_t i = 1; i < sep; i++) {
+        char c = lx->buf[lx->pos + i];
+        if (c == '\n') {
+            lines++;
+            last_nl = i + 1;
+        } else if (c != ' ' && c != '\t' && c != '\r') {
+            return 0;
+        }
+    }
+    if (lines) {
+        lx->line += lines;
+        lx->line_start = lx->base + lx->pos + last_nl;
+    }
+    lx->pos += sep;
+    lx->taken = lx->own ? lx->own + lx->pos : NULL;
+    lx->pos += len;
+    after_value(lx);
+    return 1;
+}
+
+char *sk_json_lex_taken(sk_json_lex *lx)
+{
+    return lx->taken;
 }

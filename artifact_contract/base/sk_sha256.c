@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "artifact_contract/base/sk_alloc.h"
+#include "artifact_contract/base/sk_testhook.h"
 
 struct sk_sha256 {
     EVP_MD_CTX *ctx;
@@ -71,6 +72,7 @@ sk_err sk_sha256_update(sk_sha256 *h, const void *data, size_t len)
 {
     if (len && EVP_DigestUpdate(h->ctx, data, len) != 1)
         return SK_E_INTERNAL;
+    sk_test_count("sha256_bytes", len);
     return SK_OK;
 }
 

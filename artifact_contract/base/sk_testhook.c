@@ -4,7 +4,9 @@
 
 #ifdef SK_TEST_HOOKS
 #include <errno.h>
+#include <pthread.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -141,6 +143,55 @@ void sk_test_hook(const char *point, const char *path)
         }
     }
     errno = saved_errno;
+}
+
+/* ------------------------------------------------------------ counters */
+
+#define COUNTERS_MAX 32
+static struct {
+    const char *name; /* a string literal of the caller */
+    uint64_t value;
+} counters[COUNTERS_MAX];
+static size_t ncounters;
+static const char *counts_path;
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t counters_once = PTHREAD_ONCE_INIT;
+
+static void write_counts(void)
+{
+    FILE *f = fopen(counts_path, "w");
+    if (!f)
+        return;
+    pthread_mutex_lock(&counters_lock);
+    for (size_t i = 0; i < ncounters; i++)
+        fprintf(f, "%s %llu\n", counters[i].name, (unsigned long long)counters[i].value);
+    pthread_mutex_unlock(&counters_lock);
+    fclose(f);
+}
+
+static void counters_init(void)
+{
+    counts_path = getenv("SK_TEST_COUNTS");
+    if (counts_path && *counts_path)
+        atexit(write_counts);
+    else
+        counts_path = NULL;
+}
+
+void sk_test_count(const char *name, uint64_t n)
+{
+    pthread_once(&counters_once, counters_init);
+    if (!counts_path)
+        return;
+    pthread_mutex_lock(&counters_lock);
+    size_t i = 0;
+    while (i < ncounters && strcmp(counters[i].name, name) != 0)
+        i++;
+    if (i == ncounters && ncounters < COUNTERS_MAX)
+        counters[ncounters++].name = name;
+    if (i < ncounters)
+        counters[i].value += n;
+    pthread_mutex_unlock(&counters_lock);
 }
 #else
 /* ISO C forbids an empty translation unit. */

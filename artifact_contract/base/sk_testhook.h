@@ -16,7 +16,18 @@
 #ifndef SK_TESTHOOK_H
 #define SK_TESTHOOK_H
 
+#include <stdint.h>
+
+/* Work counters (test builds): sk_test_count("sha256_bytes", n) adds n to a
+ * named process-wide counter; when SK_TEST_COUNTS=<file> is set, the
+ * counters are written there at exit, one "<name> <value>" line each, in
+ * the order they were first counted.  Tests compare them between runs to
+ * guard the amount of work per input byte or record without timing
+ * anything (tests/scripts/analyze_work.sh; docs/testing.md lists them).
+ * In release builds the call compiles to nothing. */
 #ifdef SK_TEST_HOOKS
+
+void sk_test_count(const char *name, uint64_t n);
 
 typedef void (*sk_test_hook_fn)(void *ctx, const char *point, const char *path);
 
@@ -30,6 +41,12 @@ int sk_test_hook_active(const char *point);
 void sk_test_hook_reset(void);
 
 #else
+
+static inline void sk_test_count(const char *name, uint64_t n)
+{
+    (void)name;
+    (void)n;
+}
 
 static inline void sk_test_hook(const char *point, const char *path)
 {

@@ -5,7 +5,8 @@
  * Promise: the reader never crashes, hangs, leaks or reads outside its input;
  *   1. the header, every record (line, fields, field lengths) and the final
  *      outcome (end, or error code, sub-code and message) are identical for
- *      one-byte reads, random-sized reads and whole reads;
+ *      one-byte reads, random-sized reads and whole reads, and identical to
+ *      those of the general path alone (RD_CSV_GENERAL_ONLY);
  *   2. every record has as many fields as the header, every field is a C
  *      string of exactly its length, record lines increase, column lookup
  *      by name finds each column at its index, rd_csv_records counts records;
@@ -250,7 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     uint64_t h = fz_hash(data, size);
     fz_rng rng = {h};
-    rd_csv_opts opts = {0, 0, 0};
+    rd_csv_opts opts = {0, 0, 0, 0};
     int limited = fz_below(&rng, 4) == 0;
     if (limited) {
         opts.max_field = 1 + fz_below(&rng, 64);
@@ -260,9 +261,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     outcome base, other;
     run(data, size, &opts, FZ_CHUNK_ALL, 0, &base);
-    static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM};
-    for (size_t m = 0; m < 2; m++) {
-        run(data, size, &opts, modes[m], fz_next(&rng), &other);
+    /* every read size, and the general path alone */
+    static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM, FZ_CHUNK_ALL,
+                                        FZ_CHUNK_RANDOM};
+    for (size_t m = 0; m < 4; m++) {
+        rd_csv_opts o = opts;
+        o.flags = m >= 2 ? RD_CSV_GENERAL_ONLY : 0;
+        run(data, size, &o, modes[m], fz_next(&rng), &other);
         FZ_SAME_OUTPUT(&base.rec, &other.rec, "records");
         FZ_SAME_ERROR(base.err, &base.diag, other.err, &other.diag);
         FUZZ_ASSERT(base.diag.sub == other.diag.sub && base.diag.line == other.diag.line);

@@ -5,8 +5,11 @@
  * Promise: the reader never crashes, hangs, leaks or reads outside its input;
  *   1. the events (every field of rd_prof_event), the summary and the final
  *      outcome are identical for one-byte, random-sized and whole reads, and
- *      identical to those of the general path alone (RD_PROF_GENERAL_ONLY);
- *      the same events take the record fast path however the input is split;
+ *      identical to those of the general path alone (RD_PROF_GENERAL_ONLY)
+ *      and of the fast path without its runtime-layout step
+ *      (RD_PROF_NO_LAYOUT); the same events take the record fast path, and
+ *      its layout step, however the input is split, and the fast path takes
+ *      the same events with or without the layout step;
  *   2. every delivered event is coherent: index counts from 0, offsets
  *      increase, the name is a non-empty C string of name_len bytes, a
  *      [blockIdx/blockNum] prefix has blockIdx < blockNum <= 255, the
@@ -46,6 +49,7 @@ static sk_err on_event(void *ctx, const rd_prof_event *ev, sk_diag *d)
     FUZZ_ASSERT(!ev->has_core || ev->core >= 0);
     FUZZ_ASSERT(ev->lane == RD_LANE_UNKNOWN || ev->lane == RD_LANE_AIC || ev->lane == RD_LANE_AIV);
     FUZZ_ASSERT(ev->pid && ev->model_id && ev->kernel_type);
+    FUZZ_ASSERT(strlen(ev->model_id) == ev->model_id_len);
     c->last_offset = ev->offset;
     c->events++;
     c->parents += ev->is_parent != 0;
@@ -134,8 +138,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_buf sb = {0}, so = {0};
     summary_text(&base.sum, &sb);
     static const fz_chunking modes[] = {FZ_CHUNK_ONE, FZ_CHUNK_RANDOM, FZ_CHUNK_ALL,
-                                        FZ_CHUNK_RANDOM};
-    static const unsigned flags[] = {0, 0, RD_PROF_GENERAL_ONLY, RD_PROF_GENERAL_ONLY};
+                                        FZ_CHUNK_RANDOM, FZ_CHUNK_ALL, FZ_CHUNK_RANDOM};
+    static const unsigned flags[] = {0, 0, RD_PROF_GENERAL_ONLY, RD_PROF_GENERAL_ONLY,
+                                     RD_PROF_NO_LAYOUT, RD_PROF_NO_LAYOUT};
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         run(data, size, modes[m], fz_next(&rng), 0, flags[m], &other);
         FZ_SAME_OUTPUT(&base.c.rec, &other.c.rec, "events");
@@ -144,11 +149,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             summary_text(&other.sum, &so);
             FZ_SAME_OUTPUT(&sb, &so, "summaries");
             fz_buf_free(&so);
-            if (!flags[m])
+            /* the layout step takes a subset of what the flat-object step
+             * takes: the fast path takes the same elements with or without it */
+            if (!(flags[m] & RD_PROF_GENERAL_ONLY))
                 FUZZ_ASSERT_MSG(other.sum.fast_events == base.sum.fast_events,
                                 "fast path taken %llu times, %llu with whole reads",
                                 (unsigned long long)other.sum.fast_events,
                                 (unsigned long long)base.sum.fast_events);
+            if (!flags[m])
+                FUZZ_ASSERT(other.sum.layout_events == base.sum.layout_events);
+            else
+                FUZZ_ASSERT(other.sum.layout_events == 0);
         }
         fz_buf_free(&other.c.rec);
     }

@@ -7,7 +7,9 @@
  *   1. the outcome (error code, sub-code, offset, message apart from
  *      libzstd's wording of a corruption) and, after success, the
  *      decoded bytes are identical whatever the raw read sizes (one byte,
- *      random, whole) and the caller's read sizes; before an error, one
+ *      random, whole) and the caller's read sizes (below and above the
+ *      decoder's output buffer, which a read of at least its size
+ *      bypasses); before an error, one
  *      output is a prefix of the other (more input may decode more blocks);
  *   2. input that does not start with a zstd or skippable-frame magic is
  *      passed through unchanged (and counts no frame);
@@ -63,7 +65,10 @@ static void run(const uint8_t *data, size_t size, fz_chunking raw_mode, uint64_t
     sk_diag_clear(&o->diag);
     rd_source *s = NULL;
     sk_err e = rd_source_new(fz_read, &rd, "in.zst", &s, &o->diag);
-    static unsigned char buf[65536];
+    /* twice the decoder's output buffer (ZSTD_DStreamOutSize, 128 KiB): a
+     * read of at least that size is decoded straight into the caller's
+     * buffer, a smaller one through the source's own */
+    static unsigned char buf[256u * 1024];
     while (!e) {
         size_t cap = random_caller ? 1 + fz_below(&caller, fz_below(&caller, 2) ? 64 : sizeof buf)
                                    : sizeof buf;
@@ -143,7 +148,10 @@ static int reference(const uint8_t *data, size_t size, fz_buf *out)
     FUZZ_ASSERT(!ZSTD_isError(ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, RD_SOURCE_WINDOW_LOG_MAX)));
 #endif
     ZSTD_inBuffer in = {data, size, 0};
-    static unsigned char buf[65536];
+    /* twice the decoder's output buffer (ZSTD_DStreamOutSize, 128 KiB): a
+     * read of at least that size is decoded straight into the caller's
+     * buffer, a smaller one through the source's own */
+    static unsigned char buf[256u * 1024];
     size_t hint = 1, frame_start = 0;
     unsigned long long frame_out = 0;
     int rc = 0, frame_begins = 1;

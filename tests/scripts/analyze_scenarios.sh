@@ -4,7 +4,8 @@
 # selected), token order, patterns, collateral, option files (byte for
 # byte) and their absence for every other status, the report's inputs
 # against the sealed manifests; determinism (twice, and under a comma-decimal
-# locale), .zst inputs, read-only roots.  Every pair is sealed with
+# locale, the readers' general paths in small reads on one thread), .zst
+# inputs, read-only roots.  Every pair is sealed with
 # seal_pair.sh and analysed in sealed mode, the multi-rank scenarios with 2 or
 # 4 ranks (union across devices, a device on one side only, a buffer-full
 # rank); one more run checks --unsealed
@@ -119,6 +120,16 @@ for spec in regression no_regression no_regressed_child buffer_full incomplete_l
     else
         t_fail "$s:spilled_samples_same" "$(diff -r "$W/$s.out" "$W/$s.spill" | head -20; ls -A "$W/spill")"
     fi
+    # the readers' fast paths and the threads change nothing (docs/analyze.md
+    # §12): every record through the general paths, in reads of a prime
+    # number of bytes (record and token boundaries anywhere), on one thread
+    rm -rf "$W/$s.general"
+    SK_TEST_READERS_GENERAL=1 SK_TEST_READ_MAX=4093 SK_TEST_SERIAL=1 analyse "$d" "$W/$s.general"
+    if diff -r "$W/$s.out" "$W/$s.general" >/dev/null; then
+        t_pass "$s:general_paths_same"
+    else
+        t_fail "$s:general_paths_same" "$(diff -r "$W/$s.out" "$W/$s.general" | head -20)"
+    fi
 done
 
 # a comma-decimal locale in the environment changes nothing
@@ -141,6 +152,12 @@ if gen regression "$W/zst" --zstd --zstd-graphs; then
     analyse "$W/zst" "$W/zst.out"
     out=$(python3 "$CHECK" --same-analysis "$W/regression.out" "$W/zst.out" 2>&1)
     if [ $? -eq 0 ]; then t_pass zst_same_analysis; else t_fail zst_same_analysis "$out"; fi
+    SK_TEST_READERS_GENERAL=1 SK_TEST_READ_MAX=4093 SK_TEST_SERIAL=1 analyse "$W/zst" "$W/zst.general"
+    if diff -r "$W/zst.out" "$W/zst.general" >/dev/null; then
+        t_pass zst:general_paths_same
+    else
+        t_fail zst:general_paths_same "$(diff -r "$W/zst.out" "$W/zst.general" | head -20)"
+    fi
 else
     t_fail zst_generate
 fi

@@ -1,8 +1,10 @@
 /* Throughput check of the streaming readers on a real file:
- *   readers_bench csv|lines|fused|rtlog|prof|prof-general FILE
+ *   readers_bench csv|lines|fused|rtlog|prof|prof-object|prof-general FILE
  * Prints records, raw and decoded MB, seconds (wall and CPU) and decoded
- * MB/s on stdout.  prof reads an sk_prof trace (records = events);
- * prof-general reads it without the record fast path (RD_PROF_GENERAL_ONLY). */
+ * MB/s on stdout.  prof reads an sk_prof trace (records = events, with the
+ * elements each path of the reader took); prof-object reads it without the
+ * runtime-layout step (RD_PROF_NO_LAYOUT), prof-general without the record
+ * fast path (RD_PROF_GENERAL_ONLY). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,7 +48,8 @@ static sk_err count_event(void *ctx, const rd_prof_event *ev, sk_diag *d)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: readers_bench csv|lines|fused|rtlog|prof|prof-general FILE\n");
+        fprintf(stderr,
+                "usage: readers_bench csv|lines|fused|rtlog|prof|prof-object|prof-general FILE\n");
         return 2;
     }
     fd_reader fr = {open(argv[2], O_RDONLY)};
@@ -58,6 +61,8 @@ int main(int argc, char **argv)
     sk_diag_clear(&d);
     rd_source *src = NULL;
     uint64_t records = 0;
+    rd_prof_summary sum;
+    char paths[128] = "";
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
@@ -96,11 +101,17 @@ int main(int argc, char **argv)
         e = rd_runtime_log_parse(rd_source_read, src, argv[2], 0, &log, &d);
         records = log ? log->lines : 0;
         rd_runtime_log_free(log);
-    } else if (e == SK_OK && strcmp(argv[1], "prof") == 0) {
-        e = rd_prof_read(rd_source_read, src, argv[2], count_event, &records, NULL, &d);
-    } else if (e == SK_OK && strcmp(argv[1], "prof-general") == 0) {
-        e = rd_prof_read_with(rd_source_read, src, argv[2], RD_PROF_GENERAL_ONLY, count_event,
-                              &records, NULL, &d);
+    } else if (e == SK_OK && strncmp(argv[1], "prof", 4) == 0 &&
+               (!argv[1][4] || strcmp(argv[1], "prof-object") == 0 ||
+                strcmp(argv[1], "prof-general") == 0)) {
+        unsigned flags = strcmp(argv[1], "prof-object") == 0    ? RD_PROF_NO_LAYOUT
+                         : strcmp(argv[1], "prof-general") == 0 ? RD_PROF_GENERAL_ONLY
+                                                                : 0;
+        e = rd_prof_read_with(rd_source_read, src, argv[2], flags, count_event, &records, &sum, &d);
+        snprintf(paths, sizeof paths, " layout=%llu object=%llu general=%llu",
+                 (unsigned long long)sum.layout_events,
+                 (unsigned long long)(sum.fast_events - sum.layout_events),
+                 (unsigned long long)(sum.elements - sum.fast_events));
     } else if (e == SK_OK) {
         fprintf(stderr, "readers_bench: unknown reader %s\n", argv[1]);
         e = SK_E_ARG;
@@ -120,9 +131,9 @@ int main(int argc, char **argv)
         rc = 1;
     } else {
         double raw = (double)rd_source_raw_bytes(src) / 1e6, dec = (double)rd_source_decoded_bytes(src) / 1e6;
-        printf("%s records=%llu raw_MB=%.1f decoded_MB=%.1f seconds=%.3f cpu_seconds=%.3f "
+        printf("%s records=%llu%s raw_MB=%.1f decoded_MB=%.1f seconds=%.3f cpu_seconds=%.3f "
                "decoded_MB_per_s=%.0f sha256=%s\n",
-               argv[1], (unsigned long long)records, raw, dec, secs, cpu,
+               argv[1], (unsigned long long)records, paths, raw, dec, secs, cpu,
                secs > 0 ? dec / secs : 0.0, hex);
     }
     rd_source_free(src);

@@ -276,7 +276,129 @@ static void parse_strict_integers(void)
     }
 }
 
+/* A small deterministic generator for the scanner comparison below. */
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* What the one-pass scanners accept, from their header: the length of the
+ * literal at s[0..n) (0 when refused) and its integer digits. */
+static size_t ref_scan(const char *s, size_t n, int fraction, size_t max_int_digits)
+{
+    size_t i = 0;
+    while (i < n && sk_is_digit(s[i]))
+        i++;
+    if (i == 0 || i > max_int_digits || (i > 1 && s[0] == '0'))
+        return 0;
+    if (fraction && i < n && s[i] == '.') {
+        size_t f = ++i;
+        while (i < n && sk_is_digit(s[i]))
+            i++;
+        if (i == f)
+            return 0;
+    }
+    if (i >= n || s[i] == '.' || s[i] == 'e' || s[i] == 'E' || sk_is_digit(s[i]))
+        return 0;
+    return i;
+}
+
+/* sk_fixed_scan_json, sk_uint_scan_json and sk_digits_scan accept exactly
+ * their grammar and return what the parsers return for the literal, on the
+ * word path (32 bytes or more to look at) and the byte path alike. */
+static void scanners_match_parsers(void)
+{
+    static const char ends[] = ",}] xe.5\0";
+    static const unsigned scales[] = {0, 1, 3, 6, 7, 9};
+    uint64_t x = 88172645463325252ull;
+    char buf[96];
+    for (int iter = 0; iter < 200000; iter++) {
+        size_t len = 0;
+        uint64_t r = rng_next(&x);
+        size_t nint = r % 21;
+        for (size_t k = 0; k < nint; k++)
+            buf[len++] = (char)('0' + (k == 0 && r % 7 ? 1 + rng_next(&x) % 9 : rng_next(&x) % 10));
+        if ((r >> 8) % 3) {
+            buf[len++] = '.';
+            size_t nfrac = (r >> 12) % 13;
+            int zeros = (r >> 20) % 4 == 0; /* mostly zeros: the sticky digit */
+            for (size_t k = 0; k < nfrac; k++)
+                buf[len++] = (char)('0' + (zeros && rng_next(&x) % 5 ? 0 : rng_next(&x) % 10));
+        }
+        buf[len++] = ends[(r >> 24) % (sizeof ends - 1)];
+        /* the bytes to look at: up to the end byte, or a word path's worth */
+        size_t n = (r >> 32) % 2 ? len : len + 40;
+        for (size_t k = len; k < n; k++)
+            buf[k] = (char)('0' + k % 10);
+        for (size_t si = 0; si < sizeof scales / sizeof scales[0]; si++) {
+            unsigned sc = scales[si];
+            sk_fixed_result got = {0, 0, 0}, want = {0, 0, 0};
+            size_t k = sk_fixed_scan_json(buf, n, sc, &got);
+            size_t ref = ref_scan(buf, n, 1, 19 - sc);
+            /* a value beyond int64 is left to sk_fixed_parse, which reports it */
+            if (ref && sk_fixed_parse(buf, ref, sc, SK_FIXED_ROUND_HALF_EVEN, &want, NULL) != SK_OK)
+                ref = 0;
+            if (k != ref) {
+                t_fail(__FILE__, __LINE__, "sk_fixed_scan_json(\"%.*s\", %zu, %u) = %zu, want %zu",
+                       (int)len, buf, n, sc, k, ref);
+                return;
+            }
+            if (k && (sk_fixed_parse(buf, k, sc, SK_FIXED_ROUND_HALF_EVEN, &want, NULL) != SK_OK ||
+                      got.value != want.value || got.rounded != want.rounded || got.missing)) {
+                t_fail(__FILE__, __LINE__, "sk_fixed_scan_json(\"%.*s\", scale %u): %lld/%d, "
+                       "sk_fixed_parse: %lld/%d", (int)k, buf, sc, (long long)got.value,
+                       got.rounded, (long long)want.value, want.rounded);
+                return;
+            }
+        }
+        uint64_t got = 0, want = 0;
+        size_t k = sk_uint_scan_json(buf, n, &got);
+        size_t ref = ref_scan(buf, n, 0, 18);
+        if (k != ref || (k && (sk_parse_u64_strict(buf, k, UINT64_MAX, &want, NULL) != SK_OK ||
+                               got != want))) {
+            t_fail(__FILE__, __LINE__, "sk_uint_scan_json(\"%.*s\", %zu) = %zu (%llu), want %zu",
+                   (int)len, buf, n, k, (unsigned long long)got, ref);
+            return;
+        }
+        size_t max = (r >> 40) % 20;
+        size_t run = 0;
+        while (run < n && sk_is_digit(buf[run]))
+            run++;
+        k = sk_digits_scan(buf, n, max, &got);
+        ref = run > 0 && run <= max && run <= 18 && run < n ? run : 0;
+        if (k != ref || (k && (sk_parse_u64_strict(buf, k, UINT64_MAX, &want, NULL) != SK_OK ||
+                               got != want))) {
+            t_fail(__FILE__, __LINE__, "sk_digits_scan(\"%.*s\", %zu, %zu) = %zu, want %zu",
+                   (int)len, buf, n, max, k, ref);
+            return;
+        }
+    }
+    /* vectors at the edges */
+    sk_fixed_result v;
+    T_EQ_INT(sk_fixed_scan_json("24014026593.299999,", 19, 3, &v), 18);
+    T_EQ_INT(v.value, 24014026593300LL);
+    T_EQ_INT(v.rounded, 1);
+    T_EQ_INT(sk_fixed_scan_json("0.0005,", 7, 3, &v), 6); /* half: to even (0) */
+    T_EQ_INT(v.value, 0);
+    T_EQ_INT(sk_fixed_scan_json("0.0015,", 7, 3, &v), 6); /* half: to even (2) */
+    T_EQ_INT(v.value, 2);
+    T_EQ_INT(sk_fixed_scan_json("999999999999999.9995}", 21, 3, &v), 20);
+    T_EQ_INT(v.value, 1000000000000000000LL);
+    T_EQ_INT(sk_fixed_scan_json("1764400613984572.5675\t", 22, 3, &v), 21); /* 16 digits */
+    T_EQ_INT(v.value, 1764400613984572568LL);
+    T_EQ_INT(sk_fixed_scan_json("9223372036854775.807", 21, 3, &v), 20); /* INT64_MAX */
+    T_EQ_INT(v.value, INT64_MAX);
+    T_EQ_INT(sk_fixed_scan_json("9223372036854775.8075,", 22, 3, &v), 0); /* rounds beyond */
+    T_EQ_INT(sk_fixed_scan_json("10000000000000000.0,", 20, 3, &v), 0);  /* 17 digits */
+    T_EQ_INT(sk_fixed_scan_json("12", 2, 3, &v), 0);                  /* no end byte */
+    T_EQ_INT(sk_fixed_scan_json("-1,", 3, 3, &v), 0);
+}
+
 static const t_case cases[] = {
+    T(scanners_match_parsers),
     T(fixed_exact_vectors),
     T(fixed_round_half_even),
     T(fixed_errors),

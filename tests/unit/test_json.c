@@ -609,6 +609,61 @@ static void peek_and_take_elements(void)
     sk_json_lex_free(lx);
 }
 
+/* The hooks that walk one window: take_next takes a checked separator and the
+ * next element without another peek (lines counted as sk_json_lex_next
+ * counts them), refuses anything else without changing the state; taken
+ * hands out the element's bytes in the tokenizer's buffer, never a caller's
+ * memory block. */
+static void take_next_and_taken(void)
+{
+    static const char doc[] = "[[1],\n  [22] ,[3],x\n]";
+    sk_mem_reader r = {doc, strlen(doc), 0, 0};
+    sk_json_lex *lx = NULL;
+    sk_jtok t;
+    sk_diag d;
+    const char *p = NULL;
+    size_t n = 0;
+    T_EQ_INT(sk_json_lex_new(sk_mem_read, &r, NULL, &lx), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_take_next(lx, 1, 3, 1), 0); /* nothing taken yet */
+    T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK);
+    T_CHECK(sk_json_lex_taken(lx) == NULL);
+    T_EQ_INT(sk_json_lex_take_element(lx, 3, 1), 1);
+    char *w = sk_json_lex_taken(lx);
+    T_CHECK(w != NULL && memcmp(w, "[1]", 3) == 0);
+    T_EQ_INT(sk_json_lex_take_next(lx, 6, 3, 1), 0);  /* ",\n  [": not a separator */
+    T_EQ_INT(sk_json_lex_take_next(lx, 5, 4, 0), 0);  /* nested deeper than said */
+    T_EQ_INT(sk_json_lex_take_next(lx, 5, 99, 1), 0); /* more than there is */
+    T_EQ_U64(sk_json_lex_line(lx), 1);
+    T_EQ_INT(sk_json_lex_take_next(lx, 4, 4, 1), 1);  /* ",\n  " and [22] */
+    T_EQ_U64(sk_json_lex_line(lx), 2);
+    T_EQ_U64(sk_json_lex_offset(lx), 12);
+    w = sk_json_lex_taken(lx);
+    T_CHECK(w != NULL && memcmp(w, "[22]", 4) == 0);
+    T_EQ_INT(sk_json_lex_take_next(lx, 1, 3, 1), 0);  /* " ," : no comma first */
+    T_EQ_INT(sk_json_lex_take_next(lx, 2, 3, 1), 0);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);   /* the general path goes on */
+    T_EQ_INT(t.type, SK_JT_ARR_BEGIN);
+    T_CHECK(sk_json_lex_taken(lx) == NULL);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+    T_EQ_INT(t.type, SK_JT_ARR_END);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_E_JSON); /* ",x": the error is the general path's */
+    T_EQ_U64(d.line, 2);
+    sk_json_lex_free(lx);
+    /* a caller's memory block is not the tokenizer's to hand out */
+    T_EQ_INT(sk_json_lex_new_mem("[[1],[2]]", 9, NULL, &lx), SK_OK);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_peek_element(lx, 64, &p, &n, &d), SK_OK);
+    T_EQ_INT(sk_json_lex_take_element(lx, 3, 1), 1);
+    T_CHECK(sk_json_lex_taken(lx) == NULL);
+    T_EQ_INT(sk_json_lex_take_next(lx, 1, 3, 1), 1);
+    T_CHECK(sk_json_lex_taken(lx) == NULL);
+    T_EQ_INT(sk_json_lex_next(lx, &t, &d), SK_OK);
+    T_EQ_INT(t.type, SK_JT_ARR_END);
+    sk_json_lex_free(lx);
+}
+
 /* The number grammar and the plain-string scan the fast path checks with. */
 static void number_and_plain_spans(void)
 {
@@ -899,6 +954,7 @@ static const t_case cases[] = {
     T(many_keys_duplicate_detection),
     T(fast_paths_agree_with_general_paths),
     T(peek_and_take_elements),
+    T(take_next_and_taken),
     T(number_and_plain_spans),
     T(duplicate_keys_small_and_hashed),
     T(allocation_failures_are_clean),

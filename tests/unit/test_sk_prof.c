@@ -344,6 +344,129 @@ static void fast_path_matches_general_path(void)
     }
 }
 
+/* Runs doc through flags at every read size; the events, summary and
+ * outcome must be the general path's, and the same elements must take the
+ * runtime-layout step at every read size: *layout gets their count. */
+static int same_as_general(const char *doc, unsigned flags, uint64_t *layout, size_t at)
+{
+    sk_buf want, got;
+    rd_prof_summary wsum, gsum;
+    sk_diag wd, gd;
+    sk_diag_clear(&wd);
+    sk_err we = run_with(doc, 0, RD_PROF_GENERAL_ONLY, &want, &wsum, &wd);
+    const size_t chunks[] = {0, 1, 3, 64, 1000};
+    int ok = 1;
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] && ok; c++) {
+        sk_diag_clear(&gd);
+        sk_err ge = run_with(doc, chunks[c], flags, &got, &gsum, &gd);
+        if (ge != we || strcmp(sk_buf_cstr(&got), sk_buf_cstr(&want)) != 0 ||
+            strcmp(gd.msg, wd.msg) != 0 || gd.line != wd.line || gd.offset != wd.offset ||
+            gsum.elements != wsum.elements || gsum.events != wsum.events ||
+            gsum.zero_duration != wsum.zero_duration || gsum.rounded != wsum.rounded ||
+            gsum.bytes != wsum.bytes || (c > 0 && gsum.layout_events != *layout)) {
+            t_fail(__FILE__, __LINE__,
+                   "doc %zu flags %u chunk %zu: %s \"%s\" layout %llu\n%s\ngeneral path %s "
+                   "\"%s\"\n%s",
+                   at, flags, chunks[c], sk_err_name(ge), gd.msg,
+                   (unsigned long long)gsum.layout_events, sk_buf_cstr(&got), sk_err_name(we),
+                   wd.msg, sk_buf_cstr(&want));
+            ok = 0;
+        }
+        *layout = gsum.layout_events;
+        sk_buf_free(&got);
+    }
+    sk_buf_free(&want);
+    return ok;
+}
+
+/* The runtime-layout step of the fast path: the records it takes (every one
+ * the runtime writes) and the near misses it leaves to the flat-object step
+ * or the general path, with the same events, lines, errors and summaries as
+ * the general path at every read size; the flat-object step alone
+ * (RD_PROF_NO_LAYOUT) too. */
+static void layout_path_matches_general_path(void)
+{
+#define LREC(name, pid, tid, ts, dur, args)                                                    \
+    "{\"ph\":\"X\",\"name\":\"" name "\",\"pid\":\"" pid "\",\"tid\":" tid ",\"ts\":" ts      \
+    ",\"dur\":" dur ",\"args\":{\"modelId\":\"48_1\"," args "}}"
+#define CHILD(ts, dur) LREC("[1/4]static_kernel_A_1_d0", "AIC", "3", ts, dur, "\"skId\":7,\"nodeId\":3")
+    static const struct {
+        const char *doc;
+        long layout; /* elements the runtime-layout step must take */
+    } docs[] = {
+        {"[" CHILD("24014026593.299999", "14.420002") ",\n"
+         LREC("[0/4] sk_7_x_start_a_end_b", "AIV", "47", "24014026585.160000", "70.220001",
+              "\"skId\":7") ",\n{}]", 2},
+        /* times: rounding at and beyond the half, integers, zero durations */
+        {"[" CHILD("0.0005", "0.0015") "," CHILD("1", "2") "," CHILD("7.2999995", "0.0004999") ","
+         CHILD("123456789012345.9995", "0.000000") "," CHILD("0.0000004", "1.5") "]", 5},
+        /* left to the other steps (each alone: an error ends the read): exponents, a
+         * sign, a string, a leading zero, a value beyond int64; 16 integer digits are
+         * the layout step's */
+        {"[" CHILD("1e3", "1") "]", 0},
+        {"[" CHILD("1", "1E2") "]", 0},
+        {"[" CHILD("-1.5", "1") "]", 0},
+        {"[" CHILD("\"5\"", "1") "]", 0},
+        {"[" CHILD("01.5", "1") "]", 0},
+        {"[" CHILD("1000000000000000.5", "1") "]", 1},
+        {"[" CHILD("10000000000000000.5", "1") "]", 0},
+        {"[" CHILD("9223372036854775.8075", "1") "]", 0},
+        {"[" CHILD("9223372036854775.8065", "0.001") "]", 1},
+        /* identifiers: 18 digits and more, a sign, a fraction, leading zeros */
+        {"[" LREC("[0/1]k", "AIC", "123456789012345678", "1", "1", "\"skId\":1,\"nodeId\":2") ","
+         LREC("[0/1]k", "AIC", "1234567890123456789", "1", "1", "\"skId\":1") ","
+         LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":-1") "]", 1},
+        {"[" LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":1.0") "]", 0},
+        {"[" LREC("[0/1]k", "AIC", "01", "1", "1", "\"skId\":1") "]", 0},
+        {"[" LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":99999999999999999999") "]", 0},
+        /* lanes, prefixes of every width, a malformed one (an error at its record) */
+        {"[" LREC("[9/12]k", "AIX", "1", "1", "1", "\"skId\":1") ","
+         LREC("[10/12]k", "AIV", "1", "1", "1", "\"skId\":1") ","
+         LREC("[0/255] s", "AIC", "1", "1", "1", "\"skId\":1") ","
+         LREC("k", "AIC", "1", "1", "1", "\"skId\":1") ","
+         LREC("[0/300]k", "AIC", "1", "1", "1", "\"skId\":1") "]", 5},
+        /* another key order, another key, a missing one: the flat-object step */
+        {"[{\"name\":\"[0/1]k\",\"ph\":\"X\",\"pid\":\"AIC\",\"tid\":1,\"ts\":1,\"dur\":1,"
+         "\"args\":{\"modelId\":\"48_1\",\"skId\":1}},"
+         LREC("[0/1]k", "AIC", "1", "1", "1", "\"skId\":1,\"kernelType\":\"AIC_ONLY\"") ","
+         "{\"ph\":\"X\",\"name\":\"[0/1]k\",\"pid\":\"AIC\",\"ts\":1,\"dur\":1,"
+         "\"args\":{\"modelId\":\"48_1\",\"skId\":1}}]", 0},
+        /* separators: spaces, blank lines and CRLF between records; an empty name */
+        {"[" CHILD("1", "1") " ,\n\n  " CHILD("2", "1") ",\r\n" CHILD("3", "1") ",\t"
+         LREC("[0/1]", "AIC", "1", "1", "1", "\"skId\":1") "]", 4},
+        {"[\n" CHILD("1", "1") ",\n" CHILD("2", "1") "\n]\n", 2},
+        /* broken JSON right after records read by the layout step */
+        {"[" CHILD("1", "1") "," CHILD("2", "1") ",]", 2},
+        {"[" CHILD("1", "1") "," CHILD("2", "1") "", 2},
+        {"[" CHILD("1", "1") CHILD("2", "1") "]", 1},
+    };
+#undef CHILD
+#undef LREC
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        uint64_t layout = 0, none = 0;
+        if (same_as_general(docs[i].doc, 0, &layout, i) && layout != (uint64_t)docs[i].layout)
+            t_fail(__FILE__, __LINE__, "doc %zu: the layout step took %llu elements, want %ld", i,
+                   (unsigned long long)layout, docs[i].layout);
+        if (same_as_general(docs[i].doc, RD_PROF_NO_LAYOUT, &none, i))
+            T_EQ_U64(none, 0);
+    }
+    /* a long trace: windows end inside records, records follow one another
+     * within a window */
+    sk_buf doc = SK_BUF_INIT;
+    (void)sk_buf_puts(&doc, "[");
+    for (int k = 0; k < 300; k++)
+        (void)sk_buf_printf(&doc, "%s{\"ph\":\"X\",\"name\":\"[%d/4]static_kernel_%0*d_d0\",\"pid\":"
+                            "\"AIV\",\"tid\":%d,\"ts\":%d.%06d,\"dur\":%d.5,\"args\":{\"modelId\":"
+                            "\"48_1\",\"skId\":7,\"nodeId\":%d}}",
+                            k ? ",\n" : "", k % 4, 1 + k % 90, k, k % 48, 1000 + k, k * 7919 % 1000000,
+                            1 + k % 5, k % 9);
+    (void)sk_buf_puts(&doc, ",\n{}]");
+    uint64_t layout = 0;
+    if (same_as_general(doc.data, 0, &layout, 99))
+        T_EQ_U64(layout, 300);
+    sk_buf_free(&doc);
+}
+
 /* A record longer than the fast path's window is read by the general path,
  * the next one by the fast path again. */
 static void fast_path_window(void)
@@ -390,6 +513,7 @@ static const t_case cases[] = {
     T(block_prefix_parser),
     T(fast_path_matches_general_path),
     T(fast_path_window),
+    T(layout_path_matches_general_path),
     T(model_forms),
     {NULL, NULL},
 };

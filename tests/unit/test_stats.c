@@ -257,6 +257,39 @@ static void stats_match_naive_evaluation(void)
     }
 }
 
+/* The in-place sort on every shape that troubles a quicksort: random,
+ * few distinct values, sorted, reversed, all equal, organ pipe, and sizes
+ * around the insertion-sort cut; the result is qsort's. */
+static void stats_in_place_sort_shapes(void)
+{
+    enum { MAX = 5000 };
+    static int64_t v[MAX], want[MAX];
+    const size_t sizes[] = {2, 15, 16, 17, 33, 100, 1023, MAX};
+    for (size_t si = 0; si < N_OF(sizes); si++)
+        for (int shape = 0; shape < 7; shape++) {
+            size_t n = sizes[si];
+            for (size_t i = 0; i < n; i++) {
+                switch (shape) {
+                case 0: v[i] = (int64_t)rng(); break;
+                case 1: v[i] = (int64_t)(rng() % 3); break;
+                case 2: v[i] = (int64_t)i; break;
+                case 3: v[i] = (int64_t)(n - i); break;
+                case 4: v[i] = 7; break;
+                case 5: v[i] = (int64_t)(i < n / 2 ? i : n - i); break;
+                default: v[i] = i % 2 ? INT64_MIN : INT64_MAX; break;
+                }
+            }
+            memcpy(want, v, n * sizeof v[0]);
+            qsort(want, n, sizeof want[0], cmp_i64);
+            num_stats s;
+            T_EQ_INT(num_stats_compute_in_place(v, n, &s, NULL), SK_OK);
+            if (memcmp(v, want, n * sizeof v[0]) != 0) {
+                t_fail(__FILE__, __LINE__, "size %zu shape %d: not qsort's order", n, shape);
+                return;
+            }
+        }
+}
+
 static const t_case cases[] = {
     T(exact_products_and_fractions),
     T(exact_format_decimals),
@@ -270,6 +303,7 @@ static const t_case cases[] = {
     T(stats_in_place),
     T(stats_allocation_failure),
     T(stats_match_naive_evaluation),
+    T(stats_in_place_sort_shapes),
     {NULL, NULL},
 };
 T_MAIN(cases)
