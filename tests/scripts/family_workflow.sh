@@ -309,6 +309,10 @@ P_CONFIG="$EXP/later/p-scope.json" step $S:later_config_keeps_base later-config 
 has $S:later_config_keeps_message 'config keeps the option maps of Sbest-BASE'
 P_CONFIG="$EXP/later/p-option.json" step $S:later_config_changes_option later-config 10
 has $S:later_config_names_option "option-changed changed $P/auto_op_parallel: 1 -> 0"
+P_CONFIG="$EXP/later/p-option.json" run later-config '/^skdcci handoff verify/d'
+expect $S:later_config_change_recorded 10
+has $S:later_config_change_named_by_ledger "^changed changed $P/auto_op_parallel"
+has $S:later_config_change_is_a_record '^record [0-9]+ check$'
 
 # ------------------------------------------------------------ tampering
 cp "$L" "$W/ledger.saved"
