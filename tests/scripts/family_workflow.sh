@@ -58,39 +58,35 @@ export PHASE_MANIFEST="$W/skills/superkernel-stage-o-option-tuning/phase.json"
 export TASK="$W/session/task.json" SESSION="$W/session/session.json"
 P=/model_config/custom_params/super_kernel_optimize_options
 
-# new_stage NAME: a fresh Stage O directory with what section 0.2 says the
-# user prepares: the seed config, workload, control, blocker evidence and the
-# matrix draft (O1 the DCCI family, O2 auto_op_parallel 1, O3 aggressive,
-# O4 early_start 1; the probe records as the probe report of step 1 says)
-new_stage() {
-    export EXP="$W/$1"
+# start_stage NAME: a fresh Stage O directory with what section 0.2 says the
+# user prepares (the seed config, workload, control, blocker evidence and the
+# matrix draft: the items of tests/data/ledger/lib.sh's matrix, O1 the DCCI
+# family, O2 auto_op_parallel 1, O3 aggressive, O4 early_start 1, with the
+# probe records the report of step 1 gives), then steps 1 to 4
+start_stage() {
+    S=$1
+    export EXP="$W/$1" E="$W/$1"
     mkdir -p "$EXP/configs" "$EXP/intake"
     cp "$W/raw/inputs/o0/config.json" "$EXP/configs/seed.json"
     cp "$W/raw/inputs/o0/workload.json" "$W/raw/inputs/o0/control.json" "$EXP/intake/"
     echo "算子没有 SetNextTaskStart/WaitPreTaskEnd 适配。" >"$EXP/intake/early-start.md"
     ms seed "10.3 10.3 10.2 10.3 10.3"
-    python3 - "$EXP/matrix.json" "$P/" <<'PY'
+    step $S:intake_probe intake-probe 0
+    write_matrix && python3 - "$EXP/matrix.json" <<'PY' || t_fail $S:matrix_draft
 import json, sys
-out, P = sys.argv[1], sys.argv[2]
-def item(i, cat, opt, value, risk):
-    return {"id": i, "category": cat, "risk": risk, "status": "pending", "option": opt,
-            "value": value, "pointer": P + opt, "original_value": {"present": False},
-            "probe": {"accepted": True, "matched_value": value}}
-dcci = {"id": "O1", "category": "dcci", "risk": "medium", "status": "pending", "phase": "D1",
-        "d1": {"option": "dcci_disable_on_kernel", "value": [".*"], "pointer": P + "dcci_disable_on_kernel",
-               "original_value": {"present": False}, "probe": {"accepted": True, "matched_value": [".*"]},
-               "outcome": "pending"}}
-items = [dcci, item("O2", "auto_op_parallel", "auto_op_parallel", 1, "low"),
-         item("O3", "aggressive", "aggressive_opt_strategies",
-              {"task_breaker_bypass": 1, "value_breaker_bypass": 0}, "medium"),
-         item("O4", "other_experimental", "early_start", 1, "medium")]
-json.dump({"schema_version": "superkernel-winner-option-matrix-v1", "seed_id": "Sbest-SEED",
-           "items": items}, open(out, "w"), indent=2)
+m = json.load(open(sys.argv[1]))
+json.dump({k: m[k] for k in ("schema_version", "seed_id", "items")}, open(sys.argv[1], "w"), indent=2)
 PY
+    step $S:o0_five_runs_stable o0-runs 0
+    has $S:o0_proven '^clean-evidence O0 proven runs 5 proven 5'
+    step $S:matrix_frozen matrix-freeze 0
+    has $S:matrix_valid '^valid: 4 items'
+    step $S:init init 0
+    has $S:init_next_is_dcci '^next trial O1$'
 }
-# ms NAME "T1 T2 ...": the decode time of each run of configs/NAME.json (the
-# clean launcher double reads it)
-ms() { echo "$2" >"$EXP/configs/$1.json.ms"; }
+# the matrix items and the decode times of the clean launcher double
+# (ms NAME "T1 T2 ...": configs/NAME.json.ms)
+source "$SK_REPO/tests/data/ledger/lib.sh"
 
 # ------------------------------------------------------------ the document
 # block NAME: the command block after `<!-- step: NAME -->` (exactly one)
@@ -170,17 +166,11 @@ if [ -z "$bad" ]; then t_pass doc:locations_only_in_variables_block
 else t_fail doc:locations_only_in_variables_block "blocks naming \$EXP:$bad"; fi
 
 # ============================================================ scenario: stage
-S=stage
-new_stage $S
+start_stage stage
 L=$EXP/ledger.jsonl
-step $S:intake_probe intake-probe 0
 json_is $S:probe_report_ready "$EXP/probe/environment.json" "d['ready'] is True and d['runtime_environment']['loaded']"
-step $S:o0_five_runs_stable o0-runs 0
-has $S:o0_proven '^clean-evidence O0 proven runs 5 proven 5'
-step $S:matrix_frozen_valid matrix-freeze 0
-has $S:matrix_valid '^valid: 4 items'
-step $S:init init 0
-has $S:init_next_is_dcci '^next trial O1$'
+json_is $S:matrix_fingerprint_filled "$EXP/matrix.json" \
+    "d['frozen_before_execution'] and d['o0']['clean_root'] == 'clean/O0' and len(d['plan_fingerprint']) == 64"
 
 # the phase entry's plan names the runbook's locations (0.1: the default layout)
 step $S:phase_plan phase-plan 0
@@ -351,12 +341,7 @@ step $S:verify_after_restoring_the_ledger verify 0
 # ============================================================ scenario: neutral
 # The disable-all trial inside O0's noise: the family is rejected at D1, no
 # capture; the family report says so; the next item goes on against O0.
-S=neutral
-new_stage $S
-step $S:intake_probe intake-probe 0
-step $S:o0_runs o0-runs 0
-step $S:matrix matrix-freeze 0
-step $S:init init 0
+start_stage neutral
 export ID=O1 N=1
 ms O1 "10.3 10.2 10.3"
 step $S:d1_config item-config 0
@@ -380,12 +365,7 @@ json_is $S:o2_on_o0 "$EXP/configs/O2.json" \
 # ============================================================ scenario: gain
 # The disable-all trial beats O0 (A1): topped up to five with the ordinary
 # top-up block, the family accepted on its own, no diagnostics.
-S=gain
-new_stage $S
-step $S:intake_probe intake-probe 0
-step $S:o0_runs o0-runs 0
-step $S:matrix matrix-freeze 0
-step $S:init init 0
+start_stage gain
 export ID=O1 N=1
 ms O1 "10.1 10.1 10.1 10.0 10.1"
 step $S:d1_config item-config 0
