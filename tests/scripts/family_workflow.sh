@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# The DCCI family end to end, driven by docs/workflow.md itself: every command
-# block marked `<!-- step: NAME -->` there is extracted and run (after the
-# `functions` block) with the variables of its section 0.1 set, so the
-# document cannot drift from the tools.  The runtime around the toolkit is
-# replaced by test doubles (tests/data/workflow/): the clean launcher writes
-# rank logs, the diagnostic launcher copies a skdcci_gen pair into the capture
-# root while `artifact_contract run` supervises it, the CANN set-up script sets
-# the two variables the probe looks at, and the probe prints a report in the
-# probe script's format.
+# sk-test: serial
+# A whole Stage O driven by docs/workflow.md itself: every command block
+# marked `<!-- step: NAME -->` there is extracted and run (after the
+# `variables` and `functions` blocks of its section 0) with the user's values
+# of section 0.1 set, so the runbook cannot drift from the tools.  The
+# runtime around the toolkit is replaced by test doubles: the clean launcher
+# (tests/data/ledger/launch.sh) writes rank logs whose decode times come from
+# "<config>.ms", the diagnostic launcher (tests/data/workflow/launch_profile.sh)
+# copies a skdcci_gen pair into the capture root while `artifact_contract run`
+# supervises it, the CANN set-up script sets the two variables the probe
+# looks at, the probe (tests/data/workflow/check_environment.py) prints a
+# report in the probe script's format, and the auto-tune controller
+# (tests/data/phase/controller.py) writes the phase manifest, session and task.
 #
-# Each documented step is one function (step_<name>) that runs the block and
-# checks its exit code and outputs; the scenarios below call them in the
-# document's order.  Checks that later features add (run records per clean
-# run, failure scenes, the probe hand-off printed by analyze) belong in these
-# functions.
+# The test writes only what the runbook says the user prepares (section 0.2:
+# the seed config, workload, control, the matrix draft, blocker evidence, a
+# failure scene, a later config) and the decode times of the doubles; every
+# other file comes from a documented block.  Scenario "stage" is the whole
+# Stage O: O0; the DCCI family through its joint repair; O2 accepted after
+# its top-up; O3 a failed attempt, then rejected (its top-up refused, the
+# ledger byte-identical); O4 blocked with a Chinese reason; the freeze; the
+# settled matrix; the hand-off sealed and verified; later configs; then the
+# tampering checks (a run added to a bound folder, a changed log byte, an
+# edited ledger line).  Scenarios "neutral" and "gain" take the family's
+# other two D1 branches (a capture refused after the neutral one, written to a
+# new capture directory by changing one variable).
 source "$SK_REPO/tests/lib.sh"
 W=$PWD
 DOC=$SK_REPO/docs/workflow.md
@@ -33,29 +44,49 @@ cat >"$W/cann/setenv.bash" <<EOF
 export ASCEND_HOME_PATH=$W/cann
 export LD_LIBRARY_PATH=$W/cann/lib64\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 EOF
-: >"$W/login-shell.bash" # a "set-up script" that loads nothing
 unset ASCEND_HOME_PATH ASCEND_TOOLKIT_HOME ASCEND_AICPU_PATH ASCEND_OPP_PATH LD_LIBRARY_PATH
+# the controller's documents: the Stage O skill's manifest, a session whose
+# intake, S0 and Stage A steps are sealed, and the task of its Stage O step
+CONTROLLER="python3 $SK_REPO/tests/data/phase/controller.py"
+$CONTROLLER skills "$W/skills" && $CONTROLLER fresh "$W/session" session-stage-o succeeded succeeded accepted ||
+    t_fail controller_documents
 
-export LAUNCH="$DATA/launch_clean.sh" LAUNCH_PROFILE="$DATA/launch_profile.sh"
+export LAUNCH="$SK_REPO/tests/data/ledger/launch.sh" LAUNCH_PROFILE="$DATA/launch_profile.sh"
 export PROBE="$DATA/check_environment.py" CANN_SETENV="$W/cann/setenv.bash"
-export REV="skdcci_gen-regression-seed1" WARMUP=0 RANKS=2
-export DCCI_PTR=/model_config/custom_params/super_kernel_optimize_options
-export WF_RAW="$W/raw"
-# Worst-rank means per run (as tests/data/family/mkclean.sh): O0 stable with a
-# 0.97 % spread; a regressed disable-all above O0's slowest run; a winning
-# repair below O0 with no more spread in its first three runs (the gate
-# refuses any stddev regression) nor after the top-up.
-O0_MS="10.3 10.3 10.2 10.3 10.3"
-export WF_O0_MS=$O0_MS
+export REV="skdcci_gen-regression-seed1" WARMUP=0 RANKS=2 DCCI_ID=O1 WF_RAW="$W/raw"
+export PHASE_MANIFEST="$W/skills/superkernel-stage-o-option-tuning/phase.json"
+export TASK="$W/session/task.json" SESSION="$W/session/session.json"
+P=/model_config/custom_params/super_kernel_optimize_options
 
-# new_family NAME: a fresh experiment directory with the user's inputs (0.2)
-new_family() {
-    export EXP="$W/$1" CAP="$W/$1/capture-1"
-    mkdir -p "$EXP/configs" "$EXP/inputs"
-    cp "$W/raw/inputs/o0/config.json" "$EXP/configs/o0.json"
-    cp "$W/raw/inputs/disable_all/config.json" "$EXP/configs/disable-all.json"
-    cp "$W/raw/inputs/o0/workload.json" "$W/raw/inputs/o0/control.json" "$EXP/inputs/"
+# start_stage NAME: a fresh Stage O directory with what section 0.2 says the
+# user prepares (the seed config, workload, control, blocker evidence and the
+# matrix draft: the items of tests/data/ledger/lib.sh's matrix, O1 the DCCI
+# family, O2 auto_op_parallel 1, O3 aggressive, O4 early_start 1, with the
+# probe records the report of step 1 gives), then steps 1 to 4
+start_stage() {
+    S=$1
+    export EXP="$W/$1" E="$W/$1"
+    mkdir -p "$EXP/configs" "$EXP/intake"
+    cp "$W/raw/inputs/o0/config.json" "$EXP/configs/seed.json"
+    cp "$W/raw/inputs/o0/workload.json" "$W/raw/inputs/o0/control.json" "$EXP/intake/"
+    echo "算子没有 SetNextTaskStart/WaitPreTaskEnd 适配。" >"$EXP/intake/early-start.md"
+    ms seed "10.3 10.3 10.2 10.3 10.3"
+    step $S:intake_probe intake-probe 0
+    write_matrix && python3 - "$EXP/matrix.json" <<'PY' || t_fail $S:matrix_draft
+import json, sys
+m = json.load(open(sys.argv[1]))
+json.dump({k: m[k] for k in ("schema_version", "seed_id", "items")}, open(sys.argv[1], "w"), indent=2)
+PY
+    step $S:o0_five_runs_stable o0-runs 0
+    has $S:o0_proven '^clean-evidence O0 proven runs 5 proven 5'
+    step $S:matrix_frozen matrix-freeze 0
+    has $S:matrix_valid '^valid: 4 items'
+    step $S:init init 0
+    has $S:init_next_is_dcci '^next trial O1$'
 }
+# the matrix items and the decode times of the clean launcher double
+# (ms NAME "T1 T2 ...": configs/NAME.json.ms)
+source "$SK_REPO/tests/data/ledger/lib.sh"
 
 # ------------------------------------------------------------ the document
 # block NAME: the command block after `<!-- step: NAME -->` (exactly one)
@@ -67,25 +98,41 @@ block() {
         inside { print }
         END { exit found == 1 ? 0 : 1 }' "$DOC"
 }
-# run NAME [SED]: run the block as docs/workflow.md 0.4 says (bash -e, the
-# functions block first) with an optional sed script applied to the step's
-# block (paths renamed for a variant); stdout+stderr in $W/NAME.out, exit code
-# in RC
-run() {
-    local text fns
+# run_text NAME TEXT: TEXT as docs/workflow.md 0.4 says (bash -e, the
+# variables and functions blocks first); stdout+stderr in $W/NAME.out
+# ($OUT), exit code in RC
+run_text() {
+    local pre
     RC=0
-    if ! fns=$(block functions) || ! text=$(block "$1"); then
+    OUT=$W/$1.out
+    if ! pre=$(block variables)$'\n'$(block functions); then
         RC=127
-        echo "docs/workflow.md has no single block '$1'" >"$W/$1.out"
+        echo "docs/workflow.md has no single variables or functions block" >"$OUT"
+        return
+    fi
+    bash -e -c "$pre"$'\n'"$2" >"$OUT" 2>&1 || RC=$?
+}
+# run NAME [SED]: the block NAME, with an optional sed script applied to it
+run() {
+    local text
+    if ! text=$(block "$1"); then
+        RC=127
+        OUT=$W/$1.out
+        echo "docs/workflow.md has no single block '$1'" >"$OUT"
         return
     fi
     [ -n "${2:-}" ] && text=$(sed "$2" <<<"$text")
-    OUT=$W/$1.out
-    bash -e -c "$fns"$'\n'"$text" >"$OUT" 2>&1 || RC=$?
+    run_text "$1" "$text"
 }
 # expect NAME WANT_RC: one TAP line for the last run
 expect() {
     if [ "$RC" = "$2" ]; then t_pass "$1"; else t_fail "$1" "exit $RC, want $2" "$(head -c 3000 "$OUT")"; fi
+}
+# step NAME BLOCK WANT_RC: run the block, one TAP line
+step() { run "$2"; expect "$1" "$3"; }
+# has NAME PATTERN: the last output holds PATTERN (grep -E)
+has() {
+    if grep -qE -- "$2" "$OUT"; then t_pass "$1"; else t_fail "$1" "no '$2' in" "$(head -c 3000 "$OUT")"; fi
 }
 # json_is NAME FILE PYEXPR: PYEXPR (on the document d) must be true
 json_is() {
@@ -95,306 +142,237 @@ json_is() {
         t_fail "$1" "$2: not $3" "$(head -c 2000 "$W/json.err")"
     fi
 }
-family_is() { # NAME DIR STATUS REASON INCUMBENT
-    json_is "$1" "$2/dcci-family-report.json" \
-        "d['decision']['status'] == '$3' and d['decision']['reason_code'] == '$4' and d['decision']['incumbent_after'] == '$5'"
-}
+same_bytes() { if cmp -s "$2" "$3"; then t_pass "$1"; else t_fail "$1" "$2 changed"; fi; }
 
-# ------------------------------------------------------------ the steps
-step_d1_config() { run d1-config; expect "$1:d1_config_one_pointer" 0; }
-step_o0_runs() {
-    run o0-runs; expect "$1:o0_five_runs_stable" 0
-    json_is "$1:o0_stability_json" "$EXP/gates/o0-stability.json" "d['baseline_stability']['stable'] is True"
-}
-step_d1_trial() { # SCENARIO WANT_RC
-    run d1-trial; expect "$1:d1_trial_exit_$2" "$2"
-}
-step_d1_decision() { # SCENARIO OUTCOME STATUS REASON
-    run d1-decision; expect "$1:d1_decision_block" 0
-    if grep -qx "\"disable_all_outcome\":\"$2\"" "$OUT"; then t_pass "$1:d1_outcome_$2"
-    else t_fail "$1:d1_outcome_$2" "$(head -c 2000 "$OUT")"; fi
-    family_is "$1:d1_family_$3_$4" "$EXP/family-d1" "$3" "$4" O0
-}
-step_d2_capture() { # SCENARIO WANT_RC
-    run d2-capture; expect "$1:d2_capture_exit_$2" "$2"
-}
-step_d3_analyze() { # SCENARIO
-    run d3-analyze; expect "$1:d3_analyze" 0
-    json_is "$1:d3_repair_candidate_with_planted_list" "$EXP/analysis/dcci-regression-analysis.json" \
-        "d['status'] == 'repair_candidate' and d['regexes'] == $L_EXPECTED"
-}
-step_d4_probe() { run d4-probe "${2:-}"; expect "$1:d4_probe_block" 0; }
-step_d4_probe_check() { # SCENARIO WANT_RC [SED]
-    run d4-probe-check "${3:-}"; expect "$1:d4_probe_check_exit_$2" "$2"
-}
-step_d4_repair_config() {
-    run d4-repair-config; expect "$1:d4_repair_config_written" 0
-    json_is "$1:d4_repair_config_lists" "$EXP/configs/repair.json" \
-        "d['model_config']['custom_params']['super_kernel_optimize_options']['dcci_before_kernel_start'] == $L_EXPECTED"
-}
-step_d4_config_proof() {
-    run d4-config-proof; expect "$1:d4_config_proven" 0
-    json_is "$1:d4_proof_json" "$EXP/gates/repair-config-proof.json" "d['proven'] is True"
-}
-step_d4_trial() { # SCENARIO WANT_RC
-    run d4-trial; expect "$1:d4_trial_exit_$2" "$2"
-}
-step_d4_top_up() { # SCENARIO WANT_RC
-    run d4-top-up; expect "$1:d4_top_up_exit_$2" "$2"
-}
-step_family_report() { # SCENARIO WANT_RC STATUS REASON INCUMBENT [SED]
-    run family-report "${6:-}"; expect "$1:family_report_exit_$2" "$2"
-    local dir
-    dir=$(sed -n 's/^report \(.*\)\/DCCI_FAMILY_REPORT.md$/\1/p' "$OUT")
-    family_is "$1:family_$3_$4" "${dir:-$EXP/family}" "$3" "$4" "$5"
-}
+# The runbook's own rules: one block per step name, and no command block but
+# the variables block names a location under $EXP (0.1: every location is a
+# variable set once)
+bad=""
+for b in variables functions intake-probe o0-runs matrix-freeze init show verify phase-plan \
+    item-config item-trial item-top-up settle round-report d2-capture d3-analyze d4-probe \
+    d4-repair d4-trial d4-top-up family-report freeze settled-matrix handoff later-config \
+    failed-attempt; do
+    block "$b" >/dev/null || bad="$bad $b"
+done
+if [ -z "$bad" ]; then t_pass doc:every_step_has_one_block
+else t_fail doc:every_step_has_one_block "docs/workflow.md has no single block for:$bad"; fi
+names=$(grep -o '^<!-- step: [a-z0-9-]* -->$' "$DOC" | sed 's/<!-- step: \(.*\) -->/\1/')
+bad=""
+for b in $names; do
+    [ "$b" = variables ] && continue
+    block "$b" | grep -q '\$EXP\|\${EXP' && bad="$bad $b"
+done
+if [ -z "$bad" ]; then t_pass doc:locations_only_in_variables_block
+else t_fail doc:locations_only_in_variables_block "blocks naming \$EXP:$bad"; fi
 
-# write_matrix: what docs/workflow.md step 14 asks the user to record, from
-# the family's own outputs: a settled matrix whose DCCI item carries D1-D4
-# (the other three categories skipped; paths relative to the matrix)
-write_matrix() {
-    export MATRIX="$W/matrix-${EXP##*/}.json"
-    python3 - "$EXP" "$MATRIX" <<'PY'
-import hashlib, json, os, sys
-exp, out = sys.argv[1], sys.argv[2]
-base = os.path.dirname(out)
-rel = lambda p: os.path.relpath(p, base)
-load = lambda p: json.load(open(os.path.join(exp, p)))
-sha = lambda p: hashlib.sha256(open(p, "rb").read()).hexdigest()
-ptr = os.environ["DCCI_PTR"] + "/"
-fam = load("family/dcci-family-report.json")
-an = load("analysis/dcci-regression-analysis.json")
-L = an["regexes"]
-accepted = fam["decision"]["status"] == "accepted"
-cap = os.environ["CAP"]
-d1_trial = load("gates/d1-trial.json")["candidates"]["DA"]
-d4_trial = load("gates/d4-trial.json")["candidates"]["REPAIR"]
-probe = os.path.join(exp, "probe/environment.json")
-proof = load("gates/repair-config-proof.json")["diffs"]
-d4 = {
-    "repair_list": L,
-    "settings": {"dcci_disable_on_kernel": [".*"], "dcci_before_kernel_start": L,
-                 "dcci_after_kernel_end": L},
-    "pointers": {k: ptr + k for k in ("dcci_disable_on_kernel", "dcci_before_kernel_start",
-                                      "dcci_after_kernel_end")},
-    "probe": {k: {"accepted": True, "matched_value": L}
-              for k in ("dcci_before_kernel_start", "dcci_after_kernel_end")},
-    "outcome": "accepted" if accepted else "rejected",
-    "trial": {"clean_root": rel(exp + "/clean/REPAIR"), "run_count": 3,
-              "changed_pointers": [c["pointer"] for c in proof["repair_vs_o0"]],
-              "changed_pointers_vs_disable_all": [c["pointer"] for c in proof["repair_vs_disable_all"]],
-              "summary_json": rel(exp + "/gates/d4-trial.json"),
-              "gate_accepted": d4_trial["option_trial_evaluation"]["accepted"]},
-}
-if accepted:
-    st = load("gates/d4-stability.json")["baseline_stability"]
-    d4["top_up"] = {"clean_root": rel(exp + "/clean/REPAIR"), "run_count": 5, "stable": st["stable"]}
-dcci = {
-    "id": "O1", "category": "dcci", "risk": "medium",
-    "status": "accepted" if accepted else "rejected", "phase": "D4", "compare_to": "O0",
-    "incumbent_after": "O1" if accepted else "O0",
-    "d1": {"option": "dcci_disable_on_kernel", "value": [".*"], "pointer": ptr + "dcci_disable_on_kernel",
-           "original_value": {"present": False},
-           "probe": {"accepted": True, "matched_value": [".*"]},
-           "outcome": fam["decision"]["disable_all_outcome"],
-           "trial": {"clean_root": rel(exp + "/clean/DA"), "run_count": 3,
-                     "changed_pointers": load("gates/d1-config-diff.json")["changed_pointers"],
-                     "summary_json": rel(exp + "/gates/d1-trial.json"),
-                     "gate_accepted": d1_trial["option_trial_evaluation"]["accepted"]}},
-    "d2": {"status": "complete", "o0_profile_root": rel(cap + "/o0"),
-           "disable_all_profile_root": rel(cap + "/disable-all"),
-           "o0_manifest": {"path": rel(cap + "/o0/collection-manifest.json"),
-                           "sha256": sha(cap + "/o0/collection-manifest.json")},
-           "disable_all_manifest": {"path": rel(cap + "/disable-all/collection-manifest.json"),
-                                    "sha256": sha(cap + "/disable-all/collection-manifest.json")},
-           "validate_set": "passed", "child_trace_complete": True},
-    "d3": {"status": "complete", "analysis": rel(exp + "/analysis"),
-           "regressed_sks": sum(1 for s in an["sks"] if s["class"] == "significantly_slower"),
-           "union_tokens": [t["token"] for t in an["token_union"]]},
-    "d4": d4,
-}
-def skipped(i, cat, opt, value, code):
-    return {"id": i, "category": cat, "risk": "low", "status": "skipped", "option": opt,
-            "value": value, "pointer": ptr + opt, "original_value": {"present": False},
-            "probe": {"accepted": True, "matched_value": value}, "blocker_code": code,
-            "reason_zh": "本轮预算已用完，用户未要求继续。", "evidence": "intake/budget.md",
-            "incumbent_after": "O1" if accepted else "O0"}
-items = [dcci,
-         skipped("O2", "auto_op_parallel", "auto_op_parallel", 1, "budget_exhausted"),
-         skipped("O3", "aggressive", "aggressive_opt_strategies",
-                 {"task_breaker_bypass": 1, "value_breaker_bypass": 0}, "budget_exhausted"),
-         skipped("O4", "other_experimental", "early_start", 1, "budget_exhausted")]
-plan = {"schema_version": "superkernel-winner-option-matrix-v1", "seed_id": "Sbest-SEED", "o0_id": "O0",
-        "items": [{k: (it["d1"] if it["category"] == "dcci" and k in ("option", "value", "pointer", "original_value") else it)[k]
-                   for k in ("id", "category", "risk", "option", "value", "pointer", "original_value")}
-                  for it in items]}
-o0 = load("gates/o0-stability.json")["baseline_stability"]
-m = {"schema_version": "superkernel-winner-option-matrix-v1", "frozen_before_execution": True,
-     "plan_fingerprint": hashlib.sha256(json.dumps(plan, sort_keys=True, separators=(",", ":"),
-                                                   ensure_ascii=True).encode()).hexdigest(),
-     "seed_id": "Sbest-SEED",
-     "o0": {"id": "O0", "clean_root": rel(exp + "/clean/O0"), "run_count": 5, "stable": o0["stable"],
-            "spread_pct": o0["spread_pct"]},
-     "probe_report": {"path": rel(probe), "sha256": sha(probe)},
-     "settled": True, "items": items,
-     "final_incumbent": {"id": "O1" if accepted else "O0",
-                         "config_path": rel(exp + "/configs/" + ("repair.json" if accepted else "o0.json")),
-                         "config_sha256": sha(exp + "/configs/" + ("repair.json" if accepted else "o0.json"))},
-     "sbest_base_id": "Sbest-BASE"}
-json.dump(m, open(out, "w"), indent=2, ensure_ascii=False)
-PY
-}
-step_matrix() { # SCENARIO INCUMBENT
-    if ! write_matrix 2>"$W/matrix.err"; then t_fail "$1:matrix_written" "$(cat "$W/matrix.err")"; return; fi
-    run matrix; expect "$1:matrix_valid_and_settled" 0
-    if grep -qx "incumbent $2" "$OUT"; then t_pass "$1:matrix_incumbent_$2"
-    else t_fail "$1:matrix_incumbent_$2" "$(head -c 2000 "$OUT")"; fi
-}
+# ============================================================ scenario: stage
+start_stage stage
+L=$EXP/ledger.jsonl
+json_is $S:probe_report_ready "$EXP/probe/environment.json" "d['ready'] is True and d['runtime_environment']['loaded']"
+json_is $S:matrix_fingerprint_filled "$EXP/matrix.json" \
+    "d['frozen_before_execution'] and d['o0']['clean_root'] == 'clean/O0' and len(d['plan_fingerprint']) == 64"
 
-# ------------------------------------------------------------ scenarios
-# through_repair_config S: the documented steps from the D1 config proof to
-# the proven repair config, for a family whose disable-all regresses
-through_repair_config() {
-    step_d1_config $1
-    step_o0_runs $1
-    step_d1_trial $1 10
-    step_d1_decision $1 regression blocked analysis_missing
-    step_d2_capture $1 0
-    step_d3_analyze $1
-    step_d4_probe $1
-    step_d4_probe_check $1 0
-    step_d4_repair_config $1
-    step_d4_config_proof $1
-}
+# the phase entry's plan names the runbook's locations (0.1: the default layout)
+step $S:phase_plan phase-plan 0
+grep '^plan [0-9]' "$OUT" | sed 's/^plan [0-9]* //' | head -2 >"$W/plan"
+run_text where 'item O1 1; cd "$(dirname "$LEDGER")"
+echo "skdcci config-diff ${INCUMBENT_CONFIG#$PWD/} ${ITEM_CONFIG#$PWD/} --expect-pointer $POINTER"
+echo "skdcci ledger trial --ledger ${LEDGER#$PWD/} --item $ID --config ${ITEM_CONFIG#$PWD/} --runs ${ITEM_CLEAN#$PWD/} --json-out ${TRIAL_JSON#$PWD/}"'
+if [ "$RC" = 0 ] && cmp -s "$W/plan" "$OUT"; then t_pass $S:phase_plan_uses_runbook_locations
+else t_fail $S:phase_plan_uses_runbook_locations "$(diff "$W/plan" "$OUT")"; fi
 
-# 1. disable-all regresses, the joint repair beats O0: accepted, incumbent repair
-S=repair_accepted
-new_family $S
-export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.1 10.1 10.1 10.0 10.1"
-through_repair_config $S
-step_d4_trial $S 0
-step_d4_top_up $S 0
-step_family_report $S 0 accepted repair_beats_o0 repair
-json_is "$S:every_clean_run_proven" "$EXP/family/dcci-family-report.json" \
-    "all(d['clean_evidence'][k]['state'] == 'proven' for k in ('o0', 'disable_all', 'repair')) and not d['decision']['notes']"
-json_is "$S:family_settings_are_L" "$EXP/family/dcci-family-report.json" \
-    "d['dcci_settings']['dcci_before_kernel_start'] == d['dcci_settings']['dcci_after_kernel_end'] == $L_EXPECTED"
-t_ok "$S:chinese_family_report" test -s "$EXP/family/DCCI_FAMILY_REPORT.md"
-step_matrix $S O1
+# ------------------------------------------------------------ O1: the DCCI family
+export ID=O1 N=1
+ms O1 "11.0 11.1 11.0"
+step $S:d1_config_one_pointer item-config 0
+json_is $S:d1_config_diff "$EXP/gates/O1-a1-config-diff.json" "d['changed_pointers'] == ['$P/dcci_disable_on_kernel']"
+step $S:d1_trial_recorded item-trial 10
+has $S:d1_regression '^outcome rejected d1 regression$'
+has $S:d1_next_capture '^next capture O1$'
+step $S:d2_capture d2-capture 0
+has $S:d2_next_analysis '^next analysis O1$'
+step $S:d3_analysis d3-analyze 0
+has $S:d3_repair_candidate '^analysis O1 repair_candidate$'
+json_is $S:d3_planted_list "$EXP/analysis/dcci-regression-analysis.json" \
+    "d['status'] == 'repair_candidate' and d['regexes'] == $L_EXPECTED"
+step $S:d4_probe_of_L d4-probe 0
+step $S:d4_repair_proven d4-repair 0
+has $S:d4_next_repair_trial '^next repair_trial O1$'
+json_is $S:d4_repair_lists "$EXP/configs/repair.json" \
+    "d['model_config']['custom_params']['super_kernel_optimize_options']['dcci_before_kernel_start'] == $L_EXPECTED"
+export N=2
+ms repair "10.1 10.1 10.1 10.0 10.1"
+step $S:d4_trial_accepted d4-trial 0
+has $S:d4_waits_for_top_up '^next top_up O1$'
+step $S:d4_top_up_accepted d4-top-up 0
+has $S:d4_incumbent_is_family '^incumbent O1$'
+step $S:family_report family-report 0
+has $S:family_accepted_repair '^reason repair_beats_o0$'
+json_is $S:family_from_ledger "$EXP/family/dcci-family-report.json" \
+    "d['decision']['status'] == 'accepted' and d['ledger']['item'] == 'O1' and d['ledger']['status'] == 'accepted'"
+step $S:o1_round_reports round-report 0
+for a in O1-a1 O1-a2 O1-a2-top-up; do
+    t_ok "$S:o1_report_$a" test -s "$EXP/reports/O1/$a/ROUND_REPORT.md"
+done
 
-# 1a. the same family without a probe report: blocked (probe_missing)
-step_family_report ${S}_no_probe 3 blocked probe_missing O0 \
-    '/--probe /d; s|-o "$EXP/family"|-o "$EXP/family-no-probe"|'
-# 1b. the probe run outside the inference environment: not evidence, probe
-#     check unknown (3), the family blocked (probe_unknown)
-CANN_SETENV="$W/login-shell.bash" step_d4_probe ${S}_login_shell 's|environment.json|environment-login.json|'
-step_d4_probe_check ${S}_login_shell 3 's|environment.json|environment-login.json|; s|probe-check.json|probe-check-login.json|'
-json_is "${S}_login_shell:probe_not_run_is_unknown" "$EXP/probe/probe-check-login.json" \
-    "d['report']['state'] == 'not_run' and d['verdict'] == 'unknown'"
-step_family_report ${S}_login_shell 3 blocked probe_unknown O0 \
-    's|environment.json|environment-login.json|; s|-o "$EXP/family"|-o "$EXP/family-login"|'
+# ------------------------------------------------------------ O2: accepted after its top-up
+export ID=O2 N=1
+ms O2 "10.0 10.0 10.0 9.9 10.0"
+step $S:o2_config_one_pointer item-config 0
+json_is $S:o2_config_on_the_repair "$EXP/configs/O2.json" \
+    "d['model_config']['custom_params']['super_kernel_optimize_options']['auto_op_parallel'] == 1 and 'dcci_before_kernel_start' in d['model_config']['custom_params']['super_kernel_optimize_options']"
+step $S:o2_trial_accepted item-trial 0
+has $S:o2_recommended_not_yet_incumbent '^incumbent O1$'
+step $S:o2_top_up_accepted item-top-up 0
+has $S:o2_incumbent '^incumbent O2$'
+step $S:o2_round_reports round-report 0
 
-# 1c. the probe check ties the probe to the analysis's own option-values.json
-json_is "$S:probe_check_tied_to_analysis" "$EXP/family/dcci-family-report.json" \
-    "d['probe_check']['matches_analysis_values'] is True and d['probe_check']['verdict'] == 'accepted'"
-# 1d. a failed repair attempt named without its scene: blocked (failure_scene_missing)
-step_family_report ${S}_failed_no_scene 3 blocked failure_scene_missing O0 \
-    's|-o "$EXP/family"|--failed-attempt DCCI-repair/stage_o_option_tuning/REPAIR-a1 -o "$EXP/family-no-scene"|'
-# 1e. the attempt's scene written and checked (§B1): a correctness failure after
-#     launch rejects the family, O0 restored; the same report without the scene
-#     file is blocked
+# ------------------------------------------------------------ O3: a failed attempt, then rejected
+export ID=O3 N=1
+ms O3 "10.2 10.2 10.2 10.2 10.2"
+step $S:o3_config_one_pointer item-config 0
+# the user's failure scene of attempt O3-a1 (the launcher tool broke after
+# launch), with the logs it lists beside it
 mkdir -p "$EXP/scenes"
-cp -r "$SK_REPO/tests/data/scenes/logs" "$EXP/scenes/" # the artifacts the scene lists
-python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" "$EXP/scenes/REPAIR-a1.json" <<'PY'
+cp -R "$SK_REPO/tests/data/scenes/logs" "$EXP/scenes/"
+python3 - "$SK_REPO/tests/data/scenes/o3-correctness.json" "$EXP/scenes/O3-a1.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-s["identity"].update(trial="DCCI-repair", attempt="REPAIR-a1", phase="stage_o_option_tuning")
+s["identity"].update(trial="O3", attempt="O3-a1")
+s["failure"]["kind"] = "tool"
 json.dump(s, open(sys.argv[2], "w"), indent=2)
 PY
-run scene-check; expect "$S:scene_check_valid" 0
-t_ok "$S:scene_is_post_launch" grep -qx "classification post_launch_failure" "$OUT"
-run failed-family-report; expect "$S:failed_family_report_exit_10" 10
-family_is "$S:family_rejected_functional_failure" "$EXP/family-failed" rejected functional_failure O0
-run failed-family-report 's|REPAIR-a1.json|REPAIR-a2.json|; s|family-failed|family-failed-2|'
-expect "$S:missing_scene_file_exit_3" 3
-family_is "$S:family_blocked_scene_file_missing" "$EXP/family-failed-2" blocked failure_scene_missing O0
+step $S:o3_failed_attempt_recorded failed-attempt 10
+has $S:o3_scene_checked '^classification post_launch_failure$'
+has $S:o3_attempt_failed '^outcome attempt_failed$'
+has $S:o3_item_stays_open '^next trial O3$'
+export N=2
+step $S:o3_trial_rejected item-trial 10
+has $S:o3_rejected '^outcome rejected$'
+t_ok $S:o3_second_attempt_own_root test -d "$EXP/clean/O3-a2/run-3"
+cp "$L" "$W/ledger.saved"
+step $S:o3_top_up_refused item-top-up 10
+has $S:o3_top_up_reason 'already settled \(rejected'
+same_bytes $S:o3_top_up_ledger_unchanged "$L" "$W/ledger.saved"
+rm -rf "$EXP/clean/O3-a2/run-4" "$EXP/clean/O3-a2/run-5" # the refused top-up's runs
+step $S:o3_round_reports round-report 0
+t_ok $S:o3_failed_attempt_report grep -q '失败现场' "$EXP/reports/O3/O3-a1/ROUND_REPORT.md"
+t_ok $S:o3_rejected_report test -s "$EXP/reports/O3/O3-a2/ROUND_REPORT.html"
 
-# 2. the repair does not beat O0 (it beats disable-all only): rejected, O0 restored
-S=repair_rejected
-new_family $S
-export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.6 10.6 10.5"
-through_repair_config $S
-step_d4_trial $S 10
-step_family_report $S 10 rejected repair_does_not_beat_o0 O0
-json_is "$S:o0_restored" "$EXP/family/dcci-family-report.json" "d['decision']['o0_restored'] is True"
-step_matrix $S O0
+# ------------------------------------------------------------ O4: blocked
+export ID=O4 STATUS=blocked BLOCKER=prerequisite_missing EVIDENCE="$EXP/intake/early-start.md"
+cp "$L" "$W/ledger.saved"
+REASON_ZH="operators lack the adaptation" step $S:o4_english_reason_refused settle 10
+REASON_ZH="没有 profiling 证据" step $S:o4_no_profiling_reason_refused settle 10
+same_bytes $S:o4_refusals_ledger_unchanged "$L" "$W/ledger.saved"
+export REASON_ZH="算子侧没有 SetNextTaskStart/WaitPreTaskEnd 适配，early_start 的语义前提不满足。"
+step $S:o4_blocked settle 0
+has $S:o4_next_freeze '^next freeze -$'
 
-# 3. disable-all gains: judged on its own trial, no diagnostics
-S=disable_all_gain
-new_family $S
-export WF_DA_MS="10.1 10.1 10.1 10.0 10.1"
-step_d1_config $S
-step_o0_runs $S
-step_d1_trial $S 0
-run gain-top-up; expect "$S:gain_top_up_and_probe" 0
-run gain-family-report; expect "$S:gain_family_report_exit_0" 0
-family_is "$S:family_accepted_disable_all_gain" "$EXP/family" accepted disable_all_gain disable_all
-t_ok "$S:no_diagnostic_capture" test ! -e "$CAP"
+# ------------------------------------------------------------ freeze, matrix, hand-off
+step $S:show show 0
+has $S:show_chain '^chain O0 -> O1 -> O2$'
+has $S:show_o3 '^item O3 aggressive rejected -> O2$'
+has $S:show_o4 '^item O4 other_experimental blocked -> O2$'
+step $S:freeze freeze 0
+has $S:base_is_o2 '^base Sbest-BASE status accepted incumbent O2$'
+step $S:settled_matrix settled-matrix 0
+has $S:settled_matrix_valid '^valid: 4 items, 4 settled, incumbent O2'
+step $S:phase_plan_after_freeze phase-plan 0
+has $S:phase_plan_seal "^plan 2 skdcci handoff seal --ledger ledger.jsonl -o handoff/stage-o-option-tuning --task TASK_JSON$"
+step $S:handoff_sealed_and_verified handoff 0
+has $S:handoff_valid '^valid$'
+json_is $S:handoff_status_from_ledger "$EXP/handoff/stage-o-option-tuning/phase-result.json" \
+    "d['status'] == 'accepted' and d['session_id'] == 'session-stage-o' and d['stage_o']['sbest_base']['incumbent'] == 'O2'"
 
-# 4. disable-all neutral (inside O0's noise): rejected, before/after never run
-S=disable_all_neutral
-new_family $S
-export WF_DA_MS="10.3 10.2 10.3"
-step_o0_runs $S
-step_d1_trial $S 10
-step_d1_decision $S neutral rejected disable_all_neutral
+# ------------------------------------------------------------ later configs
+mkdir -p "$EXP/later"
+python3 - "$EXP/configs/O2.json" "$EXP/later/p-scope.json" "$EXP/later/p-option.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["scopes"] = [{"name": "layer.0"}]  # outside the option maps: allowed
+json.dump(c, open(sys.argv[2], "w"), indent=2)
+c["model_config"]["custom_params"]["super_kernel_optimize_options"]["auto_op_parallel"] = 0
+json.dump(c, open(sys.argv[3], "w"), indent=2)
+PY
+P_CONFIG="$EXP/later/p-scope.json" step $S:later_config_keeps_base later-config 0
+has $S:later_config_keeps_message 'config keeps the option maps of Sbest-BASE'
+P_CONFIG="$EXP/later/p-option.json" step $S:later_config_changes_option later-config 10
+has $S:later_config_names_option "option-changed changed $P/auto_op_parallel: 1 -> 0"
+P_CONFIG="$EXP/later/p-option.json" run later-config '/^skdcci handoff verify/d'
+expect $S:later_config_change_recorded 10
+has $S:later_config_change_named_by_ledger "^changed changed $P/auto_op_parallel"
+has $S:later_config_change_is_a_record '^record [0-9]+ check$'
 
-# 5. a functional failure of the disable-all trial stops the family before any gate
-S=disable_all_fails
-new_family $S
-export WF_FAIL_CONFIG="$EXP/configs/disable-all.json"
-step_o0_runs $S
-step_d1_trial $S 1
-t_ok "$S:no_trial_result" test ! -e "$EXP/gates/d1-trial.json"
-unset WF_FAIL_CONFIG
-# the failed run's record and correctness result reject the family (no logs needed)
-step_d1_decision $S not_evaluated rejected functional_failure
+# ------------------------------------------------------------ tampering
+cp "$L" "$W/ledger.saved"
+# a run added to a bound folder: the disable-all trial's three runs
+mkdir "$EXP/clean/O1/run-4" && cp -p "$EXP/clean/O1/run-1/"* "$EXP/clean/O1/run-4/"
+FAMILY="$EXP/family-tampered" step $S:added_run_family_report family-report 1
+has $S:added_run_named_by_family_report 'clean/O1/run-4: a run the ledger did not bind'
+t_ok $S:added_run_no_report test ! -e "$EXP/family-tampered"
+step $S:added_run_verify verify 10
+has $S:added_run_named_by_verify 'clean/O1/run-4: a run the ledger did not bind'
+rm -rf "$EXP/clean/O1/run-4"
+step $S:verify_after_removing_the_run verify 0
+# one changed byte in a bound log (the accepted O2's top-up run)
+cp -p "$EXP/clean/O2/run-4/log_1.log" "$W/log.saved"
+sed -i '2s/9\.9/9.8/' "$EXP/clean/O2/run-4/log_1.log"
+step $S:changed_log_verify verify 10
+has $S:changed_log_named 'clean/O2/run-4/log_1.log: SHA-256 differs'
+cp -p "$W/log.saved" "$EXP/clean/O2/run-4/log_1.log"
+step $S:verify_after_restoring_the_log verify 0
+# one edited ledger line (the reason of O4, still canonical JSON)
+python3 - "$L" <<'PY'
+import sys
+p = sys.argv[1]
+b = open(p, "rb").read()
+i = b.index(b"SetNextTaskStart")
+open(p, "wb").write(b[:i] + b"SetNextTaskStarT" + b[i + 16:])
+PY
+step $S:edited_line_verify verify 10
+has $S:edited_line_record_named 'record [0-9]+ \(settle\): body_sha256'
+run handoff 's/^skdcci ledger verify.*//; s/^skdcci handoff seal.*//'
+expect $S:edited_line_handoff_verify 10
+has $S:edited_line_handoff_names_record 'record [0-9]+ \(settle\)'
+cp "$W/ledger.saved" "$L"
+step $S:verify_after_restoring_the_ledger verify 0
 
-# 6. collection blocked (files copied with their old times, as after the run):
-#    finalize refuses; re-collected from a new empty root the family goes on
-S=collection_blocked
-new_family $S
-export WF_DA_MS="11.0 11.1 11.0"
-step_o0_runs $S
-step_d1_trial $S 10
-WF_PROFILE_MODE=stale step_d2_capture $S 2
-t_ok "$S:blocked_root_kept_unsealed" test ! -e "$CAP/o0/collection-manifest.json"
-export CAP="$EXP/capture-2"
-step_d2_capture ${S}_recollected 0
-step_d3_analyze ${S}_recollected
+# ============================================================ scenario: neutral
+# The disable-all trial inside O0's noise: the family is rejected at D1, no
+# capture; the family report says so; the next item goes on against O0.
+start_stage neutral
+export ID=O1 N=1
+ms O1 "10.3 10.2 10.3"
+step $S:d1_config item-config 0
+step $S:d1_trial item-trial 10
+has $S:d1_neutral '^outcome rejected d1 neutral$'
+has $S:next_is_o2 '^next trial O2$'
+step $S:family_report family-report 10
+has $S:family_rejected_neutral '^reason disable_all_neutral$'
+t_ok $S:no_capture test ! -e "$EXP/capture"
+# a capture after a neutral D1 is refused; a re-collection goes to a new
+# directory by changing CAP only (0.1), and is refused by the ledger too
+CAP="$EXP/capture-2" step $S:capture_refused d2-capture 10
+has $S:capture_refused_reason 'item O1 is already settled \(rejected by record 2\)'
+t_ok $S:capture_in_new_directory test -s "$EXP/capture-2/set-summary.json"
+export ID=O2 N=1
+ms O2 "10.1 10.1 10.1"
+step $S:o2_config item-config 0
+json_is $S:o2_on_o0 "$EXP/configs/O2.json" \
+    "'dcci_disable_on_kernel' not in d['model_config']['custom_params']['super_kernel_optimize_options']"
 
-# 7. one unclean repair run (launched with ASCEND_PROF_SK_ON set): trial
-#    rejects it (clean-run-rejected), the family is blocked (repair_not_clean)
-S=repair_unclean_run
-new_family $S
-export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.1 10.1 10.1"
-through_repair_config $S
-run d4-trial 's/do clean_run/do ASCEND_PROF_SK_ON=$([ "$n" = 2 ] \&\& echo 1024) clean_run/'
-expect "$S:d4_trial_exit_10" 10
-if grep -q '^clean-run-rejected REPAIR run-2 env_sk_prof: ASCEND_PROF_SK_ON=1024' "$OUT"; then
-    t_pass "$S:reason_names_run_and_variable"
-else
-    t_fail "$S:reason_names_run_and_variable" "$(head -c 2000 "$OUT")"
-fi
-step_family_report $S 3 blocked repair_not_clean O0
-
-# 8. one failed correctness in the repair trial: a functional failure rejects
-#    the family (functional_failure), O0 restored
-S=repair_correctness_fails
-new_family $S
-export WF_DA_MS="11.0 11.1 11.0" WF_REPAIR_MS="10.1 10.1 10.1"
-through_repair_config $S
-WF_FAIL_RUN=2 step_d4_trial $S 1
-step_family_report $S 10 rejected functional_failure O0
-json_is "$S:failure_from_the_record" "$EXP/family/dcci-family-report.json" \
-    "[r['code'] for r in d['clean_evidence']['repair']['run_evidence'][1]['reasons']] == ['run_failed', 'correctness_failed']"
+# ============================================================ scenario: gain
+# The disable-all trial beats O0 (A1): topped up to five with the ordinary
+# top-up block, the family accepted on its own, no diagnostics.
+start_stage gain
+export ID=O1 N=1
+ms O1 "10.1 10.1 10.1 10.0 10.1"
+step $S:d1_config item-config 0
+step $S:d1_trial_gain item-trial 0
+has $S:d1_gain '^outcome accepted d1 gain$'
+step $S:d1_top_up item-top-up 0
+has $S:disable_all_incumbent '^incumbent O1$'
+step $S:family_report family-report 0
+has $S:family_accepted_gain '^reason disable_all_gain$'
+t_ok $S:no_capture test ! -e "$EXP/capture"
