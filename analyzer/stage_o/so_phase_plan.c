@@ -90,15 +90,21 @@ static void trial(plan *p, const so_ledger *l, const so_ledger_item *it, int fir
     const char *inc_cfg = str(so_ledger_current(l)->config, "path");
     char cfg[300], root[300], out[300];
     snprintf(cfg, sizeof cfg, "configs/%s.json", it->id);
-    snprintf(root, sizeof root, "clean/%s", it->id);
+    /* every attempt records its runs in a new root: clean/<ID>, then clean/<ID>-a<N>
+     * (docs/workflow.md section 0.1, ITEM_CLEAN), so that a failed attempt's runs stay bound */
+    if (it->attempts == 0)
+        snprintf(root, sizeof root, "clean/%s", it->id);
+    else
+        snprintf(root, sizeof root, "clean/%s", attempt);
     snprintf(out, sizeof out, "gates/%s-trial.json", attempt);
     value_text(p, sk_json_get(it->plan, "value"), v, sizeof v);
     if (first)
-        emit(p, "plan-note", "%s is %s with %s set to %s exactly (one pointer; the DCCI "
-                             "disable-all trial is judged against %s); record at least three "
-                             "clean runs in %s (docs/stage-o.md section 10)",
+        emit(p, "plan-note", "%s is %s with %s set to %s exactly (one pointer%s%s); record at "
+                             "least three clean runs in %s (docs/stage-o.md section 10)",
              cfg, it->dcci ? str(l->chain[0].config, "path") : inc_cfg,
-             str(it->plan, "pointer"), v, l->chain[0].id, root);
+             str(it->plan, "pointer"), v,
+             it->dcci ? "; the DCCI disable-all trial is judged against " : "",
+             it->dcci ? l->chain[0].id : "", root);
     else
         emit(p, "plan-note", "%s: the config of the incumbent at that time with %s set to %s; "
                              "at least three clean runs in %s",

@@ -199,6 +199,27 @@ TXT
     # the first command of the plan is the one the ledger then accepts
     (cd "$E" && runs configs/aop.json clean/O2 4 5 && eval "$(head -1 "$W/steps")") >/dev/null 2>&1 &&
         t_pass plan_first_command_accepted || t_fail plan_first_command_accepted
+    # a failed attempt of O3 that leaves it open (a tool failure): its next attempt records
+    # its runs in a new root, never in the root the failed attempt may have bound
+    (
+        cd "$E" || exit 1
+        config O3 aop 'aggressive_opt_strategies={"task_breaker_bypass": 1, "value_breaker_bypass": 0}'
+        cp -R "$SK_REPO/tests/cases/skdcci/scene_check_post_launch_valid/in/logs" scenes/ &&
+            python3 - "$SK_REPO/tests/cases/skdcci/scene_check_post_launch_valid/in/scene.json" \
+                scenes/O3-a1.json <<'PY' &&
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["identity"]["attempt"] = "O3-a1"
+s["failure"]["kind"] = "tool"
+json.dump(s, open(sys.argv[2], "w"), indent=2, ensure_ascii=False)
+PY
+            { skdcci ledger trial --ledger ledger.jsonl --item O3 --config configs/O3.json \
+                  --scene scenes/O3-a1.json >"$W/o3.out" 2>&1; test $? -eq 10; }
+    ) && skdcci phase check --manifest "$MANIFEST" --task "$R/task.json" --session "$R/session.json" \
+        --ledger "$E/ledger.jsonl" >"$W/out" 2>"$W/err" &&
+        grep -qx 'plan 2 skdcci ledger trial --ledger ledger.jsonl --item O3 --config configs/O3.json --runs clean/O3-a2 --json-out gates/O3-a2-trial.json' "$W/out" &&
+        t_pass plan_next_attempt_new_root ||
+        t_fail plan_next_attempt_new_root "$(cat "$W/o3.out" 2>/dev/null)" "$(grep "^plan" "$W/out" | head -c 2000 | sed "s/^/# /")"
     # a stale task gets no plan
     $C seal "$R/session.json" accepted
     skdcci phase check --manifest "$MANIFEST" --task "$R/task.json" --session "$R/session.json" \
