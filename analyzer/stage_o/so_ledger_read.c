@@ -18,6 +18,7 @@
 
 static const char *const kind_names[SO_LEDGER_KIND_COUNT] = {
     "init", "trial", "top_up", "settle", "capture", "analysis", "probe", "repair", "freeze", "check",
+    "stop",
 };
 
 const char *so_ledger_kind_name(so_ledger_kind k)
