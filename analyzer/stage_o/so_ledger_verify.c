@@ -290,11 +290,13 @@ static sk_err repair_ok(ver *v, size_t i)
         rc = so_repair_prove(o0.in.tree, da.in.tree, rep.in.tree, &proof, v->d);
         have = rc == SK_OK;
     }
-    int same_list = rc == SK_OK ? sk_json_equal(proof.repair_list, sk_json_get(b, "repair_list")) : 0;
-    if (same_list < 0)
-        rc = sk_diag_set(v->d, SK_E_NOMEM, "", 0, "out of memory");
-    if (rc == SK_OK && (!proof.proven || !same_list))
-        rc = so_ledger_fail(l, i, GATE, v->d, "the joint repair proof re-run does not hold");
+    if (rc == SK_OK) {
+        int same_list = sk_json_equal(proof.repair_list, sk_json_get(b, "repair_list"));
+        if (same_list < 0)
+            rc = sk_diag_set(v->d, SK_E_NOMEM, "", 0, "out of memory");
+        else if (!proof.proven || !same_list)
+            rc = so_ledger_fail(l, i, GATE, v->d, "the joint repair proof re-run does not hold");
+    }
     if (have)
         so_repair_proof_free(&proof);
     so_lb_config_free(&o0);
