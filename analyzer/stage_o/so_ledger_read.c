@@ -143,7 +143,12 @@ static sk_err check_line(so_ledger *l, size_t i, size_t off, size_t n, uint64_t 
         goto out;
     }
     r->record = rec;
-    if (sk_json_check_keys(rec, "record", keys, NULL, &sub) != SK_OK) {
+    rc = sk_json_check_keys(rec, "record", keys, NULL, &sub);
+    if (rc == SK_E_NOMEM) { /* out of memory is never a verdict on the line */
+        sk_diag_set(d, rc, l->path, lineno, "out of memory reading the ledger");
+        goto out;
+    }
+    if (rc != SK_OK) {
         rc = so_ledger_fail(l, i, SO_LEDGER_SUB_LINE, d, "%s", sub.msg);
         goto out;
     }
