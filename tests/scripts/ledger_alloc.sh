@@ -49,6 +49,7 @@ settle() {
 }
 alloc_sweep ledger_settle settle
 
+cp "$W/ledger.base" ledger.jsonl
 stop() {
     cp "$W/ledger.base" ledger.jsonl
     skdcci ledger stop --ledger ledger.jsonl --status blocked --blocker environment_unavailable \
