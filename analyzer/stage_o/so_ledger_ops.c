@@ -963,17 +963,53 @@ out:
 
 /* ------------------------------------------------------------ settle */
 
+/* The reason and evidence of a blocker (settle, stop): Chinese, not missing
+ * profiling evidence (what: "block or skip an item", "stop Stage O"), at
+ * least one evidence file. */
+static sk_err reason_refused(const char *reason, size_t n_evidence, const char *what, sk_diag *d)
+{
+    char clause[160];
+    if (!so_has_cjk(reason))
+        return refuse(d, REFUSED, "--reason-zh must be Chinese (at least one CJK ideograph)");
+    if (so_cites_missing_profiling(reason, clause, sizeof clause))
+        return refuse(d, REFUSED,
+                      "missing profiling evidence or a missing per-SK hypothesis is never a reason "
+                      "to %s ('%s')",
+                      what, clause);
+    if (!n_evidence)
+        return refuse(d, REFUSED, "--evidence FILE is required: the proof of the blocker");
+    return SK_OK;
+}
+
+/* status, blocker_code, reason_zh and evidence [file...] of a blocker into body. */
+static sk_err put_blocker(const so_ledger *l, sk_jb *b, cJSON *body, const char *status,
+                          const char *code, const char *reason, const char *const *evidence,
+                          size_t n_evidence, sk_diag *d)
+{
+    sk_err rc = SK_OK;
+    cJSON *list = sk_jb_arr(b);
+    for (size_t i = 0; i < n_evidence && rc == SK_OK; i++) {
+        cJSON *ref = NULL;
+        rc = so_lb_file(l->dir, evidence[i], "evidence", &ref, NULL, d);
+        if (rc == SK_OK)
+            sk_jb_put(b, list, NULL, ref);
+    }
+    sk_jb_put_str(b, body, "status", status);
+    sk_jb_put_str(b, body, "blocker_code", code);
+    sk_jb_put_str(b, body, "reason_zh", reason);
+    sk_jb_put(b, body, "evidence", list);
+    return rc;
+}
+
 sk_err so_ledger_build_settle(const so_ledger *l, const so_ledger_settle_args *a,
                               so_ledger_result *r, sk_diag *d)
 {
     result_init(r, SO_LEDGER_SETTLE);
     const so_ledger_item *it = NULL;
-    cJSON *evidence = NULL;
     sk_err rc = can_start(l, a->item, &it, d);
     int known = 0;
     for (size_t i = 0; so_ledger_blocker_codes[i]; i++)
         known |= strcmp(so_ledger_blocker_codes[i], a->blocker_code) == 0;
-    char clause[160];
     if (rc == SK_OK && !known)
         rc = refuse(d, REFUSED,
                     "blocker '%s' is not a legal blocker (probe_not_accepted, probe_unknown, "
@@ -982,31 +1018,15 @@ sk_err so_ledger_build_settle(const so_ledger *l, const so_ledger_settle_args *a
                     a->blocker_code);
     if (rc == SK_OK && !it->dcci && strcmp(a->blocker_code, "diagnostic_collection_blocked") == 0)
         rc = refuse(d, REFUSED, "diagnostic_collection_blocked is a blocker of the DCCI family only");
-    if (rc == SK_OK && !so_has_cjk(a->reason_zh))
-        rc = refuse(d, REFUSED, "--reason-zh must be Chinese (at least one CJK ideograph)");
-    if (rc == SK_OK && so_cites_missing_profiling(a->reason_zh, clause, sizeof clause))
-        rc = refuse(d, REFUSED,
-                    "missing profiling evidence or a missing per-SK hypothesis is never a reason "
-                    "to block or skip an item ('%s')",
-                    clause);
-    if (rc == SK_OK && !a->n_evidence)
-        rc = refuse(d, REFUSED, "--evidence FILE is required: the proof of the blocker");
+    if (rc == SK_OK)
+        rc = reason_refused(a->reason_zh, a->n_evidence, "block or skip an item", d);
     if (rc != SK_OK)
         return rc;
     sk_jb b = SK_JB_INIT(d);
     cJSON *body = sk_jb_obj(&b);
-    evidence = sk_jb_arr(&b);
-    for (size_t i = 0; i < a->n_evidence && rc == SK_OK; i++) {
-        cJSON *ref = NULL;
-        rc = so_lb_file(l->dir, a->evidence[i], "evidence", &ref, NULL, d);
-        if (rc == SK_OK)
-            sk_jb_put(&b, evidence, NULL, ref);
-    }
     sk_jb_put_str(&b, body, "item", it->id);
-    sk_jb_put_str(&b, body, "status", a->status);
-    sk_jb_put_str(&b, body, "blocker_code", a->blocker_code);
-    sk_jb_put_str(&b, body, "reason_zh", a->reason_zh);
-    sk_jb_put(&b, body, "evidence", evidence);
+    rc = put_blocker(l, &b, body, a->status, a->blocker_code, a->reason_zh, a->evidence,
+                     a->n_evidence, d);
     sk_jb_put_str(&b, body, "incumbent_after", so_ledger_current(l)->id);
     sk_err brc = sk_jb_finish(&b, d, "building the settle record");
     if (rc == SK_OK)
@@ -1546,7 +1566,6 @@ static int listed_code(const char *code, const char *const *list)
 /* The refusals of a stop that need no evidence file. */
 static sk_err stop_allowed(const so_ledger *l, const so_ledger_stop_args *a, sk_diag *d)
 {
-    char clause[160];
     int failed = a->status && strcmp(a->status, "failed") == 0;
     if (l->frozen)
         return refuse(d, REFUSED, "%s (record %zu): nothing but later-config checks follow",
@@ -1572,15 +1591,9 @@ static sk_err stop_allowed(const so_ledger *l, const so_ledger_stop_args *a, sk_
                       "blocker '%s' is not a functional failure: a failed stop names "
                       "environment_unavailable or o0_not_reproducible (use --status blocked)",
                       a->blocker_code);
-    if (!so_has_cjk(a->reason_zh))
-        return refuse(d, REFUSED, "--reason-zh must be Chinese (at least one CJK ideograph)");
-    if (so_cites_missing_profiling(a->reason_zh, clause, sizeof clause))
-        return refuse(d, REFUSED,
-                      "missing profiling evidence or a missing per-SK hypothesis is never a reason "
-                      "to stop Stage O ('%s')",
-                      clause);
-    if (!a->n_evidence)
-        return refuse(d, REFUSED, "--evidence FILE is required: the proof of the blocker");
+    sk_err rc = reason_refused(a->reason_zh, a->n_evidence, "stop Stage O", d);
+    if (rc != SK_OK)
+        return rc;
     char attempt[160];
     so_ledger_stop_attempt(l, attempt, sizeof attempt);
     if (failed && !a->scene)
@@ -1601,7 +1614,7 @@ sk_err so_ledger_build_stop(const so_ledger *l, const so_ledger_stop_args *a,
 {
     result_init(r, SO_LEDGER_STOP);
     const so_ledger_incumbent *cur = so_ledger_current(l);
-    cJSON *body = NULL, *scene = NULL, *evidence = NULL;
+    cJSON *body = NULL, *scene = NULL;
     char attempt[160], digest[65];
     so_ledger_stop_attempt(l, attempt, sizeof attempt);
     sk_err rc = stop_allowed(l, a, d);
@@ -1616,17 +1629,8 @@ sk_err so_ledger_build_stop(const so_ledger *l, const so_ledger_stop_args *a,
         goto out;
     sk_jb b = SK_JB_INIT(d);
     body = sk_jb_obj(&b);
-    evidence = sk_jb_arr(&b);
-    for (size_t i = 0; i < a->n_evidence && rc == SK_OK; i++) {
-        cJSON *ref = NULL;
-        rc = so_lb_file(l->dir, a->evidence[i], "evidence", &ref, NULL, d);
-        if (rc == SK_OK)
-            sk_jb_put(&b, evidence, NULL, ref);
-    }
-    sk_jb_put_str(&b, body, "status", a->status);
-    sk_jb_put_str(&b, body, "blocker_code", a->blocker_code);
-    sk_jb_put_str(&b, body, "reason_zh", a->reason_zh);
-    sk_jb_put(&b, body, "evidence", evidence);
+    rc = put_blocker(l, &b, body, a->status, a->blocker_code, a->reason_zh, a->evidence,
+                     a->n_evidence, d);
     sk_jb_put(&b, body, "scene", scene ? scene : sk_jb_null(&b));
     scene = NULL;
     if (rc == SK_OK)

@@ -239,32 +239,19 @@ static const sh_field REPAIR[] = {F("item", SH_STR),
 /* ---------------------------------------------------------------- freeze, check */
 static const sh_field ITEMSTATUS[] = {F("id", SH_STR), FE("status", item_statuses), END};
 static const sh_field E_ITEMSTATUS[] = {FO(NULL, ITEMSTATUS), END};
-static const sh_field FREEZE[] = {F("base_id", SH_STR),
-                                  FE("status", freeze_statuses),
-                                  F("incumbent", SH_STR),
-                                  F("incumbent_record", SH_UINT),
-                                  FO("config", CONFIGREF),
-                                  F("option_maps", SH_MAP),
-                                  FO("fingerprints", FINGERPRINTS),
-                                  FN("command_fingerprint", SH_HEX),
-                                  FA("items", E_ITEMSTATUS),
-                                  FA("accepted_items", E_STR),
-                                  END};
-/* a stop: why Stage O ends, and the Sbest-BASE members of a freeze */
+/* Sbest-BASE: the members a freeze and a stop record share */
+#define BASE_MEMBERS                                                                               \
+    F("base_id", SH_STR), F("incumbent", SH_STR), F("incumbent_record", SH_UINT),                 \
+        FO("config", CONFIGREF), F("option_maps", SH_MAP), FO("fingerprints", FINGERPRINTS),      \
+        FN("command_fingerprint", SH_HEX), FA("items", E_ITEMSTATUS), FA("accepted_items", E_STR)
+static const sh_field FREEZE[] = {FE("status", freeze_statuses), BASE_MEMBERS, END};
+/* a stop: why Stage O ends, and Sbest-BASE */
 static const sh_field STOP[] = {FE("status", stop_statuses),
                                 FE("blocker_code", so_ledger_stop_codes),
                                 F("reason_zh", SH_STR),
                                 FA("evidence", E_FILEREF),
                                 FON("scene", SCENE),
-                                F("base_id", SH_STR),
-                                F("incumbent", SH_STR),
-                                F("incumbent_record", SH_UINT),
-                                FO("config", CONFIGREF),
-                                F("option_maps", SH_MAP),
-                                FO("fingerprints", FINGERPRINTS),
-                                FN("command_fingerprint", SH_HEX),
-                                FA("items", E_ITEMSTATUS),
-                                FA("accepted_items", E_STR),
+                                BASE_MEMBERS,
                                 END};
 static const sh_field OPTCHANGE[] = {F("map_pointer", SH_STR), F("map", SH_STR),
                                      FN("option", SH_STR), FE("kind", change_kinds),

@@ -449,6 +449,23 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
 
 /* ------------------------------------------------------------ settle */
 
+/* A blocker's reason_zh and evidence (settle and stop): Chinese, not missing
+ * profiling evidence, at least one evidence file. */
+static sk_err reason_ok(so_ledger *l, size_t i, sk_diag *d)
+{
+    const cJSON *b = l->records[i].body;
+    const char *reason = so_lb_str(b, "reason_zh");
+    char clause[128];
+    if (!so_has_cjk(reason))
+        return so_ledger_fail(l, i, STATE, d, "reason_zh must be Chinese");
+    if (so_cites_missing_profiling(reason, clause, sizeof clause))
+        return so_ledger_fail(l, i, STATE, d,
+                              "missing profiling evidence is not a legal blocker ('%s')", clause);
+    if (!cJSON_GetArraySize(sk_json_get(b, "evidence")))
+        return so_ledger_fail(l, i, STATE, d, "a blocker names its evidence");
+    return SK_OK;
+}
+
 static sk_err apply_settle(so_ledger *l, size_t i, sk_diag *d)
 {
     const cJSON *b = l->records[i].body;
@@ -456,18 +473,13 @@ static sk_err apply_settle(so_ledger *l, size_t i, sk_diag *d)
     sk_err rc = open_item(l, i, &it, d);
     if (rc != SK_OK)
         return rc;
-    const char *code = so_lb_str(b, "blocker_code"), *reason = so_lb_str(b, "reason_zh");
+    const char *code = so_lb_str(b, "blocker_code");
     if (strcmp(code, "diagnostic_collection_blocked") == 0 && !it->dcci)
         return so_ledger_fail(l, i, STATE, d,
                               "diagnostic_collection_blocked is a blocker of the DCCI family only");
-    if (!so_has_cjk(reason))
-        return so_ledger_fail(l, i, STATE, d, "reason_zh must be Chinese");
-    char clause[128];
-    if (so_cites_missing_profiling(reason, clause, sizeof clause))
-        return so_ledger_fail(l, i, STATE, d,
-                              "missing profiling evidence is not a legal blocker ('%s')", clause);
-    if (!cJSON_GetArraySize(sk_json_get(b, "evidence")))
-        return so_ledger_fail(l, i, STATE, d, "a blocked or skipped item names its evidence");
+    rc = reason_ok(l, i, d);
+    if (rc != SK_OK)
+        return rc;
     if (!str_is(b, "incumbent_after", so_ledger_current(l)->id))
         return so_ledger_fail(l, i, STATE, d, "incumbent_after must be %s",
                               so_ledger_current(l)->id);
@@ -691,7 +703,7 @@ void so_ledger_stop_attempt(const so_ledger *l, char *out, size_t size)
 static sk_err apply_stop(so_ledger *l, size_t i, sk_diag *d)
 {
     const cJSON *b = l->records[i].body, *scene = sk_json_get(b, "scene");
-    const char *code = so_lb_str(b, "blocker_code"), *reason = so_lb_str(b, "reason_zh");
+    const char *code = so_lb_str(b, "blocker_code");
     int failed = str_is(b, "status", "failed"), open = 0;
     for (size_t k = 0; k < l->n_items; k++)
         open |= !so_item_status_settled(l->items[k].status);
@@ -701,14 +713,9 @@ static sk_err apply_stop(so_ledger *l, size_t i, sk_diag *d)
     if (failed && !in_list(code, so_ledger_stop_failed_codes))
         return so_ledger_fail(l, i, STATE, d,
                               "a failed stop names environment_unavailable or o0_not_reproducible");
-    if (!so_has_cjk(reason))
-        return so_ledger_fail(l, i, STATE, d, "reason_zh must be Chinese");
-    char clause[128];
-    if (so_cites_missing_profiling(reason, clause, sizeof clause))
-        return so_ledger_fail(l, i, STATE, d,
-                              "missing profiling evidence is not a legal blocker ('%s')", clause);
-    if (!cJSON_GetArraySize(sk_json_get(b, "evidence")))
-        return so_ledger_fail(l, i, STATE, d, "a stop names its evidence");
+    sk_err rc = reason_ok(l, i, d);
+    if (rc != SK_OK)
+        return rc;
     char attempt[160];
     so_ledger_stop_attempt(l, attempt, sizeof attempt);
     if (failed && (!cJSON_IsObject(scene) || !str_is(scene, "attempt", attempt) ||
@@ -718,7 +725,7 @@ static sk_err apply_stop(so_ledger *l, size_t i, sk_diag *d)
                               attempt);
     if (!failed && !cJSON_IsNull(scene))
         return so_ledger_fail(l, i, STATE, d, "a blocked stop has no failure scene");
-    sk_err rc = base_ok(l, i, d);
+    rc = base_ok(l, i, d);
     if (rc != SK_OK)
         return rc;
     l->frozen = 1;
