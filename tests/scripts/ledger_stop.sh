@@ -161,6 +161,13 @@ assert r["stage_o"]["matrix"]["settled"] is False
 PY
 expect verify_blocked 0 skdcci handoff verify handoff/A
 has verify_blocked_status '^status blocked \(derived from the ledger\)$'
+# a later config that changes two options of Sbest-BASE (O0): one line per changed option
+config later seed auto_op_parallel=1 early_start=1
+skdcci handoff verify handoff/A --against-config configs/later.json >"$OUT" 2>"$W/err"
+rc=$?
+[ "$rc" = 10 ] && [ "$(grep -c '^option-changed added /model_config/custom_params/super_kernel_optimize_options/' "$OUT")" = 2 ] &&
+    [ "$(wc -l <"$W/err")" = 1 ] && t_pass against_config_one_line_per_option ||
+    t_fail against_config_one_line_per_option "exit $rc" "$(cat "$OUT" "$W/err" | head -c 2000)"
 # a tampered status and an English summary: one line per problem
 cp -R handoff/A handoff/A2
 python3 - handoff/A2/phase-result.json <<'PY'
