@@ -36,6 +36,8 @@ const char cmd_ledger_usage[] =
     "       skdcci ledger probe --ledger FILE --item ID --report ENVIRONMENT.json\n"
     "       skdcci ledger repair --ledger FILE --item ID --config REPAIR_CONFIG\n"
     "       skdcci ledger freeze --ledger FILE\n"
+    "       skdcci ledger stop --ledger FILE --status blocked|failed --blocker CODE\n"
+    "                          --reason-zh TEXT --evidence FILE... [--scene SCENE]\n"
     "       skdcci ledger check --ledger FILE --config CONFIG\n"
     "       skdcci ledger show --ledger FILE [--json-out FILE]\n"
     "       skdcci ledger verify --ledger FILE [--head HASH]\n"
@@ -69,6 +71,14 @@ const char cmd_ledger_usage[] =
     "          (validate-set re-run), the sealed analysis and its list L, the probe\n"
     "          check of L, the joint repair config and its proof.\n"
     "freeze    Sbest-BASE, when every item is settled.\n"
+    "stop      Stage O cannot go on: the terminal record, with the current\n"
+    "          incumbent frozen as Sbest-BASE (unsettled items keep their state).\n"
+    "          blocked: an external blocker (environment_unavailable,\n"
+    "          o0_not_reproducible, prerequisite_missing, risk_not_authorized,\n"
+    "          budget_exhausted), no --scene.  failed: a functional failure of the\n"
+    "          incumbent's run (environment_unavailable or o0_not_reproducible) with\n"
+    "          its failure scene (--scene, attempt <incumbent>-stop).  Chinese reason,\n"
+    "          'no profiling evidence' refused.  Recorded: exit 0 blocked, 10 failed.\n"
     "check     a later (P/FINAL) config against BASE's option maps: exit 10 naming\n"
     "          each changed option.\n"
     "show      incumbent chain, item states, BASE, head hash, next action.\n"
@@ -152,6 +162,8 @@ static const int A_ANALYSIS[] = {OPT_LEDGER, OPT_ITEM, OPT_ANALYSIS, OPT_LOCK_WA
 static const int A_PROBE[] = {OPT_LEDGER, OPT_ITEM, OPT_REPORT, OPT_LOCK_WAIT, 0};
 static const int A_REPAIR[] = {OPT_LEDGER, OPT_ITEM, OPT_CONFIG, OPT_LOCK_WAIT, 0};
 static const int A_FREEZE[] = {OPT_LEDGER, OPT_LOCK_WAIT, 0};
+static const int A_STOP[] = {OPT_LEDGER,   OPT_STATUS, OPT_BLOCKER,   OPT_REASON,
+                             OPT_EVIDENCE, OPT_SCENE,  OPT_LOCK_WAIT, 0};
 static const int A_CHECK[] = {OPT_LEDGER, OPT_CONFIG, OPT_LOCK_WAIT, 0};
 static const int A_SHOW[] = {OPT_LEDGER, OPT_JSON_OUT, 0};
 static const int A_VERIFY[] = {OPT_LEDGER, OPT_HEAD, 0};
@@ -162,7 +174,7 @@ static const sub_spec subs[] = {
     {"settle", A_SETTLE},     {"capture", A_CAPTURE}, {"analysis", A_ANALYSIS},
     {"probe", A_PROBE},       {"repair", A_REPAIR},   {"freeze", A_FREEZE},
     {"check", A_CHECK},       {"show", A_SHOW},       {"verify", A_VERIFY},
-    {"matrix", A_MATRIX},     {NULL, NULL},
+    {"matrix", A_MATRIX},     {"stop", A_STOP},       {NULL, NULL},
 };
 
 static const struct option opts[] = {
@@ -244,7 +256,7 @@ static int parse(int argc, char **argv, args *a)
     a->lock_wait = DEFAULT_LOCK_WAIT_S;
     if (argc < 2)
         return cli_usage(CMD, "a subcommand is required: init, trial, top-up, settle, capture, "
-                              "analysis, probe, repair, freeze, check, show, verify, matrix");
+                              "analysis, probe, repair, freeze, stop, check, show, verify, matrix");
     const sub_spec *spec = NULL;
     for (const sub_spec *s = subs; s->name; s++)
         if (strcmp(s->name, argv[1]) == 0)
@@ -302,7 +314,8 @@ static int parse(int argc, char **argv, args *a)
         {"capture", OPT_O0_MANIFEST}, {"capture", OPT_DA_MANIFEST}, {"capture", OPT_SET_SUMMARY},
         {"analysis", OPT_ITEM},    {"analysis", OPT_ANALYSIS}, {"probe", OPT_ITEM},
         {"probe", OPT_REPORT},     {"repair", OPT_ITEM},       {"repair", OPT_CONFIG},
-        {"check", OPT_CONFIG},     {"matrix", OPT_OUTPUT},
+        {"check", OPT_CONFIG},     {"matrix", OPT_OUTPUT},     {"stop", OPT_STATUS},
+        {"stop", OPT_BLOCKER},     {"stop", OPT_REASON},
     };
     for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++)
         if (strcmp(reqs[i].sub, a->sub) == 0 && !a->seen[reqs[i].opt - OPT_LEDGER])
@@ -312,6 +325,11 @@ static int parse(int argc, char **argv, args *a)
         return cli_usage(CMD, "--status must be blocked or skipped, got '%s'", a->status);
     if (strcmp(a->sub, "settle") == 0 && !a->n_evidence)
         return cli_usage(CMD, "ledger settle needs --evidence FILE (the proof of the blocker)");
+    if (strcmp(a->sub, "stop") == 0 && strcmp(a->status, "blocked") != 0 &&
+        strcmp(a->status, "failed") != 0)
+        return cli_usage(CMD, "--status must be blocked or failed, got '%s'", a->status);
+    if (strcmp(a->sub, "stop") == 0 && !a->n_evidence)
+        return cli_usage(CMD, "ledger stop needs --evidence FILE (the proof of the blocker)");
     if (strcmp(a->sub, "trial") == 0 && !a->runs && !a->scene)
         return cli_usage(CMD, "ledger trial needs --runs CLEAN_DIR (or --scene SCENE for a failed "
                               "attempt)");
@@ -390,6 +408,10 @@ static int run_append(const args *a)
             e = so_ledger_build_repair(l, a->item, a->config, &r, &d);
         } else if (strcmp(s, "freeze") == 0) {
             e = so_ledger_build_freeze(l, &r, &d);
+        } else if (strcmp(s, "stop") == 0) {
+            so_ledger_stop_args t = {a->status,  a->blocker,    a->reason,
+                                     a->evidence, a->n_evidence, a->scene};
+            e = so_ledger_build_stop(l, &t, &r, &d);
         } else {
             e = so_ledger_build_check(l, a->config, &r, &d);
         }
@@ -400,6 +422,8 @@ static int run_append(const args *a)
     if (e == SK_OK)
         e = so_ledger_commit(w, &r, &torn, &d);
     if (e != SK_OK) {
+        fputs(sk_buf_cstr(&r.failed), stdout); /* the failed checks before the error line */
+        fflush(stdout);
         rc = fail(&d);
         goto out;
     }
@@ -441,9 +465,15 @@ static void show_text(const so_ledger *l)
         printf("\n");
     }
     printf("frozen %s\n", l->frozen ? "yes" : "no");
-    if (l->frozen)
+    if (l->stopped) {
+        const cJSON *b = l->records[l->freeze].body;
+        printf("stopped %s %s record %zu\nbase %s incumbent %s\n",
+               sk_json_get(b, "status")->valuestring, sk_json_get(b, "blocker_code")->valuestring,
+               l->freeze + 1, SO_LEDGER_BASE_ID, sk_json_get(b, "incumbent")->valuestring);
+    } else if (l->frozen) {
         printf("base %s %s\n", SO_LEDGER_BASE_ID,
                sk_json_get(l->records[l->freeze].body, "status")->valuestring);
+    }
     printf("next %s %s\n", so_ledger_action_name(l->next.action),
            l->next.item ? l->next.item->id : "-");
     printf("next-detail %s\n", l->next.detail);

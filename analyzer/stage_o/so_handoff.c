@@ -168,7 +168,9 @@ static sk_err scenes_of(const so_ledger *l, sk_jb *b, cJSON **out, sk_diag *d)
     for (size_t i = 0; i < l->n_records; i++) {
         const so_ledger_record *r = &l->records[i];
         const cJSON *sc = sk_json_get(r->body, "scene");
-        if ((r->kind != SO_LEDGER_TRIAL && r->kind != SO_LEDGER_TOP_UP) || !cJSON_IsObject(sc))
+        if ((r->kind != SO_LEDGER_TRIAL && r->kind != SO_LEDGER_TOP_UP &&
+             r->kind != SO_LEDGER_STOP) ||
+            !cJSON_IsObject(sc))
             continue;
         char *path = so_ledger_path(l, str(sc, "path"));
         cJSON *doc = NULL;
@@ -210,8 +212,26 @@ static sk_err scenes_of(const so_ledger *l, sk_jb *b, cJSON **out, sk_diag *d)
 
 /* ------------------------------------------------------------ decisions */
 
+/* The stop record as the first blocker: the whole stage. */
+static void stop_blocker(const so_ledger *l, sk_jb *b, cJSON *blockers)
+{
+    const cJSON *sb = l->records[l->freeze].body;
+    cJSON *x = sk_jb_obj(b);
+    sk_jb_put_str(b, x, "scope", "stage");
+    sk_jb_put_str(b, x, "item", NULL);
+    sk_jb_put_str(b, x, "status", str(sb, "status"));
+    sk_jb_put_str(b, x, "blocker_code", str(sb, "blocker_code"));
+    sk_jb_put_str(b, x, "reason_zh", str(sb, "reason_zh"));
+    sk_jb_put(b, x, "evidence", sk_jb_copy(b, sk_json_get(sb, "evidence")));
+    sk_jb_put(b, x, "scene", sk_jb_copy(b, sk_json_get(sb, "scene")));
+    sk_jb_put_uint(b, x, "record", l->records[l->freeze].seq);
+    sk_jb_put(b, blockers, NULL, x);
+}
+
 static cJSON *decisions_of(const so_ledger *l, sk_jb *b, cJSON *blockers)
 {
+    if (l->stopped)
+        stop_blocker(l, b, blockers);
     cJSON *list = sk_jb_arr(b);
     for (size_t k = 0; k < l->n_items; k++) {
         const so_ledger_item *it = &l->items[k];
@@ -241,6 +261,7 @@ static cJSON *decisions_of(const so_ledger *l, sk_jb *b, cJSON *blockers)
             l->records[it->settled_by].kind == SO_LEDGER_SETTLE) {
             const cJSON *sb = l->records[it->settled_by].body;
             cJSON *x = sk_jb_obj(b);
+            sk_jb_put_str(b, x, "scope", "item");
             sk_jb_put_str(b, x, "item", it->id);
             sk_jb_put_str(b, x, "status", str(sb, "status"));
             sk_jb_put_str(b, x, "blocker_code", str(sb, "blocker_code"));
@@ -276,12 +297,24 @@ static cJSON *details_of(const so_ledger *l, sk_jb *b, const cJSON *freeze, cons
     char t[1024], acc[256];
     accepted_list(l, acc, sizeof acc);
     cJSON *o = sk_jb_obj(b);
+    int open = count_status(l, SO_ITEM_PENDING) + count_status(l, SO_ITEM_RUNNING);
     snprintf(t, sizeof t,
-             "矩阵 %zu 项全部结算：接受 %d、拒绝 %d、失败 %d、阻塞 %d、跳过 %d；现任链 O0%s%s。",
-             l->n_items, count_status(l, SO_ITEM_ACCEPTED), count_status(l, SO_ITEM_REJECTED),
-             count_status(l, SO_ITEM_FAILED), count_status(l, SO_ITEM_BLOCKED),
-             count_status(l, SO_ITEM_SKIPPED), acc[0] ? " → " : "", acc);
+             "矩阵 %zu 项%s：接受 %d、拒绝 %d、失败 %d、阻塞 %d、跳过 %d、未结算 %d（待试 %d、进行中 %d）；"
+             "现任链 O0%s%s。",
+             l->n_items, open ? "未全部结算" : "全部结算", count_status(l, SO_ITEM_ACCEPTED),
+             count_status(l, SO_ITEM_REJECTED), count_status(l, SO_ITEM_FAILED),
+             count_status(l, SO_ITEM_BLOCKED), count_status(l, SO_ITEM_SKIPPED), open,
+             count_status(l, SO_ITEM_PENDING), count_status(l, SO_ITEM_RUNNING),
+             acc[0] ? " → " : "", acc);
     sk_jb_put_str(b, o, "matrix", t);
+    if (l->stopped) {
+        snprintf(t, sizeof t,
+                 "Stage O 在记录 %llu 停止（%s，%s）：%s 停止时未结算的条目保持其真实状态（pending 或 "
+                 "running），等待补充运行的已接受试验不算接受。",
+                 (unsigned long long)l->records[l->freeze].seq, str(freeze, "status"),
+                 str(freeze, "blocker_code"), str(freeze, "reason_zh"));
+        sk_jb_put_str(b, o, "stop", t);
+    }
     snprintf(t, sizeof t,
              "Sbest-BASE 为 %s 的配置 %s（SHA-256 %.12s…），选项映射摘要 %.12s…；五个实验指纹与命令指纹"
              "见 stage_o.sbest_base。",
@@ -299,6 +332,67 @@ static cJSON *details_of(const so_ledger *l, sk_jb *b, const cJSON *freeze, cons
                   "Sbest-BASE 冻结的选项映射在 P/FINAL 阶段不可改变：任何后续配置用 skdcci handoff "
                   "verify --against-config 按重新计算的摘要检查，改动任一选项即被拒绝。");
     return o;
+}
+
+/* ------------------------------------------------------------ a stopped Stage O */
+
+/* What clears each stage blocker (docs/ledger.md "stop"). */
+static const char *unblock_zh(const char *code)
+{
+    static const char *const map[][2] = {
+        {"environment_unavailable", "恢复设备与运行环境（NPU、驱动、CANN 环境、独占租约），确认可以再次启动运行"},
+        {"o0_not_reproducible", "查明 O0 为何不再复现并修复，重新采集 O0 的五次干净运行，确认正确且稳定"},
+        {"prerequisite_missing", "补齐所缺的前置条件"},
+        {"risk_not_authorized", "取得用户对该风险的明确授权"},
+        {"budget_exhausted", "取得新的运行预算"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (code && strcmp(code, map[i][0]) == 0)
+            return map[i][1];
+    return "解除阻塞";
+}
+
+/* The unsettled items, "O3（pending）、O4（running）". */
+static void unsettled_list(const so_ledger *l, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (size_t k = 0; k < l->n_items; k++)
+        if (!so_item_status_settled(l->items[k].status))
+            snprintf(out + strlen(out), n - strlen(out), "%s%s（%s）", out[0] ? "、" : "",
+                     l->items[k].id, so_item_status_name(l->items[k].status));
+}
+
+static void stop_summary(const so_ledger *l, const cJSON *st, const char *acc, char *t, size_t n)
+{
+    char open[512];
+    unsettled_list(l, open, sizeof open);
+    int failed = strcmp(str(st, "status"), "failed") == 0;
+    snprintf(t, n, "Stage O %s而停止（%s）：%s 未结算的条目：%s；%s%s；Sbest-BASE 为 %s 的配置。",
+             failed ? "功能失败" : "被外部阻塞", str(st, "blocker_code"), str(st, "reason_zh"),
+             open[0] ? open : "无", acc[0] ? "已接受 " : "没有条目被接受", acc,
+             str(st, "incumbent"));
+}
+
+static void stop_guidance(const so_ledger *l, const cJSON *st, const char *rel, char *t, size_t n)
+{
+    char open[512];
+    unsettled_list(l, open, sizeof open);
+    const cJSON *sc = sk_json_get(st, "scene");
+    if (strcmp(str(st, "status"), "failed") == 0)
+        snprintf(t, n,
+                 "Stage O 功能失败，结果不可用于 BASE：先按失败现场 %s 定位 %s 运行失败的原因并修复，"
+                 "然后%s；再用新的账本（skdcci ledger init）从 Sbest-SEED 重新开始 Stage O，未结算的条目"
+                 "（%s）按冻结顺序重新试验。修复前不要进入 BASE 剖析。",
+                 str(sc, "path"), str(st, "incumbent"), unblock_zh(str(st, "blocker_code")),
+                 open[0] ? open : "无");
+    else
+        snprintf(t, n,
+                 "Stage O 被阻塞，未完成：先%s，再用新的账本（skdcci ledger init）从 Sbest-SEED 重新开始 "
+                 "Stage O，未结算的条目（%s）按冻结顺序重新试验。若控制器决定带着部分结果继续，Sbest-BASE"
+                 "（%s 的配置 %s）的选项映射在 P/FINAL 中保持不变，每个后续配置先用 skdcci handoff verify "
+                 "%s --against-config <配置> 检查。",
+                 unblock_zh(str(st, "blocker_code")), open[0] ? open : "无", str(st, "incumbent"),
+                 str(sk_json_get(st, "config"), "path"), rel);
 }
 
 /* ------------------------------------------------------------ build */
@@ -337,8 +431,9 @@ sk_err so_handoff_build(const so_ledger *l, const so_handoff_opts *o, so_handoff
     out->names[2] = SO_HANDOFF_MATRIX_NAME;
     out->names[3] = SO_HANDOFF_OPTMAPS_NAME;
     if (!l->frozen)
-        return refuse(l, d, "%s is not frozen: every matrix item must be settled and `skdcci "
-                            "ledger freeze` recorded before the hand-off is sealed",
+        return refuse(l, d, "%s is not frozen and Stage O is not stopped: settle every matrix "
+                            "item and record `skdcci ledger freeze`, or record `skdcci ledger "
+                            "stop` when Stage O cannot go on, before the hand-off is sealed",
                       SO_LEDGER_BASE_ID);
     char *rel = NULL, *back = NULL, *mpath = NULL;
     cJSON *matrix = NULL, *scenes = NULL, *result = NULL;
@@ -387,7 +482,9 @@ sk_err so_handoff_build(const so_ledger *l, const so_handoff_opts *o, so_handoff
         goto out;
     }
     memcpy(init_line, l->records[0].line_sha256, sizeof init_line);
-    out->status = l->n_chain > 1 ? "accepted" : "no_gain";
+    out->status = l->stopped ? (strcmp(str(fz, "status"), "failed") == 0 ? "failed" : "blocked")
+                  : l->n_chain > 1 ? "accepted"
+                                   : "no_gain";
     char session[96];
     if (o->session_id)
         snprintf(session, sizeof session, "%s", o->session_id);
@@ -402,9 +499,11 @@ sk_err so_handoff_build(const so_ledger *l, const so_handoff_opts *o, so_handoff
     sk_jb_put_str(&b, result, "phase", SO_PHASE_STAGE_O);
     sk_jb_put_str(&b, result, "agent_id", SO_PHASE_STAGE_O_AGENT);
     sk_jb_put_str(&b, result, "status", out->status);
-    char acc[256], text[1024];
+    char acc[256], text[2048];
     accepted_list(l, acc, sizeof acc);
-    if (l->n_chain > 1)
+    if (l->stopped)
+        stop_summary(l, fz, acc, text, sizeof text);
+    else if (l->n_chain > 1)
         snprintf(text, sizeof text,
                  "Stage O 完成：矩阵 %zu 项全部结算，接受 %s；Sbest-BASE 为 %s。", l->n_items, acc,
                  str(fz, "incumbent"));
@@ -446,11 +545,14 @@ sk_err so_handoff_build(const so_ledger *l, const so_handoff_opts *o, so_handoff
     sk_jb_put(&b, result, "produced_artifacts", produced);
     sk_jb_put(&b, result, "decisions", decisions_of(l, &b, blockers));
     sk_jb_put(&b, result, "blockers", blockers);
-    snprintf(text, sizeof text,
-             "以 Sbest-BASE（%s 的配置 %s）进入 BASE 剖析与源码映射阶段；Sbest-BASE 的选项映射在 P/FINAL "
-             "中保持不变，每个后续配置先用 skdcci handoff verify %s --against-config <配置> 检查。"
-             "失败与阻塞的条目不再重试，除非用户提出新请求或出现新的独立证据。",
-             str(fz, "incumbent"), str(sk_json_get(fz, "config"), "path"), rel);
+    if (l->stopped)
+        stop_guidance(l, fz, rel, text, sizeof text);
+    else
+        snprintf(text, sizeof text,
+                 "以 Sbest-BASE（%s 的配置 %s）进入 BASE 剖析与源码映射阶段；Sbest-BASE 的选项映射在 "
+                 "P/FINAL 中保持不变，每个后续配置先用 skdcci handoff verify %s --against-config <配置> "
+                 "检查。失败与阻塞的条目不再重试，除非用户提出新请求或出现新的独立证据。",
+                 str(fz, "incumbent"), str(sk_json_get(fz, "config"), "path"), rel);
     sk_jb_put_str(&b, result, "next_step_guidance_zh", text);
     sk_jb_put(&b, result, "details_zh",
               details_of(l, &b, fz, maps.digest, (size_t)cJSON_GetArraySize(scenes),

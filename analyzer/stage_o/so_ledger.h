@@ -75,11 +75,12 @@ typedef enum so_ledger_kind {
     SO_LEDGER_REPAIR,   /* DCCI D4: the joint repair config and its proof */
     SO_LEDGER_FREEZE,   /* Sbest-BASE */
     SO_LEDGER_CHECK,    /* a later (P/FINAL) config checked against BASE's option maps */
+    SO_LEDGER_STOP,     /* Stage O ends blocked or failed; Sbest-BASE is the incumbent then */
     SO_LEDGER_KIND_COUNT
 } so_ledger_kind;
 
 /* "init", "trial", "top_up", "settle", "capture", "analysis", "probe",
- * "repair", "freeze", "check" */
+ * "repair", "freeze", "check", "stop" */
 const char *so_ledger_kind_name(so_ledger_kind k);
 
 /* The matrix statuses of an item (docs/stage-o.md §7). */
@@ -155,7 +156,8 @@ typedef enum so_ledger_action {
     SO_NEXT_REPAIR,      /* DCCI: record the joint repair config and its proof */
     SO_NEXT_REPAIR_TRIAL,/* DCCI: the repair trial against O0 */
     SO_NEXT_FREEZE,      /* every item settled: freeze Sbest-BASE */
-    SO_NEXT_HANDOFF      /* frozen: seal the hand-off; only later-config checks remain */
+    SO_NEXT_HANDOFF      /* frozen or stopped: seal the hand-off; only later-config checks
+                            remain */
 } so_ledger_action;
 
 /* "trial", "top_up", "capture", "analysis", "probe", "repair", "repair_trial",
@@ -184,8 +186,9 @@ typedef struct so_ledger {
     size_t n_items;
     so_ledger_incumbent *chain;
     size_t n_chain;           /* >= 1; chain[n_chain - 1] is the current incumbent */
-    int frozen;
-    size_t freeze;            /* the freeze record, SO_LEDGER_NONE before it */
+    int frozen;               /* Sbest-BASE is recorded: by a freeze or a stop record */
+    size_t freeze;            /* that record, SO_LEDGER_NONE before it */
+    int stopped;              /* it is a stop record: Stage O ended blocked or failed */
     so_ledger_next next;
     /* private */
     cJSON **trees;

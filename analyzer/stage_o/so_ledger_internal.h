@@ -53,6 +53,10 @@ extern const char *const so_ledger_steps[];       /* ordinary, d1, d4 */
 extern const char *const so_ledger_outcomes[];    /* accepted, rejected, failed, attempt_failed */
 extern const char *const so_ledger_d1_outcomes[]; /* gain, neutral, regression, functional_failure */
 extern const char *const so_ledger_blocker_codes[]; /* the legal blockers (matrix blocker_code) */
+/* The blockers that stop a whole Stage O (docs/ledger.md "stop"), and those
+ * of them a failed stop may name. */
+extern const char *const so_ledger_stop_codes[];
+extern const char *const so_ledger_stop_failed_codes[];
 
 /* Applies the record at index i (already chain-checked and shape-checked)
  * to the state in l (records[0..i) applied).  SK_E_CONTRACT with
@@ -74,6 +78,9 @@ uint64_t so_lb_uint(const cJSON *o, const char *key);
 
 /* The attempt name of the n-th (1-based) trial of item: "<id>-a<n>". */
 void so_ledger_attempt_name(const char *item, size_t n, char *out, size_t size);
+/* The attempt a failed stop's scene names: "<current incumbent>-stop" (the
+ * run of the incumbent that failed; a ledger has at most one stop). */
+void so_ledger_stop_attempt(const so_ledger *l, char *out, size_t size);
 
 /* Diagnostic for record i: file = ledger path, line = its line,
  * "record <seq> (<kind>): <msg>"; evaluates to SK_E_CONTRACT (a macro, so

@@ -39,12 +39,22 @@ static sk_err nomem(sk_diag *d)
     return sk_diag_set(d, SK_E_NOMEM, "", 0, "out of memory");
 }
 
+/* sk_json_equal as a verdict: *eq 1 or 0; out of memory (-1) is SK_E_NOMEM,
+ * never "different". */
+static sk_err json_equal(const cJSON *a, const cJSON *b, int *eq, sk_diag *d)
+{
+    int r = a && b ? sk_json_equal(a, b) : 0;
+    *eq = r == 1;
+    return r < 0 ? nomem(d) : SK_OK;
+}
+
 void so_ledger_result_free(so_ledger_result *r)
 {
     if (!r)
         return;
     cJSON_Delete(r->body);
     sk_buf_free(&r->text);
+    sk_buf_free(&r->failed);
     sk_free(r->publish_path);
     sk_buf_free(&r->publish);
     memset(r, 0, sizeof *r);
@@ -142,9 +152,13 @@ static sk_err fresh_processes(const so_ledger *l, const cJSON *runs, sk_diag *d)
         for (size_t i = 0; i < l->n_records; i++) {
             const cJSON *bound = so_lb_record_runs(l, i);
             for (const cJSON *b = bound ? sk_json_get(bound, "runs")->child : NULL; b; b = b->next) {
-                if (sk_json_equal(sk_json_get(b, "process"), p) != 1)
-                    continue;
-                if (strcmp(so_lb_str(bound, "clean_root"), root) == 0 && sk_json_equal(b, r) == 1)
+                int same_process, same_run = 0;
+                sk_err rc = json_equal(sk_json_get(b, "process"), p, &same_process, d);
+                if (rc == SK_OK && same_process && strcmp(so_lb_str(bound, "clean_root"), root) == 0)
+                    rc = json_equal(b, r, &same_run, d);
+                if (rc != SK_OK)
+                    return rc;
+                if (!same_process || same_run)
                     continue;
                 return refuse(d, REFUSED,
                               "%s/%s is the process of %s/%s bound by record %zu: every clean run "
@@ -563,7 +577,10 @@ static sk_err trial_change(const so_ledger *l, const so_ledger_item *it, const c
         }
         if (rc == SK_OK)
             after = diff.changes[0].new_value;
-        if (rc == SK_OK && (!after || sk_json_equal(after, sk_json_get(it->plan, "value")) != 1))
+        int exact = 0;
+        if (rc == SK_OK)
+            rc = json_equal(after, sk_json_get(it->plan, "value"), &exact, d);
+        if (rc == SK_OK && !exact)
             rc = refuse(d, REFUSED,
                         "%s sets %s to another value than item %s's exact value (types count: 1, "
                         "1.0 and true differ)",
@@ -858,6 +875,10 @@ sk_err so_ledger_build_top_up(const so_ledger *l, const so_ledger_top_up_args *a
         char pct[64] = "undefined";
         if (st.has_spread_pct)
             num_dec_to_str(&st.spread_pct_exact, pct, sizeof pct);
+        if (so_stability_failed(&st, NULL, &r->failed) != SK_OK) {
+            rc = nomem(d);
+            goto out;
+        }
         rc = refuse(d, BLOCKED,
                     "the five runs of %s are not stable (spread %s %%): the acceptance is revoked "
                     "and the item fails; record that with its failure scene of attempt %s "
@@ -942,17 +963,53 @@ out:
 
 /* ------------------------------------------------------------ settle */
 
+/* The reason and evidence of a blocker (settle, stop): Chinese, not missing
+ * profiling evidence (what: "block or skip an item", "stop Stage O"), at
+ * least one evidence file. */
+static sk_err reason_refused(const char *reason, size_t n_evidence, const char *what, sk_diag *d)
+{
+    char clause[160];
+    if (!so_has_cjk(reason))
+        return refuse(d, REFUSED, "--reason-zh must be Chinese (at least one CJK ideograph)");
+    if (so_cites_missing_profiling(reason, clause, sizeof clause))
+        return refuse(d, REFUSED,
+                      "missing profiling evidence or a missing per-SK hypothesis is never a reason "
+                      "to %s ('%s')",
+                      what, clause);
+    if (!n_evidence)
+        return refuse(d, REFUSED, "--evidence FILE is required: the proof of the blocker");
+    return SK_OK;
+}
+
+/* status, blocker_code, reason_zh and evidence [file...] of a blocker into body. */
+static sk_err put_blocker(const so_ledger *l, sk_jb *b, cJSON *body, const char *status,
+                          const char *code, const char *reason, const char *const *evidence,
+                          size_t n_evidence, sk_diag *d)
+{
+    sk_err rc = SK_OK;
+    cJSON *list = sk_jb_arr(b);
+    for (size_t i = 0; i < n_evidence && rc == SK_OK; i++) {
+        cJSON *ref = NULL;
+        rc = so_lb_file(l->dir, evidence[i], "evidence", &ref, NULL, d);
+        if (rc == SK_OK)
+            sk_jb_put(b, list, NULL, ref);
+    }
+    sk_jb_put_str(b, body, "status", status);
+    sk_jb_put_str(b, body, "blocker_code", code);
+    sk_jb_put_str(b, body, "reason_zh", reason);
+    sk_jb_put(b, body, "evidence", list);
+    return rc;
+}
+
 sk_err so_ledger_build_settle(const so_ledger *l, const so_ledger_settle_args *a,
                               so_ledger_result *r, sk_diag *d)
 {
     result_init(r, SO_LEDGER_SETTLE);
     const so_ledger_item *it = NULL;
-    cJSON *evidence = NULL;
     sk_err rc = can_start(l, a->item, &it, d);
     int known = 0;
     for (size_t i = 0; so_ledger_blocker_codes[i]; i++)
         known |= strcmp(so_ledger_blocker_codes[i], a->blocker_code) == 0;
-    char clause[160];
     if (rc == SK_OK && !known)
         rc = refuse(d, REFUSED,
                     "blocker '%s' is not a legal blocker (probe_not_accepted, probe_unknown, "
@@ -961,31 +1018,15 @@ sk_err so_ledger_build_settle(const so_ledger *l, const so_ledger_settle_args *a
                     a->blocker_code);
     if (rc == SK_OK && !it->dcci && strcmp(a->blocker_code, "diagnostic_collection_blocked") == 0)
         rc = refuse(d, REFUSED, "diagnostic_collection_blocked is a blocker of the DCCI family only");
-    if (rc == SK_OK && !so_has_cjk(a->reason_zh))
-        rc = refuse(d, REFUSED, "--reason-zh must be Chinese (at least one CJK ideograph)");
-    if (rc == SK_OK && so_cites_missing_profiling(a->reason_zh, clause, sizeof clause))
-        rc = refuse(d, REFUSED,
-                    "missing profiling evidence or a missing per-SK hypothesis is never a reason "
-                    "to block or skip an item ('%s')",
-                    clause);
-    if (rc == SK_OK && !a->n_evidence)
-        rc = refuse(d, REFUSED, "--evidence FILE is required: the proof of the blocker");
+    if (rc == SK_OK)
+        rc = reason_refused(a->reason_zh, a->n_evidence, "block or skip an item", d);
     if (rc != SK_OK)
         return rc;
     sk_jb b = SK_JB_INIT(d);
     cJSON *body = sk_jb_obj(&b);
-    evidence = sk_jb_arr(&b);
-    for (size_t i = 0; i < a->n_evidence && rc == SK_OK; i++) {
-        cJSON *ref = NULL;
-        rc = so_lb_file(l->dir, a->evidence[i], "evidence", &ref, NULL, d);
-        if (rc == SK_OK)
-            sk_jb_put(&b, evidence, NULL, ref);
-    }
     sk_jb_put_str(&b, body, "item", it->id);
-    sk_jb_put_str(&b, body, "status", a->status);
-    sk_jb_put_str(&b, body, "blocker_code", a->blocker_code);
-    sk_jb_put_str(&b, body, "reason_zh", a->reason_zh);
-    sk_jb_put(&b, body, "evidence", evidence);
+    rc = put_blocker(l, &b, body, a->status, a->blocker_code, a->reason_zh, a->evidence,
+                     a->n_evidence, d);
     sk_jb_put_str(&b, body, "incumbent_after", so_ledger_current(l)->id);
     sk_err brc = sk_jb_finish(&b, d, "building the settle record");
     if (rc == SK_OK)
@@ -1088,7 +1129,10 @@ sk_err so_ledger_build_capture(const so_ledger *l, const so_ledger_capture_args 
                         why);
         }
     }
-    if (rc == SK_OK && sk_json_equal(summary, given) != 1)
+    int same = 0;
+    if (rc == SK_OK)
+        rc = json_equal(summary, given, &same, d);
+    if (rc == SK_OK && !same)
         rc = refuse(d, REFUSED,
                     "%s is not the validate-set summary of these two manifests (recompute it with "
                     "artifact_contract validate-set)",
@@ -1372,7 +1416,10 @@ sk_err so_ledger_build_repair(const so_ledger *l, const char *item, const char *
                                 "skdcci repair-config",
                     config, failed);
     }
-    if (rc == SK_OK && sk_json_equal(proof.repair_list, regexes) != 1)
+    int same_list = 0;
+    if (rc == SK_OK)
+        rc = json_equal(proof.repair_list, regexes, &same_list, d);
+    if (rc == SK_OK && !same_list)
         rc = refuse(d, REFUSED,
                     "%s sets before = after to another list than the analysis's L (record %zu)",
                     config, it->analysis + 1);
@@ -1423,67 +1470,199 @@ out:
 
 /* ------------------------------------------------------------ freeze, check */
 
-sk_err so_ledger_build_freeze(const so_ledger *l, so_ledger_result *r, sk_diag *d)
+/* The Sbest-BASE members of a freeze or stop record (docs/ledger.md §2.2)
+ * put into body: the current incumbent with its config re-proven unchanged,
+ * its option maps, the seed's fingerprints with the incumbent's config
+ * fingerprint, the command fingerprint, every item with its status as the
+ * state holds it, and the incumbent chain.  *digest receives the option-map
+ * digest (65 bytes). */
+static sk_err put_base(const so_ledger *l, sk_jb *b, cJSON *body, char *digest, sk_diag *d)
 {
-    result_init(r, SO_LEDGER_FREEZE);
     const so_ledger_incumbent *cur = so_ledger_current(l);
     const cJSON *seed = sk_json_get(so_ledger_init_body(l), "seed");
     so_lb_config cfg;
     memset(&cfg, 0, sizeof cfg);
-    cJSON *maps = NULL, *body = NULL;
-    sk_err rc = SK_OK;
+    cJSON *maps = NULL;
+    sk_err rc = so_lb_config_bound(l, cur->record, cur->config, &cfg, d);
+    if (rc == SK_OK)
+        rc = so_optmaps_json(&cfg.maps, &maps, d);
+    if (rc != SK_OK) {
+        so_lb_config_free(&cfg);
+        return rc;
+    }
+    memcpy(digest, cfg.maps.digest, 65);
+    cJSON *fps = sk_jb_copy(b, sk_json_get(seed, "fingerprints"));
+    if (fps)
+        cJSON_ReplaceItemInObjectCaseSensitive(fps, "candidate_config_fingerprint",
+                                               sk_jb_str(b, cfg.in.fingerprint));
+    cJSON *items = sk_jb_arr(b), *acc = sk_jb_arr(b);
+    for (size_t i = 0; i < l->n_items; i++) {
+        cJSON *o = sk_jb_obj(b);
+        sk_jb_put_str(b, o, "id", l->items[i].id);
+        sk_jb_put_str(b, o, "status", so_item_status_name(l->items[i].status));
+        sk_jb_put(b, items, NULL, o);
+    }
+    for (size_t i = 1; i < l->n_chain; i++)
+        sk_jb_put(b, acc, NULL, sk_jb_str(b, l->chain[i].id));
+    sk_jb_put_str(b, body, "base_id", SO_LEDGER_BASE_ID);
+    sk_jb_put_str(b, body, "incumbent", cur->id);
+    sk_jb_put_uint(b, body, "incumbent_record", (uint64_t)cur->record + 1);
+    sk_jb_put(b, body, "config", sk_jb_copy(b, cur->config));
+    sk_jb_put(b, body, "option_maps", maps);
+    sk_jb_put(b, body, "fingerprints", fps);
+    sk_jb_put(b, body, "command_fingerprint",
+              sk_jb_copy(b, sk_json_get(seed, "command_fingerprint")));
+    sk_jb_put(b, body, "items", items);
+    sk_jb_put(b, body, "accepted_items", acc);
+    so_lb_config_free(&cfg);
+    return SK_OK;
+}
+
+sk_err so_ledger_build_freeze(const so_ledger *l, so_ledger_result *r, sk_diag *d)
+{
+    result_init(r, SO_LEDGER_FREEZE);
+    const so_ledger_incumbent *cur = so_ledger_current(l);
+    cJSON *body = NULL;
+    char digest[65];
     if (l->frozen)
-        return refuse(d, REFUSED, "Sbest-BASE is already frozen (record %zu)", l->freeze + 1);
+        return refuse(d, REFUSED, "%s (record %zu)",
+                      l->stopped ? "Stage O is stopped" : "Sbest-BASE is already frozen",
+                      l->freeze + 1);
     for (size_t i = 0; i < l->n_items; i++)
         if (!so_item_status_settled(l->items[i].status))
             return refuse(d, REFUSED,
                           "item %s is %s: freeze needs every matrix item settled (next: ledger %s)",
                           l->items[i].id, so_item_status_name(l->items[i].status),
                           so_ledger_action_name(l->next.action));
-    rc = so_lb_config_bound(l, cur->record, cur->config, &cfg, d);
-    if (rc == SK_OK)
-        rc = so_optmaps_json(&cfg.maps, &maps, d);
-    if (rc != SK_OK)
-        goto out;
     sk_jb b = SK_JB_INIT(d);
     body = sk_jb_obj(&b);
-    cJSON *fps = sk_jb_copy(&b, sk_json_get(seed, "fingerprints"));
-    if (fps)
-        cJSON_ReplaceItemInObjectCaseSensitive(fps, "candidate_config_fingerprint",
-                                               sk_jb_str(&b, cfg.in.fingerprint));
-    cJSON *items = sk_jb_arr(&b), *acc = sk_jb_arr(&b);
-    for (size_t i = 0; i < l->n_items; i++) {
-        cJSON *o = sk_jb_obj(&b);
-        sk_jb_put_str(&b, o, "id", l->items[i].id);
-        sk_jb_put_str(&b, o, "status", so_item_status_name(l->items[i].status));
-        sk_jb_put(&b, items, NULL, o);
-    }
-    for (size_t i = 1; i < l->n_chain; i++)
-        sk_jb_put(&b, acc, NULL, sk_jb_str(&b, l->chain[i].id));
-    sk_jb_put_str(&b, body, "base_id", SO_LEDGER_BASE_ID);
     sk_jb_put_str(&b, body, "status", l->n_chain > 1 ? "accepted" : "no_gain");
-    sk_jb_put_str(&b, body, "incumbent", cur->id);
-    sk_jb_put_uint(&b, body, "incumbent_record", (uint64_t)cur->record + 1);
-    sk_jb_put(&b, body, "config", sk_jb_copy(&b, cur->config));
-    sk_jb_put(&b, body, "option_maps", maps);
-    maps = NULL;
-    sk_jb_put(&b, body, "fingerprints", fps);
-    sk_jb_put(&b, body, "command_fingerprint", sk_jb_copy(&b, sk_json_get(seed, "command_fingerprint")));
-    sk_jb_put(&b, body, "items", items);
-    sk_jb_put(&b, body, "accepted_items", acc);
-    rc = sk_jb_finish(&b, d, "building the freeze record");
+    sk_err rc = put_base(l, &b, body, digest, d);
+    if (rc == SK_OK)
+        rc = sk_jb_finish(&b, d, "building the freeze record");
     if (rc != SK_OK)
         goto out;
     r->body = body;
     body = NULL;
     if (sk_buf_printf(&r->text, "base %s status %s incumbent %s\nconfig %s\noption-maps-digest %s\n",
                       SO_LEDGER_BASE_ID, l->n_chain > 1 ? "accepted" : "no_gain", cur->id,
-                      so_lb_str(cur->config, "path"), cfg.maps.digest) != SK_OK)
+                      so_lb_str(cur->config, "path"), digest) != SK_OK)
         rc = nomem(d);
 out:
     cJSON_Delete(body);
-    cJSON_Delete(maps);
-    so_lb_config_free(&cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------ stop */
+
+static int listed_code(const char *code, const char *const *list)
+{
+    for (size_t i = 0; code && list[i]; i++)
+        if (strcmp(code, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The refusals of a stop that need no evidence file. */
+static sk_err stop_allowed(const so_ledger *l, const so_ledger_stop_args *a, sk_diag *d)
+{
+    int failed = a->status && strcmp(a->status, "failed") == 0;
+    if (l->frozen)
+        return refuse(d, REFUSED, "%s (record %zu): nothing but later-config checks follow",
+                      l->stopped ? "Stage O is already stopped" : "Sbest-BASE is already frozen",
+                      l->freeze + 1);
+    if (l->next.action == SO_NEXT_FREEZE)
+        return refuse(d, REFUSED,
+                      "every matrix item is settled: Stage O is complete, record ledger freeze "
+                      "(a stop is for a Stage O that cannot go on)");
+    if (!a->status || (!failed && strcmp(a->status, "blocked") != 0))
+        return refuse(d, REFUSED, "--status must be blocked or failed");
+    if (!listed_code(a->blocker_code, so_ledger_stop_codes))
+        return refuse(d, REFUSED,
+                      "blocker '%s' does not stop a Stage O (environment_unavailable, "
+                      "o0_not_reproducible, prerequisite_missing, risk_not_authorized, "
+                      "budget_exhausted)%s",
+                      a->blocker_code,
+                      listed_code(a->blocker_code, so_ledger_blocker_codes)
+                          ? ": it blocks one item; ledger settle that item"
+                          : "");
+    if (failed && !listed_code(a->blocker_code, so_ledger_stop_failed_codes))
+        return refuse(d, REFUSED,
+                      "blocker '%s' is not a functional failure: a failed stop names "
+                      "environment_unavailable or o0_not_reproducible (use --status blocked)",
+                      a->blocker_code);
+    sk_err rc = reason_refused(a->reason_zh, a->n_evidence, "stop Stage O", d);
+    if (rc != SK_OK)
+        return rc;
+    char attempt[160];
+    so_ledger_stop_attempt(l, attempt, sizeof attempt);
+    if (failed && !a->scene)
+        return refuse(d, REFUSED,
+                      "a failed stop needs --scene SCENE: the functional failure scene of "
+                      "attempt %s (trial %s)",
+                      attempt, so_ledger_current(l)->id);
+    if (!failed && a->scene)
+        return refuse(d, REFUSED,
+                      "a blocked stop has no failure scene: nothing failed after launch (an "
+                      "environment-blocker scene is evidence: --evidence SCENE); a functional "
+                      "failure is --status failed");
+    return SK_OK;
+}
+
+sk_err so_ledger_build_stop(const so_ledger *l, const so_ledger_stop_args *a,
+                            so_ledger_result *r, sk_diag *d)
+{
+    result_init(r, SO_LEDGER_STOP);
+    const so_ledger_incumbent *cur = so_ledger_current(l);
+    cJSON *body = NULL, *scene = NULL;
+    char attempt[160], digest[65];
+    so_ledger_stop_attempt(l, attempt, sizeof attempt);
+    sk_err rc = stop_allowed(l, a, d);
+    if (rc == SK_OK && a->scene)
+        rc = load_scene(l->dir, a->scene, cur->id, attempt, &scene, d);
+    if (rc == SK_OK && scene && !cJSON_IsTrue(sk_json_get(scene, "functional")))
+        rc = refuse(d, REFUSED,
+                    "%s: a %s failure is not a functional failure (correctness, crash, hang, "
+                    "timeout, execution): the stage did not fail; stop it blocked instead",
+                    a->scene, so_lb_str(scene, "kind"));
+    if (rc != SK_OK)
+        goto out;
+    sk_jb b = SK_JB_INIT(d);
+    body = sk_jb_obj(&b);
+    rc = put_blocker(l, &b, body, a->status, a->blocker_code, a->reason_zh, a->evidence,
+                     a->n_evidence, d);
+    sk_jb_put(&b, body, "scene", scene ? scene : sk_jb_null(&b));
+    scene = NULL;
+    if (rc == SK_OK)
+        rc = put_base(l, &b, body, digest, d);
+    sk_err brc = sk_jb_finish(&b, d, "building the stop record");
+    if (rc == SK_OK)
+        rc = brc;
+    if (rc != SK_OK)
+        goto out;
+    r->body = body;
+    body = NULL;
+    r->rejected = strcmp(a->status, "failed") == 0; /* as a failed attempt; blocked as settle */
+    rc = sk_buf_printf(&r->text, "stop %s %s\nbase %s incumbent %s\nconfig %s\noption-maps-digest %s\n",
+                       a->status, a->blocker_code, SO_LEDGER_BASE_ID, cur->id,
+                       so_lb_str(cur->config, "path"), digest);
+    for (size_t i = 0; i < l->n_items && rc == SK_OK; i++) {
+        const so_ledger_item *it = &l->items[i];
+        if (so_item_status_settled(it->status))
+            continue;
+        if (it->pending_top_up != SO_LEDGER_NONE)
+            rc = sk_buf_printf(&r->text, "item %s running not-accepted: its accepted trial "
+                                         "(record %zu) never had its top-up\n",
+                               it->id, it->pending_top_up + 1);
+        else
+            rc = sk_buf_printf(&r->text, "item %s %s unsettled\n", it->id,
+                               so_item_status_name(it->status));
+    }
+    if (rc != SK_OK)
+        rc = nomem(d);
+out:
+    cJSON_Delete(body);
+    cJSON_Delete(scene);
     return rc;
 }
 

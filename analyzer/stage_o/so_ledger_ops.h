@@ -29,6 +29,9 @@ typedef struct so_ledger_result {
     cJSON *body;          /* the record to append */
     int rejected;         /* the record states a rejection or failure: exit 10 after appending */
     sk_buf text;          /* stdout lines */
+    sk_buf failed;        /* a refusal's failed-check lines ("failed <check> measured <value>
+                             threshold <rule>", docs/stage-o.md §12): printed on stdout before
+                             the error line; empty otherwise */
     char *publish_path;   /* a document to publish before the append (the gate summary), or NULL */
     sk_buf publish;
 } so_ledger_result;
@@ -108,6 +111,22 @@ sk_err so_ledger_build_repair(const so_ledger *l, const char *item, const char *
 sk_err so_ledger_build_freeze(const so_ledger *l, so_ledger_result *r, sk_diag *d);
 sk_err so_ledger_build_check(const so_ledger *l, const char *config, so_ledger_result *r,
                              sk_diag *d);
+
+/* The terminal stop record (docs/ledger.md "stop"): Stage O ends blocked (an
+ * external blocker, no scene) or failed (a functional failure of the
+ * incumbent's run, with its failure scene of attempt "<incumbent>-stop");
+ * Sbest-BASE is the current incumbent, frozen in the same record. */
+typedef struct so_ledger_stop_args {
+    const char *status;       /* blocked | failed */
+    const char *blocker_code;
+    const char *reason_zh;
+    const char *const *evidence;
+    size_t n_evidence;
+    const char *scene;        /* failed: the failure scene; blocked: must be NULL */
+} so_ledger_stop_args;
+
+sk_err so_ledger_build_stop(const so_ledger *l, const so_ledger_stop_args *a,
+                            so_ledger_result *r, sk_diag *d);
 
 /* The winner option matrix of the ledger's state (docs/ledger.md §6): the
  * frozen matrix the ledger was started with, with every item's progress

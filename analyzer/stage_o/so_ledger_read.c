@@ -18,6 +18,7 @@
 
 static const char *const kind_names[SO_LEDGER_KIND_COUNT] = {
     "init", "trial", "top_up", "settle", "capture", "analysis", "probe", "repair", "freeze", "check",
+    "stop",
 };
 
 const char *so_ledger_kind_name(so_ledger_kind k)
@@ -142,7 +143,12 @@ static sk_err check_line(so_ledger *l, size_t i, size_t off, size_t n, uint64_t 
         goto out;
     }
     r->record = rec;
-    if (sk_json_check_keys(rec, "record", keys, NULL, &sub) != SK_OK) {
+    rc = sk_json_check_keys(rec, "record", keys, NULL, &sub);
+    if (rc == SK_E_NOMEM) { /* out of memory is never a verdict on the line */
+        sk_diag_set(d, rc, l->path, lineno, "out of memory reading the ledger");
+        goto out;
+    }
+    if (rc != SK_OK) {
         rc = so_ledger_fail(l, i, SO_LEDGER_SUB_LINE, d, "%s", sub.msg);
         goto out;
     }

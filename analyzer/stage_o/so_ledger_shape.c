@@ -16,6 +16,11 @@ const char *const so_ledger_d1_outcomes[] = {"gain", "neutral", "regression",
 const char *const so_ledger_blocker_codes[] = {
     "probe_not_accepted", "probe_unknown", "prerequisite_missing", "risk_not_authorized",
     "budget_exhausted", "diagnostic_collection_blocked", NULL};
+const char *const so_ledger_stop_codes[] = {"environment_unavailable", "o0_not_reproducible",
+                                            "prerequisite_missing", "risk_not_authorized",
+                                            "budget_exhausted", NULL};
+const char *const so_ledger_stop_failed_codes[] = {"environment_unavailable",
+                                                   "o0_not_reproducible", NULL};
 
 static const char *const item_statuses[] = {"pending", "running", "accepted", "rejected",
                                             "failed", "blocked", "skipped", NULL};
@@ -23,6 +28,7 @@ static const char *const settle_statuses[] = {"blocked", "skipped", NULL};
 static const char *const top_up_outcomes[] = {"accepted", "failed", NULL};
 static const char *const hygiene_states[] = {"proven", "rejected", NULL};
 static const char *const freeze_statuses[] = {"accepted", "no_gain", NULL};
+static const char *const stop_statuses[] = {"blocked", "failed", NULL};
 static const char *const change_kinds[] = {"added", "removed", "changed", NULL};
 static const char *const analysis_statuses[] = {"repair_candidate", "no_significant_regression",
                                                 "no_regressed_child", NULL};
@@ -233,17 +239,20 @@ static const sh_field REPAIR[] = {F("item", SH_STR),
 /* ---------------------------------------------------------------- freeze, check */
 static const sh_field ITEMSTATUS[] = {F("id", SH_STR), FE("status", item_statuses), END};
 static const sh_field E_ITEMSTATUS[] = {FO(NULL, ITEMSTATUS), END};
-static const sh_field FREEZE[] = {F("base_id", SH_STR),
-                                  FE("status", freeze_statuses),
-                                  F("incumbent", SH_STR),
-                                  F("incumbent_record", SH_UINT),
-                                  FO("config", CONFIGREF),
-                                  F("option_maps", SH_MAP),
-                                  FO("fingerprints", FINGERPRINTS),
-                                  FN("command_fingerprint", SH_HEX),
-                                  FA("items", E_ITEMSTATUS),
-                                  FA("accepted_items", E_STR),
-                                  END};
+/* Sbest-BASE: the members a freeze and a stop record share */
+#define BASE_MEMBERS                                                                               \
+    F("base_id", SH_STR), F("incumbent", SH_STR), F("incumbent_record", SH_UINT),                 \
+        FO("config", CONFIGREF), F("option_maps", SH_MAP), FO("fingerprints", FINGERPRINTS),      \
+        FN("command_fingerprint", SH_HEX), FA("items", E_ITEMSTATUS), FA("accepted_items", E_STR)
+static const sh_field FREEZE[] = {FE("status", freeze_statuses), BASE_MEMBERS, END};
+/* a stop: why Stage O ends, and Sbest-BASE */
+static const sh_field STOP[] = {FE("status", stop_statuses),
+                                FE("blocker_code", so_ledger_stop_codes),
+                                F("reason_zh", SH_STR),
+                                FA("evidence", E_FILEREF),
+                                FON("scene", SCENE),
+                                BASE_MEMBERS,
+                                END};
 static const sh_field OPTCHANGE[] = {F("map_pointer", SH_STR), F("map", SH_STR),
                                      FN("option", SH_STR), FE("kind", change_kinds),
                                      F("old", SH_MAP), F("new", SH_MAP), END};
@@ -252,7 +261,7 @@ static const sh_field CHECK[] = {FO("config", CONFIGREF), F("base_option_maps_di
                                  F("keeps_base", SH_BOOL), FA("changes", E_OPTCHANGE), END};
 
 static const sh_field *const shapes[SO_LEDGER_KIND_COUNT] = {
-    INIT, TRIAL, TOP_UP, SETTLE, CAPTURE, ANALYSIS, PROBE, REPAIR, FREEZE, CHECK,
+    INIT, TRIAL, TOP_UP, SETTLE, CAPTURE, ANALYSIS, PROBE, REPAIR, FREEZE, CHECK, STOP,
 };
 
 const sh_field *so_ledger_body_shape(so_ledger_kind k)

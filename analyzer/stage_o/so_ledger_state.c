@@ -120,20 +120,30 @@ static const so_ledger_item *first_unsettled_before(const so_ledger *l, const so
     return NULL;
 }
 
+/* Canonical equality: 1 equal, 0 not (or a side missing), -1 out of
+ * memory, which is never a verdict: every caller passes it on as
+ * SK_E_NOMEM (oom_at), never as a state violation. */
 static int same_json(const cJSON *a, const cJSON *b)
 {
-    return a && b && sk_json_equal(a, b) == 1;
+    return a && b ? sk_json_equal(a, b) : 0;
 }
 
-/* The runs of b contain every run of a with an identical binding. */
+static sk_err oom_at(const so_ledger *l, size_t i, sk_diag *d)
+{
+    return sk_diag_set(d, SK_E_NOMEM, l->path, l->records[i].line,
+                       "record %zu: out of memory comparing values", i + 1);
+}
+
+/* The runs of b contain every run of a with an identical binding: 1, 0, or
+ * -1 out of memory. */
 static int runs_include(const cJSON *a, const cJSON *b)
 {
     for (const cJSON *ra = sk_json_get(a, "runs")->child; ra; ra = ra->next) {
         int found = 0;
         for (const cJSON *rb = sk_json_get(b, "runs")->child; rb && !found; rb = rb->next)
             found = same_json(ra, rb);
-        if (!found)
-            return 0;
+        if (found <= 0)
+            return found;
     }
     return 1;
 }
@@ -223,8 +233,10 @@ static sk_err check_change(so_ledger *l, size_t i, const so_ledger_item *it, con
                               "incumbent %s",
                               it->id, pointer ? pointer : "?", so_ledger_current(l)->id);
     const cJSON *after = sk_json_get(v0, "after");
-    if (!cJSON_IsTrue(sk_json_get(after, "present")) ||
-        !same_json(sk_json_get(after, "value"), sk_json_get(it->plan, "value")))
+    int eq = same_json(sk_json_get(after, "value"), sk_json_get(it->plan, "value"));
+    if (eq < 0)
+        return oom_at(l, i, d);
+    if (!cJSON_IsTrue(sk_json_get(after, "present")) || !eq)
         return so_ledger_fail(l, i, STATE, d, "the trial's value at %s is not the item's exact value",
                               pointer);
     return SK_OK;
@@ -360,9 +372,11 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
                               it->id);
     const cJSON *trial = l->records[it->pending_top_up].body;
     const so_ledger_incumbent *cur = so_ledger_current(l);
+    int same_config = same_json(sk_json_get(b, "config"), sk_json_get(trial, "config"));
+    if (same_config < 0)
+        return oom_at(l, i, d);
     if (so_lb_uint(b, "trial_record") != it->pending_top_up + 1 ||
-        !str_is(b, "attempt", so_lb_str(trial, "attempt")) ||
-        !same_json(sk_json_get(b, "config"), sk_json_get(trial, "config")) ||
+        !str_is(b, "attempt", so_lb_str(trial, "attempt")) || !same_config ||
         !str_is(b, "incumbent_before", cur->id))
         return so_ledger_fail(l, i, STATE, d,
                               "the top-up continues the accepted trial of record %zu (its "
@@ -389,8 +403,11 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
     }
     if (cJSON_IsNull(sk_json_get(b, "stability")))
         return so_ledger_fail(l, i, STATE, d, "a top-up with runs carries their stability");
+    int kept = runs_include(truns, runs);
+    if (kept < 0)
+        return oom_at(l, i, d);
     if (cJSON_GetArraySize(sk_json_get(runs, "runs")) != 5 ||
-        !str_is(runs, "clean_root", so_lb_str(truns, "clean_root")) || !runs_include(truns, runs))
+        !str_is(runs, "clean_root", so_lb_str(truns, "clean_root")) || !kept)
         return so_ledger_fail(l, i, STATE, d,
                               "the top-up holds the trial's runs unchanged plus new runs in the "
                               "same CLEAN root, exactly five");
@@ -432,6 +449,23 @@ static sk_err apply_top_up(so_ledger *l, size_t i, sk_diag *d)
 
 /* ------------------------------------------------------------ settle */
 
+/* A blocker's reason_zh and evidence (settle and stop): Chinese, not missing
+ * profiling evidence, at least one evidence file. */
+static sk_err reason_ok(so_ledger *l, size_t i, sk_diag *d)
+{
+    const cJSON *b = l->records[i].body;
+    const char *reason = so_lb_str(b, "reason_zh");
+    char clause[128];
+    if (!so_has_cjk(reason))
+        return so_ledger_fail(l, i, STATE, d, "reason_zh must be Chinese");
+    if (so_cites_missing_profiling(reason, clause, sizeof clause))
+        return so_ledger_fail(l, i, STATE, d,
+                              "missing profiling evidence is not a legal blocker ('%s')", clause);
+    if (!cJSON_GetArraySize(sk_json_get(b, "evidence")))
+        return so_ledger_fail(l, i, STATE, d, "a blocker names its evidence");
+    return SK_OK;
+}
+
 static sk_err apply_settle(so_ledger *l, size_t i, sk_diag *d)
 {
     const cJSON *b = l->records[i].body;
@@ -439,18 +473,13 @@ static sk_err apply_settle(so_ledger *l, size_t i, sk_diag *d)
     sk_err rc = open_item(l, i, &it, d);
     if (rc != SK_OK)
         return rc;
-    const char *code = so_lb_str(b, "blocker_code"), *reason = so_lb_str(b, "reason_zh");
+    const char *code = so_lb_str(b, "blocker_code");
     if (strcmp(code, "diagnostic_collection_blocked") == 0 && !it->dcci)
         return so_ledger_fail(l, i, STATE, d,
                               "diagnostic_collection_blocked is a blocker of the DCCI family only");
-    if (!so_has_cjk(reason))
-        return so_ledger_fail(l, i, STATE, d, "reason_zh must be Chinese");
-    char clause[128];
-    if (so_cites_missing_profiling(reason, clause, sizeof clause))
-        return so_ledger_fail(l, i, STATE, d,
-                              "missing profiling evidence is not a legal blocker ('%s')", clause);
-    if (!cJSON_GetArraySize(sk_json_get(b, "evidence")))
-        return so_ledger_fail(l, i, STATE, d, "a blocked or skipped item names its evidence");
+    rc = reason_ok(l, i, d);
+    if (rc != SK_OK)
+        return rc;
     if (!str_is(b, "incumbent_after", so_ledger_current(l)->id))
         return so_ledger_fail(l, i, STATE, d, "incumbent_after must be %s",
                               so_ledger_current(l)->id);
@@ -565,8 +594,10 @@ static sk_err apply_repair(so_ledger *l, size_t i, sk_diag *d)
         return so_ledger_fail(l, i, STATE, d, "one repair config follows the probe check");
     const cJSON *an = l->records[it->analysis].body;
     const cJSON *d1cfg = sk_json_get(l->records[it->d1_trial].body, "config");
-    if (!cJSON_IsTrue(sk_json_get(sk_json_get(b, "proof"), "proven")) ||
-        !same_json(sk_json_get(b, "repair_list"), sk_json_get(an, "regexes")) ||
+    int same_list = same_json(sk_json_get(b, "repair_list"), sk_json_get(an, "regexes"));
+    if (same_list < 0)
+        return oom_at(l, i, d);
+    if (!cJSON_IsTrue(sk_json_get(sk_json_get(b, "proof"), "proven")) || !same_list ||
         !str_is(b, "o0_config_sha256", so_lb_str(l->chain[0].config, "sha256")) ||
         !str_is(b, "disable_all_config_sha256", so_lb_str(d1cfg, "sha256")))
         return so_ledger_fail(l, i, STATE, d,
@@ -578,28 +609,28 @@ static sk_err apply_repair(so_ledger *l, size_t i, sk_diag *d)
 
 /* ------------------------------------------------------------ freeze, check */
 
-static sk_err apply_freeze(so_ledger *l, size_t i, sk_diag *d)
+/* The Sbest-BASE members a freeze and a stop record share: the current
+ * incumbent, its config and option maps, the seed's fingerprints (the
+ * candidate config's is the incumbent's), every item with its status as the
+ * state holds it (a stop lists unsettled items as pending or running) and
+ * the incumbent chain. */
+static sk_err base_ok(so_ledger *l, size_t i, sk_diag *d)
 {
     const cJSON *b = l->records[i].body, *init = l->records[0].body;
     const so_ledger_incumbent *cur = so_ledger_current(l);
-    for (size_t k = 0; k < l->n_items; k++)
-        if (!so_item_status_settled(l->items[k].status))
-            return so_ledger_fail(l, i, STATE, d, "item %s is not settled; freeze needs every item "
-                                                  "settled",
-                                  l->items[k].id);
+    int eq = same_json(sk_json_get(b, "config"), cur->config);
+    if (eq < 0)
+        return oom_at(l, i, d);
     if (!str_is(b, "incumbent", cur->id) || so_lb_uint(b, "incumbent_record") != cur->record + 1 ||
-        !same_json(sk_json_get(b, "config"), cur->config) ||
-        !str_is(b, "base_id", SO_LEDGER_BASE_ID) ||
-        !str_is(b, "status", l->n_chain > 1 ? "accepted" : "no_gain"))
-        return so_ledger_fail(l, i, STATE, d,
-                              "Sbest-BASE is the final incumbent %s (record %zu, status %s)",
-                              cur->id, cur->record + 1, l->n_chain > 1 ? "accepted" : "no_gain");
+        !eq || !str_is(b, "base_id", SO_LEDGER_BASE_ID))
+        return so_ledger_fail(l, i, STATE, d, "Sbest-BASE is the current incumbent %s (record %zu)",
+                              cur->id, cur->record + 1);
     const cJSON *items = sk_json_get(b, "items"), *acc = sk_json_get(b, "accepted_items");
     const cJSON *e = items->child;
     for (size_t k = 0; k < l->n_items; k++, e = e ? e->next : NULL)
         if (!e || !str_is(e, "id", l->items[k].id) ||
             !str_is(e, "status", so_item_status_name(l->items[k].status)))
-            return so_ledger_fail(l, i, STATE, d, "items must list every item's settled status");
+            return so_ledger_fail(l, i, STATE, d, "items must list every item with its status");
     const cJSON *a = acc->child;
     for (size_t k = 1; k < l->n_chain; k++, a = a ? a->next : NULL)
         if (!a || !cJSON_IsString(a) || strcmp(a->valuestring, l->chain[k].id) != 0)
@@ -623,19 +654,83 @@ static sk_err apply_freeze(so_ledger *l, size_t i, sk_diag *d)
     const cJSON *sfp = sk_json_get(sk_json_get(init, "seed"), "fingerprints");
     static const char *const kept[] = {"source_revision", "baseline_config_fingerprint",
                                        "control_fingerprint", "workload_fingerprint", NULL};
-    for (size_t k = 0; kept[k]; k++)
-        if (!same_json(sk_json_get(fp, kept[k]), sk_json_get(sfp, kept[k])))
+    for (size_t k = 0; kept[k]; k++) {
+        eq = same_json(sk_json_get(fp, kept[k]), sk_json_get(sfp, kept[k]));
+        if (eq < 0)
+            return oom_at(l, i, d);
+        if (!eq)
             return so_ledger_fail(l, i, STATE, d, "fingerprints.%s must be the seed's (Stage O "
                                                   "changes options only)",
                                   kept[k]);
-    if (!str_is(fp, "candidate_config_fingerprint", so_lb_str(cur->config, "fingerprint")) ||
-        !same_json(sk_json_get(b, "command_fingerprint"),
-                   sk_json_get(sk_json_get(init, "seed"), "command_fingerprint")))
+    }
+    eq = same_json(sk_json_get(b, "command_fingerprint"),
+                   sk_json_get(sk_json_get(init, "seed"), "command_fingerprint"));
+    if (eq < 0)
+        return oom_at(l, i, d);
+    if (!str_is(fp, "candidate_config_fingerprint", so_lb_str(cur->config, "fingerprint")) || !eq)
         return so_ledger_fail(l, i, STATE, d,
                               "the candidate config fingerprint is the incumbent's and the "
                               "command fingerprint the seed's");
+    return SK_OK;
+}
+
+static sk_err apply_freeze(so_ledger *l, size_t i, sk_diag *d)
+{
+    const cJSON *b = l->records[i].body;
+    for (size_t k = 0; k < l->n_items; k++)
+        if (!so_item_status_settled(l->items[k].status))
+            return so_ledger_fail(l, i, STATE, d, "item %s is not settled; freeze needs every item "
+                                                  "settled",
+                                  l->items[k].id);
+    const char *want = l->n_chain > 1 ? "accepted" : "no_gain";
+    if (!str_is(b, "status", want))
+        return so_ledger_fail(l, i, STATE, d, "Sbest-BASE's status is %s", want);
+    sk_err rc = base_ok(l, i, d);
+    if (rc != SK_OK)
+        return rc;
     l->frozen = 1;
     l->freeze = i;
+    return SK_OK;
+}
+
+/* ------------------------------------------------------------ stop */
+
+void so_ledger_stop_attempt(const so_ledger *l, char *out, size_t size)
+{
+    snprintf(out, size, "%s-stop", so_ledger_current(l)->id);
+}
+
+static sk_err apply_stop(so_ledger *l, size_t i, sk_diag *d)
+{
+    const cJSON *b = l->records[i].body, *scene = sk_json_get(b, "scene");
+    const char *code = so_lb_str(b, "blocker_code");
+    int failed = str_is(b, "status", "failed"), open = 0;
+    for (size_t k = 0; k < l->n_items; k++)
+        open |= !so_item_status_settled(l->items[k].status);
+    if (!open)
+        return so_ledger_fail(l, i, STATE, d,
+                              "every item is settled: a complete Stage O is frozen, not stopped");
+    if (failed && !in_list(code, so_ledger_stop_failed_codes))
+        return so_ledger_fail(l, i, STATE, d,
+                              "a failed stop names environment_unavailable or o0_not_reproducible");
+    sk_err rc = reason_ok(l, i, d);
+    if (rc != SK_OK)
+        return rc;
+    char attempt[160];
+    so_ledger_stop_attempt(l, attempt, sizeof attempt);
+    if (failed && (!cJSON_IsObject(scene) || !str_is(scene, "attempt", attempt) ||
+                   !cJSON_IsTrue(sk_json_get(scene, "functional"))))
+        return so_ledger_fail(l, i, STATE, d,
+                              "a failed stop carries the functional failure scene of attempt %s",
+                              attempt);
+    if (!failed && !cJSON_IsNull(scene))
+        return so_ledger_fail(l, i, STATE, d, "a blocked stop has no failure scene");
+    rc = base_ok(l, i, d);
+    if (rc != SK_OK)
+        return rc;
+    l->frozen = 1;
+    l->freeze = i;
+    l->stopped = 1;
     return SK_OK;
 }
 
@@ -662,7 +757,8 @@ sk_err so_ledger_apply(so_ledger *l, size_t i, sk_diag *d)
         return so_ledger_fail(l, i, STATE, d, "only the first record is init");
     if (l->frozen && k != SO_LEDGER_CHECK)
         return so_ledger_fail(l, i, STATE, d,
-                              "Sbest-BASE is frozen (record %zu): only later-config checks follow",
+                              "%s (record %zu): only later-config checks follow",
+                              l->stopped ? "Stage O is stopped" : "Sbest-BASE is frozen",
                               l->freeze + 1);
     switch (k) {
     case SO_LEDGER_TRIAL:
@@ -683,6 +779,8 @@ sk_err so_ledger_apply(so_ledger *l, size_t i, sk_diag *d)
         return apply_freeze(l, i, d);
     case SO_LEDGER_CHECK:
         return apply_check(l, i, d);
+    case SO_LEDGER_STOP:
+        return apply_stop(l, i, d);
     default:
         return so_ledger_fail(l, i, STATE, d, "unknown record kind");
     }
@@ -703,6 +801,16 @@ void so_ledger_state_next(so_ledger *l)
 {
     so_ledger_next *n = &l->next;
     memset(n, 0, sizeof *n);
+    if (l->stopped) {
+        const cJSON *b = l->records[l->freeze].body;
+        n->action = SO_NEXT_HANDOFF;
+        snprintf(n->detail, sizeof n->detail,
+                 "Stage O is stopped (%s: %s) with Sbest-BASE = %s: seal the Stage O hand-off "
+                 "(status %s); later configs are only checked against BASE's option maps",
+                 so_lb_str(b, "status"), so_lb_str(b, "blocker_code"), so_ledger_current(l)->id,
+                 so_lb_str(b, "status"));
+        return;
+    }
     if (l->frozen) {
         n->action = SO_NEXT_HANDOFF;
         snprintf(n->detail, sizeof n->detail,

@@ -290,9 +290,13 @@ static sk_err repair_ok(ver *v, size_t i)
         rc = so_repair_prove(o0.in.tree, da.in.tree, rep.in.tree, &proof, v->d);
         have = rc == SK_OK;
     }
-    if (rc == SK_OK && (!proof.proven || sk_json_equal(proof.repair_list,
-                                                       sk_json_get(b, "repair_list")) != 1))
-        rc = so_ledger_fail(l, i, GATE, v->d, "the joint repair proof re-run does not hold");
+    if (rc == SK_OK) {
+        int same_list = sk_json_equal(proof.repair_list, sk_json_get(b, "repair_list"));
+        if (same_list < 0)
+            rc = sk_diag_set(v->d, SK_E_NOMEM, "", 0, "out of memory");
+        else if (!proof.proven || !same_list)
+            rc = so_ledger_fail(l, i, GATE, v->d, "the joint repair proof re-run does not hold");
+    }
     if (have)
         so_repair_proof_free(&proof);
     so_lb_config_free(&o0);
@@ -307,6 +311,18 @@ static sk_err settle_ok(ver *v, size_t i)
     sk_err rc = SK_OK;
     for (const cJSON *e = ev->child; e && rc == SK_OK; e = e->next)
         rc = so_lb_file_bound(v->l, i, e, "evidence", v->d);
+    return rc;
+}
+
+/* A stop: BASE's config, every evidence file and the failure scene. */
+static sk_err stop_ok(ver *v, size_t i)
+{
+    const cJSON *b = v->l->records[i].body;
+    sk_err rc = settle_ok(v, i);
+    if (rc == SK_OK)
+        rc = file_opt(v, i, sk_json_get(b, "scene"), "failure scene");
+    if (rc == SK_OK)
+        rc = config_ok(v, i, sk_json_get(b, "config"));
     return rc;
 }
 
@@ -344,6 +360,9 @@ sk_err so_ledger_verify(const so_ledger *l, so_ledger_level level, sk_diag *d)
         case SO_LEDGER_FREEZE:
         case SO_LEDGER_CHECK:
             rc = config_ok(&v, i, sk_json_get(b, "config"));
+            break;
+        case SO_LEDGER_STOP:
+            rc = stop_ok(&v, i);
             break;
         default:
             break;

@@ -229,6 +229,15 @@ sk_err so_phase_plan(const so_ledger *l, const char *ledger_arg, char ***lines, 
             trial(&p, l, it, 0);
         }
         emit(&p, "plan", "skdcci ledger freeze --ledger %s", p.ledger);
+        emit(&p, "plan-alt", "Stage O cannot go on: skdcci ledger stop --ledger %s --status "
+                             "blocked|failed --blocker CODE --reason-zh TEXT --evidence FILE... "
+                             "[--scene SCENE] (Sbest-BASE = the incumbent %s)",
+             p.ledger, so_ledger_current(l)->id);
+    } else if (l->stopped) {
+        const cJSON *st = l->records[l->freeze].body;
+        emit(&p, "plan-note", "Stage O is stopped (%s %s, record %zu): only the hand-off (status "
+                              "%s) remains",
+             str(st, "status"), str(st, "blocker_code"), l->freeze + 1, str(st, "status"));
     }
     emit(&p, "plan", "skdcci ledger verify --ledger %s", p.ledger);
     emit(&p, "plan", "skdcci handoff seal --ledger %s -o handoff/%s --task TASK_JSON", p.ledger,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Allocation failures in the Stage O ledger commands (tests/alloc_sweep.sh):
-# ledger init, a trial (gate, bindings, gate summary), settle and the matrix
+# ledger init, a trial (gate, bindings, gate summary), settle, stop (the
+# terminal record with Sbest-BASE) and the matrix
 # fail their n-th allocation in turn.  A failing run must end cleanly:
 # one stderr line, nothing on stdout, no file created and the ledger
 # byte-identical (the sweep compares the content of every file).  Each run of
@@ -47,6 +48,14 @@ settle() {
         --blocker prerequisite_missing --reason-zh "算子侧没有适配。" --evidence intake/budget.md
 }
 alloc_sweep ledger_settle settle
+
+cp "$W/ledger.base" ledger.jsonl
+stop() {
+    cp "$W/ledger.base" ledger.jsonl
+    skdcci ledger stop --ledger ledger.jsonl --status blocked --blocker environment_unavailable \
+        --reason-zh "机房断电，NPU 不可用。" --evidence intake/budget.md
+}
+alloc_sweep ledger_stop stop
 
 cp "$W/ledger.base" ledger.jsonl
 matrix() { skdcci ledger matrix --ledger ledger.jsonl -o matrix-out.json; }

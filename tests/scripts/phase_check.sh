@@ -234,6 +234,22 @@ PY
         --task "$R/task.json" --session "$R/session.json" --ledger "$E/ledger.jsonl"
     t_expect plan_missing_ledger 1 "ledger" skdcci phase check --manifest "$MANIFEST" \
         --task "$R/task.json" --session "$R/session.json" --ledger "$E/nope.jsonl"
+    # a stopped Stage O: only the hand-off remains, after a note naming the stop
+    echo "机房断电，NPU 不可用。" >"$E/intake/outage.md"
+    skdcci ledger stop --ledger "$E/ledger.jsonl" --status blocked --blocker environment_unavailable \
+        --reason-zh "机房断电，NPU 不可用。" --evidence "$E/intake/outage.md" >"$W/out" 2>&1 ||
+        t_fail plan_stop_recorded "$(head -c 2000 "$W/out")"
+    skdcci phase check --manifest "$MANIFEST" --task "$R/task.json" --session "$R/session.json" \
+        --ledger "$E/ledger.jsonl" >"$W/out" 2>"$W/err"
+    rc=$?
+    grep '^plan [0-9]' "$W/out" | sed 's/^plan [0-9]* //' >"$W/steps"
+    printf '%s\n' "skdcci ledger verify --ledger ledger.jsonl" \
+        "skdcci handoff seal --ledger ledger.jsonl -o handoff/stage-o-option-tuning --task TASK_JSON" \
+        "skdcci handoff verify handoff/stage-o-option-tuning" >"$W/want"
+    [ "$rc" -eq 0 ] && cmp -s "$W/steps" "$W/want" &&
+        grep -q '^plan-note .*Stage O is stopped (blocked environment_unavailable, record 5)' "$W/out" &&
+        t_pass plan_after_stop_is_the_handoff ||
+        t_fail plan_after_stop_is_the_handoff "exit $rc" "$(head -c 2000 "$W/out")"
 else
     t_fail plan_stage_recorded "$(head -c 2000 "$W/stage.err")"
 fi

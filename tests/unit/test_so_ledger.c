@@ -1,5 +1,6 @@
 /* The Stage O ledger reader: chain verification, tamper detection with the
  * sequence number, torn tails, the state machine, and the option maps. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,8 +326,51 @@ static void option_maps(void)
     cJSON_Delete(b);
 }
 
+/* A ledger that replays every kind of state comparison (a top-up that keeps
+ * its trial's runs, trials against the incumbent, a failed stop with
+ * Sbest-BASE): with each allocation failing in turn, reading gives
+ * SK_E_NOMEM or succeeds, never a false state violation. */
+static void allocation_failure_is_never_a_verdict(void)
+{
+#ifdef SK_TEST_HOOKS
+    char path[1024];
+    const char *repo = getenv("SK_REPO");
+    snprintf(path, sizeof path, "%s/tests/fuzz/seeds/ledger/stopped_failed.jsonl",
+             repo && *repo ? repo : ".");
+    FILE *f = fopen(path, "rb");
+    T_CHECK(f != NULL);
+    if (!f)
+        return;
+    sk_buf text = SK_BUF_INIT;
+    char chunk[4096];
+    for (size_t n; (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
+        sk_buf_append(&text, chunk, n);
+    fclose(f);
+    so_ledger *l = NULL;
+    sk_diag d;
+    T_CHECK(parse(&text, &l, &d) == SK_OK);
+    T_CHECK(l && l->stopped && l->n_records == 6);
+    so_ledger_free(l);
+    for (unsigned long n = 1;; n++) {
+        l = NULL;
+        sk_alloc_fail_at(n);
+        sk_err e = parse(&text, &l, &d);
+        sk_alloc_fail_at(0);
+        so_ledger_free(l);
+        if (e == SK_OK)
+            break;
+        if (e != SK_E_NOMEM) {
+            t_fail(__FILE__, __LINE__, "allocation %lu failing gives %d: %s", n, (int)e, d.msg);
+            break;
+        }
+    }
+    sk_buf_free(&text);
+#endif
+}
+
 static const t_case cases[] = {
     T(reads_a_chain),
+    T(allocation_failure_is_never_a_verdict),
     T(tampering_names_the_record),
     T(state_rules),
     T(times),
