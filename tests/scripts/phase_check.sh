@@ -247,7 +247,7 @@ PY
         "skdcci handoff seal --ledger ledger.jsonl -o handoff/stage-o-option-tuning --task TASK_JSON" \
         "skdcci handoff verify handoff/stage-o-option-tuning" >"$W/want"
     [ "$rc" -eq 0 ] && cmp -s "$W/steps" "$W/want" &&
-        grep -q '^plan-note .*Stage O is stopped (blocked environment_unavailable, record 5)' "$W/out" &&
+        grep -q '^plan-note .*Stage O is stopped (blocked environment_unavailable, record 6)' "$W/out" &&
         t_pass plan_after_stop_is_the_handoff ||
         t_fail plan_after_stop_is_the_handoff "exit $rc" "$(head -c 2000 "$W/out")"
 else
