@@ -151,7 +151,7 @@ bad=""
 for b in variables functions intake-probe o0-runs matrix-freeze init show verify phase-plan \
     item-config item-trial item-top-up settle round-report d2-capture d3-analyze d4-probe \
     d4-repair d4-trial d4-top-up family-report freeze settled-matrix handoff later-config \
-    failed-attempt; do
+    failed-attempt stop; do
     block "$b" >/dev/null || bad="$bad $b"
 done
 if [ -z "$bad" ]; then t_pass doc:every_step_has_one_block
@@ -361,6 +361,14 @@ ms O2 "10.1 10.1 10.1"
 step $S:o2_config item-config 0
 json_is $S:o2_on_o0 "$EXP/configs/O2.json" \
     "'dcci_disable_on_kernel' not in d['model_config']['custom_params']['super_kernel_optimize_options']"
+# the device is gone before O2 runs (B6): the stage stops, O0 is Sbest-BASE,
+# the hand-off is blocked with the stage's reason first
+echo "机房断电，NPU 不可用。" >"$EXP/intake/outage.md"
+STATUS=blocked BLOCKER=environment_unavailable EVIDENCE="$EXP/intake/outage.md" \
+    REASON_ZH="机房断电，NPU 不可用，本轮 Stage O 无法继续。" step $S:stage_stopped stop 0
+step $S:handoff_after_stop handoff 0
+json_is $S:handoff_blocked "$EXP/handoff/stage-o-option-tuning/phase-result.json" \
+    "d['status'] == 'blocked' and d['blockers'][0]['scope'] == 'stage'"
 
 # ============================================================ scenario: gain
 # The disable-all trial beats O0 (A1): topped up to five with the ordinary
