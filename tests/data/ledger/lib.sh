@@ -1,6 +1,7 @@
 # Helpers of the ledger scripts (tests/scripts/stage_o_ledger.sh,
-# ledger_faults.sh), sourced after tests/lib.sh with E set to the Stage O
-# directory (the ledger's directory; every input and run lies under it).
+# ledger_faults.sh, family_workflow.sh) and of family_report_folders.sh,
+# sourced after tests/lib.sh with E set to the Stage O directory (the
+# ledger's directory; every input and run lies under it).
 LEDGER_DATA=$SK_REPO/tests/data/ledger
 export RANKS=2
 
@@ -103,4 +104,13 @@ has() {
 # same_bytes NAME FILE SAVED: FILE is byte-identical to SAVED
 same_bytes() {
     if cmp -s "$2" "$3"; then t_pass "$1"; else t_fail "$1" "$2 changed"; fi
+}
+# json_is NAME FILE PYEXPR: PYEXPR (on the JSON document d of FILE) is true
+json_is() {
+    local err
+    if err=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>&1); then
+        t_pass "$1"
+    else
+        t_fail "$1" "$2: not $3" "$(head -c 2000 <<<"$err")"
+    fi
 }
