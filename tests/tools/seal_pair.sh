@@ -134,7 +134,13 @@ seal_side() { # SIDE ROLE ROUND
             [ -d "$d" ] || continue
             sh -c '\''
                 old=${1##*/.producer-}
-                find "$2" -depth -type d -name ".producer-$old.*" | while IFS= read -r a; do
+                # listed before any rename; the other children rename their own
+                # directories meanwhile, so find may meet one that just moved
+                # (its complaint is noise: a directory of this child that
+                # kept its .producer name fails the seal check below)
+                list=$(find "$2" -depth -type d -name ".producer-$old.*" 2>/dev/null)
+                printf "%s\n" "$list" | while IFS= read -r a; do
+                    [ -n "$a" ] || continue
                     new=$(printf "%s\n" "${a##*/.producer-$old.}" |
                           sed -E "s/_${old}_([0-9]{17})_ascend_pt\$/_$$_\1_ascend_pt/")
                     mv -T "$a" "${a%/*}/$new" || exit 1
@@ -144,6 +150,8 @@ seal_side() { # SIDE ROLE ROUND
         done
         for p in $pids; do wait "$p" || exit 1; done' sh "$staging" "$root" ||
         fail "run failed for $side (raw files in $staging)"
+    left=$(cd "$root" && find . -name ".producer-*" | head -1)
+    [ -z "$left" ] || fail "$side: $left was not renamed by its producer child"
     while IFS= read -r rel; do
         args+=(--file "$(file_role "$rel")=$rel")
     done < <(cd "$root" && find . -type f ! -name .collection-session.json | sed 's|^\./||' | LC_ALL=C sort)
