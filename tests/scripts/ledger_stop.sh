@@ -2,7 +2,7 @@
 # skdcci ledger stop: a Stage O that cannot go on ends with a terminal stop
 # record that freezes the current incumbent as Sbest-BASE, and the hand-off
 # derives blocked or failed from it (docs/ledger.md "stop", docs/handoff.md).
-# Three small Stage Os recorded with the real ledger commands
+# Four small Stage Os recorded with the real ledger commands
 # (tests/data/ledger/small_stage.sh):
 #   A  O2's trial accepted and waiting for its top-up: an unstable top-up is
 #      refused with its failed-check lines; every refusal of stop leaves the
@@ -12,7 +12,9 @@
 #   B  incumbent O2: stop failed with its failure scene (identity checked),
 #      seal (failed), a changed scene caught by ledger and handoff verify;
 #   C  every item settled but O5: O5's rejected trial prints its failed
-#      checks before its verdict; then stop is refused (freeze instead).
+#      checks before its verdict; then stop is refused (freeze instead);
+#   D  O2's top-up unstable, with its scene: the acceptance is revoked (the
+#      item failed, the rollback recorded, O0 the incumbent, no new trial).
 source "$SK_REPO/tests/lib.sh"
 W=$PWD
 OUT=$W/out
@@ -256,3 +258,32 @@ refused stop_when_settled 10 "every matrix item is settled" \
     skdcci ledger stop --ledger "$L" --status blocked --blocker budget_exhausted \
     --reason-zh "预算用完" --evidence intake/budget.md
 
+
+# ------------------------------------------------------------ D: revoked
+# O2's accepted trial, topped up with two slow runs: with the scene of the
+# stability failure the acceptance is revoked (failed, exit 10), the rollback
+# recorded, O0 stays the incumbent, O2 is settled and cannot be tried again
+E=$W/D
+small_stage_tap o2-trial || exit 0
+L=$E/ledger.jsonl
+cd "$E" || exit 1
+ms aop "10.1 10.12 10.1 12.5 12.5"
+runs configs/aop.json clean/O2 4 5
+scene O2-a1 O2 stability scenes/O2-a1-top-up.json
+expect top_up_revoked 10 skdcci ledger top-up --ledger "$L" --item O2 --runs clean/O2 \
+    --json-out gates/O2-a1-top-up.json --scene scenes/O2-a1-top-up.json
+has top_up_revoked_failed_line '^failed max_spread_pct measured [0-9.]+ threshold <= 5\.0$'
+t_ok top_up_revoked_record python3 - "$L" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[-1])
+b = r["body"]
+sys.exit(not (r["kind"] == "top_up" and b["outcome"] == "failed" and b["item_status"] == "failed"
+              and b["incumbent_after"] == "O0" and b["rollback"] == {"to": "O0"}
+              and b["scene"]["attempt"] == "O2-a1"))
+PY
+expect top_up_revoked_show 0 skdcci ledger show --ledger "$L"
+has top_up_revoked_incumbent '^incumbent O0'
+refused top_up_revoked_no_retry 10 "already settled" \
+    skdcci ledger trial --ledger "$L" --item O2 --config configs/aop.json --runs clean/O2 \
+    --json-out gates/O2-a2-trial.json
+expect top_up_revoked_verify 0 skdcci ledger verify --ledger "$L"
