@@ -1,5 +1,6 @@
 #include "analyzer/stage_o/so_jsonw.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +59,48 @@ static int by_key(const void *a, const void *b)
     return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
 }
 
-static sk_err write_floats(const so_float_array *a, size_t depth, sk_buf *out, sk_diag *d)
+/* The text of the values written last, by their bits.  A trial's samples
+ * repeat (a log prints times with a few decimals, a few thousand distinct
+ * values among millions), and the shortest round-trip text costs up to
+ * seventeen snprintf/strtod pairs; a slot only ever holds the text
+ * sk_json_format_double gave for exactly those bits, so the output is the
+ * same with or without the memo (which is skipped when it cannot be
+ * allocated). */
+#define MEMO_SLOTS 4096
+typedef struct memo_slot {
+    uint64_t bits;
+    unsigned char len; /* 0: empty */
+    char text[31];
+} memo_slot;
+
+typedef struct writer {
+    const so_jarrays *t;
+    memo_slot *memo; /* MEMO_SLOTS, or NULL */
+} writer;
+
+/* The text of v into num (at least 32 bytes); its length, or -1 when v is
+ * not finite. */
+static int format_value(const writer *w, double v, char num[40])
+{
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    memo_slot *m = w->memo ? &w->memo[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> 52] : NULL;
+    if (m && m->len && m->bits == bits) {
+        memcpy(num, m->text, m->len);
+        num[m->len] = '\0';
+        return m->len;
+    }
+    int len = sk_json_format_double(v, num, 40);
+    if (m && len > 0 && (size_t)len < sizeof m->text) {
+        m->bits = bits;
+        m->len = (unsigned char)len;
+        memcpy(m->text, num, (size_t)len);
+    }
+    return len;
+}
+
+static sk_err write_floats(const writer *w, const so_float_array *a, size_t depth, sk_buf *out,
+                           sk_diag *d)
 {
     if (!a->count)
         return sk_buf_puts(out, "[]") == SK_OK ? SK_OK : nomem(d);
@@ -66,7 +108,7 @@ static sk_err write_floats(const so_float_array *a, size_t depth, sk_buf *out, s
         return nomem(d);
     for (size_t i = 0; i < a->count; i++) {
         char num[40];
-        if (sk_json_format_double(a->values[i], num, sizeof num) < 0)
+        if (format_value(w, a->values[i], num) < 0)
             return sk_diag_set(d, SK_E_INTERNAL, "", 0, "non-finite number in a JSON array");
         if ((i && sk_buf_putc(out, ',') != SK_OK) || indent(out, depth + 1) != SK_OK ||
             sk_buf_puts(out, num) != SK_OK)
@@ -77,10 +119,9 @@ static sk_err write_floats(const so_float_array *a, size_t depth, sk_buf *out, s
     return SK_OK;
 }
 
-static sk_err write_node(const cJSON *v, const so_jarrays *t, size_t depth, sk_buf *out,
-                         sk_diag *d);
+static sk_err write_node(const writer *w, const cJSON *v, size_t depth, sk_buf *out, sk_diag *d);
 
-static sk_err write_container(const cJSON *v, const so_jarrays *t, size_t depth, sk_buf *out,
+static sk_err write_container(const writer *w, const cJSON *v, size_t depth, sk_buf *out,
                               sk_diag *d)
 {
     int is_obj = cJSON_IsObject(v);
@@ -121,7 +162,7 @@ static sk_err write_container(const cJSON *v, const so_jarrays *t, size_t depth,
                 rc = nomem(d);
         }
         if (rc == SK_OK)
-            rc = write_node(items[i], t, depth + 1, out, d);
+            rc = write_node(w, items[i], depth + 1, out, d);
     }
     if (rc == SK_OK && (indent(out, depth) != SK_OK || sk_buf_putc(out, is_obj ? '}' : ']') != SK_OK))
         rc = nomem(d);
@@ -130,22 +171,24 @@ out:
     return rc;
 }
 
-static sk_err write_node(const cJSON *v, const so_jarrays *t, size_t depth, sk_buf *out,
-                         sk_diag *d)
+static sk_err write_node(const writer *w, const cJSON *v, size_t depth, sk_buf *out, sk_diag *d)
 {
     if (cJSON_IsRaw(v)) {
-        if (v->valueint < 0 || (size_t)v->valueint >= t->count)
+        if (!w->t || v->valueint < 0 || (size_t)v->valueint >= w->t->count)
             return sk_diag_set(d, SK_E_INTERNAL, "", 0, "unknown float array placeholder");
-        return write_floats(&t->items[v->valueint], depth, out, d);
+        return write_floats(w, &w->t->items[v->valueint], depth, out, d);
     }
     if (cJSON_IsArray(v) || cJSON_IsObject(v))
-        return write_container(v, t, depth, out, d);
+        return write_container(w, v, depth, out, d);
     return sk_json_write(v, SK_JSON_PRETTY, out, d);
 }
 
 sk_err so_json_write_pretty(const cJSON *v, const so_jarrays *t, sk_buf *out, sk_diag *d)
 {
-    return write_node(v, t, 0, out, d);
+    writer w = {t, t && t->count ? sk_calloc(MEMO_SLOTS, sizeof(memo_slot)) : NULL};
+    sk_err rc = write_node(&w, v, 0, out, d);
+    sk_free(w.memo);
+    return rc;
 }
 
 cJSON *so_jb_opt(sk_jb *b, so_opt o)
