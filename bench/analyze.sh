@@ -20,7 +20,7 @@
 #   SKDCCI_GEN=path                    the generator (default BUILD/tests/tools/skdcci_gen)
 #   BENCH_DIR=/path                    where the pairs go (default: a temp dir, removed)
 #   BENCH_PYTHON=0                     skip json.load (it needs ~5 GB of RAM at 1 GB)
-#   BENCH_REPEAT=N                     rounds per size (default 3): the tools run
+#   BENCH_REPEAT=N                     rounds per size (default 5): the tools run
 #                                      interleaved, each row is its tool's median run
 #
 # Every input is read once before timing, so all tools read from the page
@@ -52,7 +52,7 @@ case ${1:-} in
 *)
     SCALES=${*:-32 320 3300} ;;
 esac
-REPEAT=${BENCH_REPEAT:-3}
+REPEAT=${BENCH_REPEAT:-5}
 WORK=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/skdcci-bench.XXXXXX")}
 [ -n "${BENCH_DIR:-}" ] || trap 'rm -rf "$WORK"' EXIT
 

@@ -95,7 +95,7 @@ section() { # TITLE SCRIPT ARGS...: runs one benchmark, its table into the repor
     echo "Every pair is sealed as a collection is (tests/tools/seal_pair.sh) and analysed in"
     echo "sealed mode, so every input byte is read, SHA-256 confirmed and parsed; \`openssl dgst"
     echo "-sha256\` (one process, one thread) and \`cat\` of the same files are the floor of that"
-    echo "work. The analyze sections run their tools in ${BENCH_REPEAT:-3} interleaved rounds per size"
+    echo "work. The analyze sections run their tools in ${BENCH_REPEAT:-5} interleaved rounds per size"
     echo "and show each tool's median round, so a burst of load on the shared machine does"
     echo "not decide a ratio by itself; each ratio compares medians of the same rounds. The"
     echo "8-rank section compares a multi_rank pair of 8 ranks per side (each rank also holds"
