@@ -251,11 +251,12 @@ static void probe_unknown(zh *z)
          str(get(p, "reason"), "-"));
 }
 
-static void probe_not_accepted(zh *z)
+/* "option = value：status" of every probed value that was not accepted,
+ * separated by "；" */
+static void unaccepted_values(zh *z)
 {
     const cJSON *vals = get2(z->doc, "probe", "values");
     int n = 0;
-    put(z, "探针没有接受需要的精确值（");
     for (const cJSON *v = vals ? vals->child : NULL; v; v = v->next) {
         const char *st = str(get(v, "status"), "");
         if (strcmp(st, "accepted") == 0)
@@ -266,25 +267,20 @@ static void probe_not_accepted(zh *z)
         putf(z, "%s%s = %s：%s", n++ ? "；" : "", str(get(v, "option"), "?"), sk_buf_cstr(&val), st);
         sk_buf_free(&val);
     }
+}
+
+static void probe_not_accepted(zh *z)
+{
+    put(z, "探针没有接受需要的精确值（");
+    unaccepted_values(z);
     put(z, "）");
 }
 
 /* A value the probe never tried: not a rejection, the evidence is incomplete. */
 static void probe_incomplete(zh *z)
 {
-    const cJSON *vals = get2(z->doc, "probe", "values");
-    int n = 0;
     put(z, "探针报告没有试过需要的精确值，证据不完整，不是拒绝（");
-    for (const cJSON *v = vals ? vals->child : NULL; v; v = v->next) {
-        const char *st = str(get(v, "status"), "");
-        if (strcmp(st, "accepted") == 0)
-            continue;
-        sk_buf val = SK_BUF_INIT;
-        if (!z->e)
-            z->e = sk_json_write(get(v, "value"), SK_JSON_CANONICAL, &val, NULL);
-        putf(z, "%s%s = %s：%s", n++ ? "；" : "", str(get(v, "option"), "?"), sk_buf_cstr(&val), st);
-        sk_buf_free(&val);
-    }
+    unaccepted_values(z);
     put(z, "）：在同一推理环境中探测这些值");
 }
 
