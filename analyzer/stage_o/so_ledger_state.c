@@ -53,10 +53,8 @@ sk_err so_ledger_state_init(so_ledger *l, sk_diag *d)
     char fp[65];
     sk_diag sub;
     sk_diag_clear(&sub);
-    sk_err frc = sk_json_fingerprint(plan, fp, &sub);
-    if (frc != SK_OK)
-        return sk_diag_set(d, sub.code != SK_OK ? sub.code : frc, l->path, 1, "record 1 (init): %s",
-                           sub.msg[0] ? sub.msg : "out of memory fingerprinting the plan");
+    if (sk_json_fingerprint(plan, fp, &sub) != SK_OK) /* it always says why */
+        return sk_diag_set(d, sub.code, l->path, 1, "record 1 (init): %s", sub.msg);
     if (!str_is(matrix, "plan_fingerprint", fp))
         return so_ledger_fail(l, 0, STATE, d,
                               "matrix.plan_fingerprint is not the SHA-256 of matrix.plan");
