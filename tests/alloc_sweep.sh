@@ -17,6 +17,14 @@
 # SK_SWEEP_STRIDE=k tests every k-th n (plus the first 60 and the last 10):
 # the full sweep is `make check-alloc`; the suite samples.  Runs are serial:
 # they share the directory their outputs go to.  Prints one TAP line.
+# alloc_sweep_stride K: the suite's sample stride when SK_SWEEP_STRIDE is
+# not given (ten times wider under valgrind), exported for every sweep.
+alloc_sweep_stride() {
+    : "${SK_SWEEP_STRIDE:=$1}"
+    [ "${SK_VALGRIND:-0}" = 1 ] && SK_SWEEP_STRIDE=$((SK_SWEEP_STRIDE * 10))
+    export SK_SWEEP_STRIDE
+}
+
 alloc_sweep_snapshot() { # -> file list with sizes and content hashes
     local d
     for d in . ${ALLOC_SWEEP_WATCH:-}; do

@@ -6,9 +6,7 @@
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/contract_lib.sh"
 source "$SK_REPO/tests/alloc_sweep.sh"
-: "${SK_SWEEP_STRIDE:=200}"
-export SK_SWEEP_STRIDE
-[ "${SK_VALGRIND:-0}" = 1 ] && SK_SWEEP_STRIDE=$((SK_SWEEP_STRIDE * 10))
+alloc_sweep_stride 200
 
 ac_dcci_inputs "$S/in_o0" "$S/in_da"
 ac_begin dcci_o0 && ac_artifacts dcci_o0

@@ -10,9 +10,7 @@
 # `make check-alloc` runs every n under ASan+UBSan.
 source "$SK_REPO/tests/lib.sh"
 source "$SK_REPO/tests/alloc_sweep.sh"
-: "${SK_SWEEP_STRIDE:=1000}"
-export SK_SWEEP_STRIDE
-[ "${SK_VALGRIND:-0}" = 1 ] && SK_SWEEP_STRIDE=$((SK_SWEEP_STRIDE * 10))
+alloc_sweep_stride 1000
 W=$PWD
 E=$W/stage-o
 L=$E/ledger.jsonl
